@@ -1,0 +1,1 @@
+"""Front ends: the command-line interface and the JSON-RPC client library."""

@@ -1,0 +1,1 @@
+"""Backends: pure functions from input bytes to authoritative standardized results."""

@@ -1,0 +1,1 @@
+"""Canonical source_operator identities and code-stack provenance, one module per model format."""

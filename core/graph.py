@@ -1,0 +1,129 @@
+"""The normalized entity graph of one result.
+
+An edge P -> C exists when C is in P's ``child_ids`` or P is in C's
+``parent_ids``; duplicates merge, non-string items are ignored and a
+non-list field counts as empty. Nodes are the entities with a string id, in
+document order. The graph is an immutable value: adjacency as tuples in
+first-seen order, plus helpers every stage needs (sorted topological order,
+cycle finding). Cost: O(entities + references) to build.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class EntityGraph:
+    """Normalized adjacency of a result's entities."""
+
+    ids: tuple[str, ...]
+    kinds: Mapping[str, str]
+    parents: Mapping[str, tuple[str, ...]]
+    children: Mapping[str, tuple[str, ...]]
+
+    def edges(self) -> Iterable[tuple[str, str]]:
+        """Every (parent, child) edge once, parents in document order."""
+        for parent in self.ids:
+            for child in self.children[parent]:
+                yield parent, child
+
+    def topological_order(self) -> list[str]:
+        """Kahn's algorithm, always taking the lexicographically smallest ready id.
+
+        Nodes on a cycle are left out; callers validate acyclicity first.
+        """
+        indegree = {node: len(self.parents[node]) for node in self.ids}
+        ready = [node for node, degree in indegree.items() if degree == 0]
+        heapq.heapify(ready)
+        order: list[str] = []
+        while ready:
+            node = heapq.heappop(ready)
+            order.append(node)
+            for child in self.children[node]:
+                indegree[child] -= 1
+                if indegree[child] == 0:
+                    heapq.heappush(ready, child)
+        return order
+
+    def find_cycle(self) -> list[str] | None:
+        """One directed cycle as ``[a, b, ..., a]``, or ``None``.
+
+        Deterministic: depth-first from the roots in sorted id order (then from
+        any unvisited node in sorted order), children in sorted order.
+        """
+        white, grey, black = 0, 1, 2
+        colour = dict.fromkeys(self.ids, white)
+        sorted_children = {node: sorted(self.children[node]) for node in self.ids}
+        roots = sorted(node for node in self.ids if not self.parents[node])
+        starts = roots + sorted(node for node in self.ids if self.parents[node])
+        for start in starts:
+            if colour[start] != white:
+                continue
+            stack: list[tuple[str, int]] = [(start, 0)]
+            path: list[str] = [start]
+            colour[start] = grey
+            while stack:
+                node, index = stack[-1]
+                children = sorted_children[node]
+                if index < len(children):
+                    stack[-1] = (node, index + 1)
+                    child = children[index]
+                    if colour[child] == grey:
+                        return [*path[path.index(child) :], child]
+                    if colour[child] == white:
+                        colour[child] = grey
+                        stack.append((child, 0))
+                        path.append(child)
+                else:
+                    colour[node] = black
+                    stack.pop()
+                    path.pop()
+        return None
+
+
+def string_items(value: object) -> list[str]:
+    """The string items of a JSON list, or nothing for a non-list."""
+    if not isinstance(value, list):
+        return []
+    return [item for item in value if isinstance(item, str)]
+
+
+def build_graph(entities: Sequence[Any]) -> EntityGraph:
+    """Normalize the parent/child references of ``entities``.
+
+    Entities without a string id are skipped; references to unknown ids are
+    dropped (validation reports them separately).
+    """
+    ids: list[str] = []
+    kinds: dict[str, str] = {}
+    for entity in entities:
+        if isinstance(entity, Mapping) and isinstance(entity.get("id"), str):
+            entity_id = entity["id"]
+            if entity_id not in kinds:
+                ids.append(entity_id)
+            kind = entity.get("kind")
+            kinds[entity_id] = kind if isinstance(kind, str) else ""
+    parents: dict[str, dict[str, None]] = {node: {} for node in ids}
+    children: dict[str, dict[str, None]] = {node: {} for node in ids}
+    for entity in entities:
+        if not (isinstance(entity, Mapping) and isinstance(entity.get("id"), str)):
+            continue
+        node = entity["id"]
+        for parent in string_items(entity.get("parent_ids")):
+            if parent in kinds:
+                parents[node][parent] = None
+                children[parent][node] = None
+        for child in string_items(entity.get("child_ids")):
+            if child in kinds:
+                children[node][child] = None
+                parents[child][node] = None
+    return EntityGraph(
+        ids=tuple(ids),
+        kinds=kinds,
+        parents={node: tuple(p) for node, p in parents.items()},
+        children={node: tuple(c) for node, c in children.items()},
+    )

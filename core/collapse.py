@@ -1,13 +1,172 @@
-"""Entity collapse (placeholder: returns the result unchanged until implemented)."""
+"""Entity collapse: remove the entities the collapse rules select, re-linking
+their neighbours through them.
+
+Decisions (the reference's semantics, spec core.md §4):
+
+* Candidates (``collapse_match``) are taken in sorted id order, greedily. A
+  candidate is accepted when, in the graph contracted through everything
+  accepted so far plus the candidate, every edge is still an allowed
+  (declared or schema-owned) kind pair; otherwise it is retained for good and
+  a warning ``Retaining entity '<id>' because collapsing it would create an
+  undeclared entity-kind relationship.`` is added to the result's
+  ``warnings`` (the reference only logs it: a documented deviation).
+* If nothing was accepted the result is returned unchanged (apart from those
+  warnings). Otherwise every retained entity's ``parent_ids`` and
+  ``child_ids`` are rewritten to its nearest retained neighbours (see
+  ``collapse_contract``), collapsed entities are dropped, and breakdowns,
+  checks and advice references that target them are removed.
+
+Cost: the contracted adjacency of retained entities is maintained
+incrementally, so accepting or rejecting a candidate only looks at the
+contracted parents and children of that candidate (the edges it would
+create are exactly parents x children; every other edge is unchanged and was
+already allowed). Total O(E + refs + sum over candidates of |parents| *
+|children|), versus the reference's full re-contraction per candidate.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from perfline.core.collapse_contract import contracted_links
+from perfline.core.collapse_match import select_candidates
 from perfline.core.collapse_rules import CollapseRule
+from perfline.core.graph import EntityGraph, build_graph
+from perfline.core.kinds import KindPair, allowed_kind_pairs
+
+RETAIN_WARNING = (
+    "Retaining entity '{}' because collapsing it would create an undeclared "
+    "entity-kind relationship."
+)
+
+
+def retain_warning(entity_id: str) -> str:
+    """The warning perfline adds to a result for a candidate it had to retain."""
+    return RETAIN_WARNING.format(entity_id)
 
 
 def collapse_result(result: Mapping[str, Any], rules: Sequence[CollapseRule]) -> dict[str, Any]:
-    """Collapse the entities selected by ``rules``."""
-    return dict(result)
+    """Collapse the entities selected by ``rules``; a new dict, the input untouched."""
+    entities = result.get("entities")
+    if not isinstance(entities, list) or not rules:
+        return dict(result)
+    candidates = select_candidates(entities, rules)
+    if not candidates:
+        return dict(result)
+    graph = build_graph(entities)
+    collapsed, retained = accept_candidates(graph, candidates, allowed_kind_pairs(result))
+    output = dict(result)
+    if retained:
+        warnings = result.get("warnings")
+        existing = list(warnings) if isinstance(warnings, list) else []
+        output["warnings"] = existing + [retain_warning(entity_id) for entity_id in retained]
+    if not collapsed:
+        return output
+    output["entities"] = _rewritten_entities(entities, graph, collapsed)
+    _prune_records(output, result, collapsed)
+    return output
+
+
+def accept_candidates(
+    graph: EntityGraph, candidates: Sequence[str], allowed: frozenset[KindPair]
+) -> tuple[frozenset[str], list[str]]:
+    """Greedy acceptance in the given order: (collapsed ids, retained candidate ids)."""
+    parents: dict[str, set[str]] = {}
+    children: dict[str, set[str]] = {}
+
+    def contracted(
+        table: dict[str, set[str]], source: Mapping[str, tuple[str, ...]], node: str
+    ) -> set[str]:
+        links = table.get(node)
+        if links is None:
+            links = set(source[node])
+            table[node] = links
+        return links
+
+    collapsed: set[str] = set()
+    retained: list[str] = []
+    kinds = graph.kinds
+    for candidate in candidates:
+        above = contracted(parents, graph.parents, candidate)
+        below = contracted(children, graph.children, candidate)
+        above_kinds = {kinds[node] for node in above}
+        below_kinds = {kinds[node] for node in below}
+        if any((p, c) not in allowed for p in above_kinds for c in below_kinds):
+            retained.append(candidate)
+            continue
+        collapsed.add(candidate)
+        for node in above:
+            links = contracted(children, graph.children, node)
+            links.discard(candidate)
+            links.update(below)
+        for node in below:
+            links = contracted(parents, graph.parents, node)
+            links.discard(candidate)
+            links.update(above)
+        del parents[candidate], children[candidate]
+    return frozenset(collapsed), retained
+
+
+def _rewritten_entities(
+    entities: Sequence[Any], graph: EntityGraph, collapsed: frozenset[str]
+) -> list[Any]:
+    links = contracted_links(graph, collapsed)
+    output: list[Any] = []
+    for entity in entities:
+        entity_id = entity.get("id") if isinstance(entity, Mapping) else None
+        if not isinstance(entity_id, str):
+            output.append(entity)
+            continue
+        if entity_id in collapsed:
+            continue
+        new_parents, new_children = links[entity_id]
+        rewritten = dict(entity)
+        _set_list(rewritten, "parent_ids", new_parents)
+        _set_list(rewritten, "child_ids", new_children)
+        output.append(rewritten)
+    return output
+
+
+def _set_list(entity: dict[str, Any], key: str, values: list[str]) -> None:
+    if values:
+        entity[key] = values
+    else:
+        entity.pop(key, None)
+
+
+def _prune_records(
+    output: dict[str, Any], result: Mapping[str, Any], collapsed: frozenset[str]
+) -> None:
+    """Drop breakdowns/checks on collapsed entities and prune advice references."""
+    breakdowns = result.get("breakdowns")
+    if isinstance(breakdowns, list):
+        output["breakdowns"] = [item for item in breakdowns if not _targets(item, collapsed)]
+    checks = result.get("checks")
+    if isinstance(checks, list):
+        output["checks"] = [item for item in checks if not _targets(item, collapsed)]
+    advice = result.get("advice")
+    if isinstance(advice, list):
+        output["advice"] = _pruned_advice(advice, collapsed)
+
+
+def _targets(item: Any, collapsed: frozenset[str]) -> bool:
+    if not isinstance(item, Mapping):
+        return False
+    target = item.get("entity_id")
+    return isinstance(target, str) and target in collapsed
+
+
+def _pruned_advice(advice: Sequence[Any], collapsed: frozenset[str]) -> list[Any]:
+    kept: list[Any] = []
+    for item in advice:
+        affected = item.get("affected_entity_ids") if isinstance(item, Mapping) else None
+        if not isinstance(affected, list) or not affected:
+            kept.append(item)
+            continue
+        remaining = [ref for ref in affected if not (isinstance(ref, str) and ref in collapsed)]
+        if len(remaining) == len(affected):
+            kept.append(item)
+        elif remaining:
+            kept.append({**item, "affected_entity_ids": remaining})
+    return kept

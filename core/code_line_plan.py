@@ -1,0 +1,74 @@
+"""Which code lines a result's retained ``code_stack`` entities call for.
+
+A ``code_stack`` contributes a location when ``attributes.file`` is a
+non-empty string and ``attributes.line`` an ``int`` (not ``bool``) above 0.
+Stacks are grouped by exact (file, line); groups come out in sorted
+(file, line) order, each with its stack ids sorted. Cost: one pass over the
+entities plus sorting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from perfline.core.code_line_ids import code_line_id, code_line_name
+from perfline.core.kinds import CODE_STACK
+
+
+@dataclass(frozen=True)
+class PlannedLine:
+    """One code_line derivation would create."""
+
+    file: str
+    line: int
+    stack_ids: tuple[str, ...]
+
+    @property
+    def entity_id(self) -> str:
+        return code_line_id(self.file, self.line)
+
+    @property
+    def name(self) -> str:
+        return code_line_name(self.file, self.line)
+
+    def entity(self) -> dict[str, Any]:
+        """The derived entity: no parents, no placement."""
+        return {
+            "id": self.entity_id,
+            "kind": "code_line",
+            "name": self.name,
+            "child_ids": list(self.stack_ids),
+            "attributes": {"file": self.file, "line": self.line},
+        }
+
+
+def stack_location(entity: Mapping[str, Any]) -> tuple[str, int] | None:
+    """The exact (file, line) a code_stack entity contributes, if any."""
+    if entity.get("kind") != CODE_STACK:
+        return None
+    attributes = entity.get("attributes")
+    if not isinstance(attributes, Mapping):
+        return None
+    file = attributes.get("file")
+    line = attributes.get("line")
+    if not isinstance(file, str) or not file:
+        return None
+    if not isinstance(line, int) or isinstance(line, bool) or line <= 0:
+        return None
+    return file, line
+
+
+def plan_code_lines(entities: Sequence[Any]) -> list[PlannedLine]:
+    """The code lines to derive, in (file, line) order."""
+    groups: dict[tuple[str, int], list[str]] = {}
+    for entity in entities:
+        if not isinstance(entity, Mapping) or not isinstance(entity.get("id"), str):
+            continue
+        location = stack_location(entity)
+        if location is not None:
+            groups.setdefault(location, []).append(entity["id"])
+    return [
+        PlannedLine(file, line, tuple(sorted(ids))) for (file, line), ids in sorted(groups.items())
+    ]

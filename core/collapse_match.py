@@ -1,0 +1,61 @@
+"""Which entities the collapse rules select.
+
+A rule selects an entity whose ``kind`` equals the rule's kind exactly and
+whose ``attributes[attribute]`` is a string matching at least one of the
+rule's globs with case-sensitive, whole-string ``fnmatch`` semantics (``*``
+also matches ``/``; ``**`` is just two ``*``; ``?`` and ``[seq]`` work).
+Non-string attribute values never match. Cost: one pass over the entities,
+each glob compiled once.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from perfline.core.collapse_rules import CollapseRule
+
+
+def _compiled(rules: Sequence[CollapseRule]) -> dict[tuple[str, str], list[re.Pattern[str]]]:
+    """Glob patterns keyed by (kind, attribute)."""
+    patterns: dict[tuple[str, str], list[re.Pattern[str]]] = {}
+    for rule in rules:
+        bucket = patterns.setdefault((rule.kind, rule.attribute), [])
+        bucket.extend(re.compile(fnmatch.translate(glob)) for glob in rule.globs)
+    return patterns
+
+
+def entity_matches(entity: Mapping[str, Any], rules: Sequence[CollapseRule]) -> bool:
+    """Whether any rule selects ``entity``."""
+    return bool(select_candidates([entity], rules))
+
+
+def select_candidates(entities: Sequence[Any], rules: Sequence[CollapseRule]) -> list[str]:
+    """Ids of the entities some rule selects, sorted (the greedy processing order)."""
+    if not rules:
+        return []
+    patterns = _compiled(rules)
+    by_kind: dict[str, list[tuple[str, list[re.Pattern[str]]]]] = {}
+    for (kind, attribute), compiled in patterns.items():
+        by_kind.setdefault(kind, []).append((attribute, compiled))
+    selected: set[str] = set()
+    for entity in entities:
+        if not isinstance(entity, Mapping):
+            continue
+        entity_id = entity.get("id")
+        entity_kind = entity.get("kind")
+        if not isinstance(entity_id, str) or not isinstance(entity_kind, str):
+            continue
+        if entity_kind not in by_kind:
+            continue
+        attributes = entity.get("attributes")
+        if not isinstance(attributes, Mapping):
+            continue
+        for attribute, compiled in by_kind[entity_kind]:
+            value = attributes.get(attribute)
+            if isinstance(value, str) and any(p.match(value) for p in compiled):
+                selected.add(entity_id)
+                break
+    return sorted(selected)

@@ -45,8 +45,11 @@ def parse_rule(text: str, source: str = "--collapse") -> CollapseRule:
     if len(parts) != 3 or not parts[0] or not parts[1]:
         raise InputError(
             source,
-            Problem(repr(text), "expected KIND:ATTRIBUTE:GLOB[,GLOB...], e.g. "
-                    "code_stack:file:**/site-packages/torch/**"),
+            Problem(
+                repr(text),
+                "expected KIND:ATTRIBUTE:GLOB[,GLOB...], e.g. "
+                "code_stack:file:**/site-packages/torch/**",
+            ),
         )
     globs = tuple(glob for glob in parts[2].split(",") if glob)
     if not globs:

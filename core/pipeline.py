@@ -11,7 +11,7 @@ schema's key order.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from perfline.core.code_lines import derive_code_lines
@@ -32,15 +32,6 @@ class PipelineSettings:
     use_backend_defaults: bool = True
 
 
-@dataclass(frozen=True)
-class PipelineOutcome:
-    """The processed document and what the stages had to say about it."""
-
-    document: dict[str, Any]
-    notes: tuple[str, ...] = field(default=())
-
-
-
 def postprocess(
     document: Mapping[str, Any],
     settings: PipelineSettings = PipelineSettings(),
@@ -51,28 +42,31 @@ def postprocess(
 
     Raises ``InputError`` naming ``source`` and the JSON path of every problem.
     """
-    _raise_if_invalid(document, source, "Basic validation failed")
+    _raise_if_invalid(document, source)
     results = document["results"]
     processed: list[Any] = []
     for index, raw in enumerate(results):
         processed.append(_process_result(raw, index, settings, source))
     output = dict(document)
     output["results"] = processed
-    _raise_if_invalid(output, source, "Validation of the processed output failed")
+    _raise_if_invalid(output, source)
     return output
 
 
-def _process_result(
-    raw: Any, index: int, settings: PipelineSettings, source: str | None
-) -> Any:
+def _process_result(raw: Any, index: int, settings: PipelineSettings, source: str | None) -> Any:
     where = f"results[{index}]"
     try:
         typed = normalize_result(raw)
     except InputError as error:
         raise InputError(
             source,
-            [Problem(_join(where, p.location), f"Unable to postprocess standardized result "
-                     f"{index}: {p.message}") for p in error.problems],
+            [
+                Problem(
+                    _join(where, p.location),
+                    f"Unable to postprocess standardized result {index}: {p.message}",
+                )
+                for p in error.problems
+            ],
         ) from None
     if not typed.get("entities"):
         return raw
@@ -101,7 +95,7 @@ def _join(prefix: str, location: str) -> str:
     return f"{prefix}{location}" if location.startswith("[") else f"{prefix}.{location}"
 
 
-def _raise_if_invalid(document: Mapping[str, Any], source: str | None, headline: str) -> None:
+def _raise_if_invalid(document: Mapping[str, Any], source: str | None) -> None:
     problems: Sequence[Problem] = validate_document(document)
     if problems:
         raise InputError(source, problems)

@@ -8,6 +8,7 @@ never pays for the daemon's imports.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
 
 import click

@@ -1,0 +1,360 @@
+"""Basic validation of a whole document: structure, kind declarations, the
+entity graph and references (the rules of the reference's basic validation).
+
+Every problem is collected, in a stable order (top-level checks, then per
+result: kind declarations, entities, graph, edge semantics, references), as a
+``Problem`` whose location is the JSON path of the offending value and whose
+message says what was expected. Cost: O(size of the document) plus sorting
+for the topological order of the edge-semantics check.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from perfline.core.errors import Problem
+from perfline.core.graph import build_graph
+from perfline.core.kinds import WELL_KNOWN_KINDS, allowed_kind_pairs
+
+REQUIRED_TOP_LEVEL = (
+    "schema_version",
+    "run_id",
+    "timestamp",
+    "tool",
+    "target",
+    "model",
+    "context",
+    "backends",
+    "results",
+)
+_SEMVER = re.compile(r"^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]*)?$")
+_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE)
+_TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})?$")
+_SHA256 = re.compile(r"^[0-9a-fA-F]{64}$")
+
+
+def validate_document(document: Any) -> list[Problem]:
+    """Every basic-validation problem of ``document`` (empty when it is valid)."""
+    if not isinstance(document, Mapping):
+        return [Problem("", f"the document must be a JSON object, got {_type_name(document)}")]
+    problems: list[Problem] = []
+    for field in REQUIRED_TOP_LEVEL:
+        if field not in document:
+            problems.append(Problem(field, f"Missing required field: {field}"))
+    _check_top_level(document, problems)
+    results = document.get("results")
+    if isinstance(results, list):
+        for index, result in enumerate(results):
+            if isinstance(result, Mapping):
+                problems.extend(validate_result(result, index))
+            else:
+                problems.append(
+                    Problem(
+                        f"results[{index}]", f"a result must be an object, got {_type_name(result)}"
+                    )
+                )
+    return problems
+
+
+def _check_top_level(document: Mapping[str, Any], problems: list[Problem]) -> None:
+    _check_string(
+        document, "schema_version", problems, _SEMVER, "must be in semver format (e.g., '1.0.0')"
+    )
+    _check_string(document, "run_id", problems, _UUID, "must be a valid UUID")
+    _check_string(document, "timestamp", problems, _TIMESTAMP, "must be in ISO 8601 format")
+
+    tool = document.get("tool")
+    if "tool" in document:
+        if not isinstance(tool, Mapping):
+            problems.append(Problem("tool", "Field 'tool' must be an object"))
+        else:
+            for field in ("name", "version"):
+                _check_required_string(tool, "tool", field, problems)
+
+    target = document.get("target")
+    if "target" in document:
+        if not isinstance(target, Mapping):
+            problems.append(Problem("target", "Field 'target' must be an object"))
+        else:
+            for field in ("profile_name", "target_type", "components", "configuration"):
+                if field not in target:
+                    problems.append(
+                        Problem(f"target.{field}", f"Missing required field: target.{field}")
+                    )
+            components = target.get("components")
+            if "components" in target:
+                if not isinstance(components, list):
+                    problems.append(
+                        Problem("target.components", "Field 'target.components' must be an array")
+                    )
+                elif not components:
+                    problems.append(
+                        Problem(
+                            "target.components",
+                            "Field 'target.components' must have at least one item",
+                        )
+                    )
+
+    model = document.get("model")
+    if "model" in document:
+        if not isinstance(model, Mapping):
+            problems.append(Problem("model", "Field 'model' must be an object"))
+        else:
+            for field in ("name", "format", "hash"):
+                _check_required_string(model, "model", field, problems)
+            model_hash = model.get("hash")
+            if isinstance(model_hash, str) and not _SHA256.match(model_hash):
+                problems.append(
+                    Problem(
+                        "model.hash",
+                        "Field 'model.hash' must be a valid SHA-256 hash (64 hexadecimal digits)",
+                    )
+                )
+
+    backends = document.get("backends")
+    if "backends" in document:
+        if not isinstance(backends, list):
+            problems.append(Problem("backends", "Field 'backends' must be an array"))
+        elif not backends:
+            problems.append(Problem("backends", "Field 'backends' must have at least one item"))
+
+    if "results" in document and not isinstance(document.get("results"), list):
+        problems.append(Problem("results", "Field 'results' must be an array"))
+
+
+def _check_string(
+    document: Mapping[str, Any],
+    field: str,
+    problems: list[Problem],
+    pattern: re.Pattern[str],
+    expectation: str,
+) -> None:
+    if field not in document:
+        return
+    value = document[field]
+    if not isinstance(value, str):
+        problems.append(Problem(field, f"Field '{field}' must be a string"))
+    elif not pattern.match(value):
+        problems.append(Problem(field, f"Field '{field}' {expectation}, got {value!r}"))
+
+
+def _check_required_string(
+    parent: Mapping[str, Any], prefix: str, field: str, problems: list[Problem]
+) -> None:
+    path = f"{prefix}.{field}"
+    if field not in parent:
+        problems.append(Problem(path, f"Missing required field: {path}"))
+    elif not isinstance(parent[field], str):
+        problems.append(Problem(path, f"Field '{path}' must be a string"))
+
+
+def validate_result(result: Mapping[str, Any], index: int) -> list[Problem]:
+    """Kind declarations, entity graph and references of ``results[index]``."""
+    problems: list[Problem] = []
+    prefix = f"results[{index}]"
+    declared = _check_kind_declarations(result, index, problems)
+    entities = result.get("entities", [])
+    if not isinstance(entities, list):
+        problems.append(
+            Problem(f"{prefix}.entities", f"Field '{prefix}.entities' must be an array")
+        )
+        return problems
+    ids: dict[str, int] = {}
+    graph_ok = True
+    for position, entity in enumerate(entities):
+        path = f"{prefix}.entities[{position}]"
+        if not isinstance(entity, Mapping):
+            problems.append(Problem(path, f"Field '{path}' must be an object"))
+            continue
+        kind = entity.get("kind")
+        if not isinstance(kind, str):
+            problems.append(Problem(f"{path}.kind", f"Field '{path}.kind' must be a string"))
+        elif not kind.strip():
+            problems.append(
+                Problem(f"{path}.kind", f"Field '{path}.kind' must be a non-empty string")
+            )
+        elif kind not in WELL_KNOWN_KINDS and kind not in declared:
+            problems.append(
+                Problem(
+                    f"{path}.kind",
+                    f"Entity kind '{kind}' at {path}.kind is neither "
+                    "well-known nor declared within this result",
+                )
+            )
+        entity_id = entity.get("id")
+        if isinstance(entity_id, str):
+            if entity_id in ids:
+                graph_ok = False
+                problems.append(
+                    Problem(
+                        f"{path}.id",
+                        f"Entity id '{entity_id}' must be unique within result "
+                        f"{index} (first defined at {prefix}.entities"
+                        f"[{ids[entity_id]}])",
+                    )
+                )
+            else:
+                ids[entity_id] = position
+    for position, entity in enumerate(entities):
+        if not isinstance(entity, Mapping):
+            continue
+        for field in ("parent_ids", "child_ids"):
+            references = entity.get(field)
+            if not isinstance(references, list):
+                continue
+            for slot, reference in enumerate(references):
+                if isinstance(reference, str) and reference not in ids:
+                    graph_ok = False
+                    where = f"{prefix}.entities[{position}].{field}[{slot}]"
+                    problems.append(
+                        Problem(
+                            where,
+                            f"Entity reference '{reference}' at {where} does not "
+                            f"resolve within result {index}",
+                        )
+                    )
+    if graph_ok:
+        graph = build_graph(entities)
+        cycle = graph.find_cycle()
+        if cycle is not None:
+            chain = " -> ".join(f"'{node}'" for node in cycle)
+            problems.append(
+                Problem(
+                    f"{prefix}.entities",
+                    f"Entity graph in result {index} contains a directed cycle: {chain}",
+                )
+            )
+        else:
+            allowed = allowed_kind_pairs(result)
+            for parent in graph.topological_order():
+                for child in sorted(graph.children[parent]):
+                    pair = (graph.kinds[parent], graph.kinds[child])
+                    if pair not in allowed:
+                        problems.append(
+                            Problem(
+                                f"{prefix}.entities[{ids[parent]}]",
+                                f"Result {index} entity relationship '{parent}' ({pair[0]}) -> "
+                                f"'{child}' ({pair[1]}) is not covered by a declared or well-known "
+                                "entity kind relationship",
+                            )
+                        )
+    _check_references(result, index, ids, problems)
+    return problems
+
+
+def _check_kind_declarations(
+    result: Mapping[str, Any], index: int, problems: list[Problem]
+) -> set[str]:
+    prefix = f"results[{index}].entity_kinds"
+    declarations = result.get("entity_kinds", [])
+    if not isinstance(declarations, list):
+        problems.append(Problem(prefix, f"Field '{prefix}' must be an array"))
+        return set()
+    declared: set[str] = set()
+    for position, declaration in enumerate(declarations):
+        path = f"{prefix}[{position}]"
+        if not isinstance(declaration, Mapping):
+            problems.append(Problem(path, f"Field '{path}' must be an object"))
+            continue
+        kind_id = declaration.get("id")
+        if not isinstance(kind_id, str):
+            problems.append(Problem(f"{path}.id", f"Field '{path}.id' must be a string"))
+        elif not kind_id.strip():
+            problems.append(Problem(f"{path}.id", f"Field '{path}.id' must be a non-empty string"))
+        elif kind_id in WELL_KNOWN_KINDS:
+            problems.append(
+                Problem(
+                    f"{path}.id",
+                    f"Well-known entity kind '{kind_id}' must not be declared at {path}",
+                )
+            )
+        elif kind_id in declared:
+            problems.append(
+                Problem(
+                    f"{path}.id", f"Entity kind id '{kind_id}' must be unique within result {index}"
+                )
+            )
+        else:
+            declared.add(kind_id)
+    known = declared | WELL_KNOWN_KINDS
+    for position, declaration in enumerate(declarations):
+        if not isinstance(declaration, Mapping):
+            continue
+        path = f"{prefix}[{position}]"
+        for field in ("parent_kinds", "child_kinds"):
+            if field not in declaration:
+                continue
+            values = declaration[field]
+            if not isinstance(values, list):
+                problems.append(
+                    Problem(f"{path}.{field}", f"Field '{path}.{field}' must be an array")
+                )
+                continue
+            seen: set[str] = set()
+            for slot, value in enumerate(values):
+                where = f"{path}.{field}[{slot}]"
+                if not isinstance(value, str):
+                    problems.append(Problem(where, f"Field '{where}' must be a string"))
+                elif not value.strip():
+                    problems.append(Problem(where, f"Field '{where}' must be a non-empty string"))
+                elif value in seen:
+                    problems.append(
+                        Problem(where, f"Entity kind id '{value}' is duplicated in {path}.{field}")
+                    )
+                else:
+                    seen.add(value)
+                    if value not in known:
+                        problems.append(
+                            Problem(
+                                where,
+                                f"Entity kind reference '{value}' at {where} does "
+                                "not resolve to a well-known or declared entity "
+                                "kind in this result",
+                            )
+                        )
+    return declared
+
+
+def _check_references(
+    result: Mapping[str, Any], index: int, ids: Mapping[str, int], problems: list[Problem]
+) -> None:
+    prefix = f"results[{index}]"
+
+    def check(reference: object, where: str) -> None:
+        if isinstance(reference, str) and reference not in ids:
+            problems.append(
+                Problem(
+                    where,
+                    f"Entity reference '{reference}' at {where} does not "
+                    f"resolve within result {index}",
+                )
+            )
+
+    for field in ("breakdowns", "checks"):
+        items = result.get(field)
+        if isinstance(items, list):
+            for position, item in enumerate(items):
+                if isinstance(item, Mapping):
+                    check(item.get("entity_id"), f"{prefix}.{field}[{position}].entity_id")
+    advice = result.get("advice")
+    if isinstance(advice, list):
+        for position, item in enumerate(advice):
+            if isinstance(item, Mapping):
+                affected = item.get("affected_entity_ids")
+                for slot, reference in enumerate(affected if isinstance(affected, list) else []):
+                    check(reference, f"{prefix}.advice[{position}].affected_entity_ids[{slot}]")
+
+
+def _type_name(value: object) -> str:
+    names = {
+        dict: "object",
+        list: "array",
+        str: "string",
+        int: "integer",
+        float: "number",
+        bool: "boolean",
+        type(None): "null",
+    }
+    return names.get(type(value), type(value).__name__)

@@ -1,0 +1,116 @@
+"""Typed records shared by the NX readers and the result construction.
+
+A *stripe* is the smallest scheduled unit; its figures come from the estimator's
+performance database (or from decoded hardware counters in measured mode). The
+*debug links* say which chain and cascade each stripe belongs to and which TOSA
+operations (with their raw ``api_labels`` text) a chain executes. A *segment*
+bundles the two with what the VGF's SPIR-V says about that graph segment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+Number = int | float
+
+
+@dataclass(frozen=True)
+class MemoryTraffic:
+    """Traffic through one memory path (``L1``, ``DRAM``, ...) for one stripe."""
+
+    name: str
+    read_bytes: Number
+    write_bytes: Number
+    traffic_cycles: Number
+
+
+@dataclass(frozen=True)
+class SectionCycles:
+    """Cycles of one hardware section (``InputReader``, ``nx_active``, ...)."""
+
+    name: str
+    cycles: Number
+
+
+@dataclass(frozen=True)
+class StripeRow:
+    """One stripe's figures, in the order of its source table."""
+
+    stripe_id: str
+    op_cycles: Number
+    total_cycles: Number
+    memory: tuple[MemoryTraffic, ...] = ()
+    sections: tuple[SectionCycles, ...] = ()
+
+
+@dataclass(frozen=True)
+class TosaOperation:
+    """A lowered operation from the debug database.
+
+    ``op_type`` is ``None`` for Execution-Engine (shader) operations;
+    ``raw_labels`` is the unsplit ``api_labels`` cell (label recovery needs the
+    segment's known debug names, so splitting happens at construction time).
+    """
+
+    op_id: str
+    op_type: str | None
+    raw_labels: str
+
+
+@dataclass(frozen=True)
+class DebugLinks:
+    """The resolved links of one debug database.
+
+    Each stripe maps to exactly one chain and one cascade (readers enforce it).
+    """
+
+    stripe_chain: Mapping[str, str]
+    stripe_cascade: Mapping[str, str]
+    chain_fused: Mapping[str, tuple[str, ...]]
+    fused_tosa: Mapping[str, tuple[str, ...]]
+    nx_operations: Mapping[str, TosaOperation]
+    ee_operations: Mapping[str, TosaOperation] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SegmentSpirv:
+    """What a VGF graph segment's SPIR-V module says about its operations.
+
+    ``operation_ids``: result ids of the ``TOSA.001000.1`` operations, first-seen
+    order. ``debug_names``: result id -> ``NonSemantic.Graph.DebugInfo.1`` name.
+    """
+
+    operation_ids: tuple[int, ...]
+    debug_names: Mapping[int, str] = field(default_factory=dict)
+
+    def structural_ids(self) -> tuple[int, ...]:
+        """Operation ids followed by any other debug-named ids, first-seen order."""
+        seen = dict.fromkeys(self.operation_ids)
+        for result_id in self.debug_names:
+            seen.setdefault(result_id)
+        return tuple(seen)
+
+    def ids_named(self) -> dict[str, tuple[int, ...]]:
+        """Debug name -> the result ids carrying it."""
+        names: dict[str, list[int]] = {}
+        for result_id, name in self.debug_names.items():
+            names.setdefault(name, []).append(result_id)
+        return {name: tuple(ids) for name, ids in names.items()}
+
+
+@dataclass(frozen=True)
+class SegmentInput:
+    """Everything known about one analysed graph segment.
+
+    ``index`` is the original VGF segment index (0 when there is no VGF);
+    ``spirv`` is ``None`` when no VGF was supplied (then no source operators
+    can be named); ``debug_source`` names the debug database in errors.
+    """
+
+    index: int
+    name: str
+    stripes: tuple[StripeRow, ...]
+    links: DebugLinks
+    spirv: SegmentSpirv | None = None
+    debug_source: str | None = None

@@ -46,32 +46,40 @@ def resolve_labels(
     segment: SegmentInput, operation: TosaOperation, table: str
 ) -> tuple[tuple[int, ...], tuple[Provenance, ...]]:
     """The SPIR-V result ids and JSON provenance the operation's labels name."""
-    spirv = segment.spirv
-    known = tuple(spirv.debug_names.values()) if spirv is not None else ()
-    named = spirv.ids_named() if spirv is not None else {}
-    valid = frozenset(spirv.structural_ids()) if spirv is not None else frozenset()
     ids: dict[int, None] = {}
     provenances: list[Provenance] = []
-    for label in split_labels(operation.raw_labels, known):
+    for label in split_labels(operation.raw_labels, known_labels(segment.spirv)):
         provenance = parse_label(label)
         if provenance is not None:
             provenances.append(provenance)
-        placeholder = placeholder_result_id(label)
-        if placeholder is not None:
-            if spirv is not None and placeholder not in valid:
-                raise InputError(
-                    segment.debug_source,
-                    Problem(
-                        f"table {table}, id {operation.op_id}, column api_labels",
-                        f"label {label!r} references SPIR-V result id {placeholder}, which is "
-                        f"not present in VGF segment {segment.index}",
-                    ),
-                )
-            ids.setdefault(placeholder)
-        elif spirv is not None:
-            for result_id in named.get(label, ()):
-                ids.setdefault(result_id)
+        for result_id in label_result_ids(segment, label, f"table {table}, id {operation.op_id}"):
+            ids.setdefault(result_id)
     return tuple(ids), tuple(provenances)
+
+
+def known_labels(spirv: SegmentSpirv | None) -> tuple[str, ...]:
+    """The debug names label recovery should keep whole."""
+    return tuple(spirv.debug_names.values()) if spirv is not None else ()
+
+
+def label_result_ids(segment: SegmentInput, label: str, where: str) -> tuple[int, ...]:
+    """The SPIR-V result ids one label names (see the module docstring)."""
+    spirv = segment.spirv
+    placeholder = placeholder_result_id(label)
+    if placeholder is not None:
+        if spirv is not None and placeholder not in spirv.structural_id_set:
+            raise InputError(
+                segment.debug_source,
+                Problem(
+                    f"{where}, column api_labels",
+                    f"label {label!r} references SPIR-V result id {placeholder}, which is "
+                    f"not present in VGF segment {segment.index}",
+                ),
+            )
+        return (placeholder,)
+    if spirv is None:
+        return ()
+    return spirv.name_index.get(label, ())
 
 
 def chain_associations(segment: SegmentInput, chain_id: str) -> list[Association]:

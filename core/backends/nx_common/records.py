@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 Number = int | float
 
@@ -90,6 +91,16 @@ class SegmentSpirv:
         for result_id in self.debug_names:
             seen.setdefault(result_id)
         return tuple(seen)
+
+    @cached_property
+    def structural_id_set(self) -> frozenset[int]:
+        """The structural ids as a set (computed once)."""
+        return frozenset(self.structural_ids())
+
+    @cached_property
+    def name_index(self) -> Mapping[str, tuple[int, ...]]:
+        """``ids_named()`` computed once."""
+        return self.ids_named()
 
     def ids_named(self) -> dict[str, tuple[int, ...]]:
         """Debug name -> the result ids carrying it."""

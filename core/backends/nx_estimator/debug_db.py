@@ -158,9 +158,7 @@ def _check_columns(source: str, name: str, rows: tuple[Row, ...], columns: tuple
         )
 
 
-def _single_values(
-    source: str, rows: tuple[Row, ...], column: str, what: str
-) -> dict[str, str]:
+def _single_values(source: str, rows: tuple[Row, ...], column: str, what: str) -> dict[str, str]:
     mapped: dict[str, tuple[str, Row]] = {}
     for row in rows:
         values = split_list(row.cells[column])
@@ -193,4 +191,3 @@ def _lists(rows: tuple[Row, ...], column: str) -> dict[str, tuple[str, ...]]:
     for row in rows:
         lists[row.row_id] = lists.get(row.row_id, ()) + split_list(row.cells[column])
     return lists
-

@@ -69,10 +69,7 @@ def build_performance_result(
     reasons: dict[str, str] = {}
     if missing:
         names = ", ".join(f"'{name}'" for name in missing)
-        reason = (
-            f"The estimator's network performance summary {names} was not supplied; "
-            "this figure is only given by that file."
-        )
+        reason = f"Not available: the network performance summary {names} was not supplied."
         reasons = dict.fromkeys(SUMMARY_METRICS, reason)
         warnings.append(
             f"The network performance summary {names} is missing: model-level figures are "

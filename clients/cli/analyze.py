@@ -1,0 +1,231 @@
+"""``perfline analyze``: build a standardized result from a model and backend outputs.
+
+Inputs are dispatched by kind:
+
+* measured profiling (``.etrecord``/``.etdump`` inputs or ``--profiling-data``)
+  goes to ``analyze_measured``;
+* a model (``.vgf``, ``.tosa``) and/or NX estimator outputs
+  (``*_performance_database.dat``, ``*_debug_database.dat``,
+  ``*_network_performance_summary.json`` or a folder holding them) go to the
+  NX estimator route; with ``--estimator PATH`` the estimator is run on the model;
+* anything else is an error naming the input.
+
+The raw document is post-processed like ``perfline report`` does and written to
+``<output-dir>/mlia-output/mlia-output.json``; estimator runs also write
+``<output-dir>/nx_performance_statistics.json``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from perfline.clients.cli.common import (
+    collapse_options,
+    emit,
+    guarded,
+    pipeline_settings,
+    write_output,
+)
+from perfline.core.errors import InputError, Problem
+from perfline.core.pipeline import PipelineSettings, postprocess
+from perfline.server.ingest import estimator as nx
+
+ESTIMATOR_ENV = "PERFLINE_NX_ESTIMATOR"
+ESTIMATOR = "estimator"
+MEASURED = "measured"
+
+
+def input_kind(inputs: Sequence[str], profiling_data: Sequence[str]) -> str:
+    """Which backend route the inputs belong to; unrecognized inputs raise ``InputError``."""
+    from perfline.clients.cli.analyze_measured import wants_measured
+
+    if wants_measured(inputs, profiling_data):
+        return MEASURED
+    if not inputs:
+        raise InputError(
+            "perfline analyze",
+            Problem("arguments", "expected a model and/or backend output files"),
+        )
+    for item in inputs:
+        path = Path(item)
+        if not path.exists():
+            raise InputError(item, "no such file or folder")
+        if not (nx.is_model(path) or nx.is_estimator_output(path)):
+            raise InputError(item, _unrecognized_message())
+    return ESTIMATOR
+
+
+def _unrecognized_message() -> str:
+    return (
+        "unrecognized input: expected a model (.vgf, .tosa), NX estimator outputs "
+        "(*_performance_database.dat, *_debug_database.dat, "
+        "*_network_performance_summary.json, or a folder holding them), an ETRecord "
+        "(.etrecord) with an ETDump (.etdump), or --profiling-data PATH"
+    )
+
+
+def run_estimator_route(
+    inputs: Sequence[str],
+    *,
+    output_dir: Path,
+    estimator: str | None,
+    system_config: str,
+    compiler_config: str,
+    performance: bool,
+    compatibility: bool,
+    settings: PipelineSettings,
+    cli_arguments: Sequence[str],
+) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """Build, post-process and return the NX estimator document and statistics."""
+    found = nx.classify_inputs([Path(item) for item in inputs])
+    model = found.model
+    converted = False
+    extra: list[Path] = []
+    if model is not None and not model.name.lower().endswith(nx.VGF_SUFFIXES):
+        extra.append(model)
+        model = nx.convert_tosa(model, output_dir)
+        converted = True
+    outputs = found.outputs
+    if estimator is not None:
+        if model is None:
+            raise InputError(
+                "perfline analyze", Problem("--estimator", "needs a model (.vgf or .tosa)")
+            )
+        if outputs:
+            raise InputError(
+                "perfline analyze",
+                Problem("--estimator", "give either estimator output files or --estimator"),
+            )
+        outputs = nx.run_estimator(
+            model,
+            output_dir,
+            estimator=Path(estimator),
+            system_config=system_config,
+            compiler_config=compiler_config,
+        )
+    analysis = nx.analyze_outputs(
+        model,
+        outputs,
+        performance=performance,
+        compatibility=compatibility,
+        system_config=system_config,
+        compiler_config=compiler_config,
+        extra_inputs=extra,
+        converter_used=converted,
+        cli_arguments=cli_arguments,
+    )
+    processed = postprocess(analysis.document, settings, source="NX estimator result")
+    return processed, analysis.statistics
+
+
+def _arguments(
+    inputs: Sequence[str],
+    estimator: str | None,
+    system_config: str,
+    compiler_config: str,
+    compatibility: bool,
+) -> list[str]:
+    arguments = ["analyze", *inputs]
+    if estimator is not None:
+        arguments.append(f"--estimator={estimator}")
+    if system_config != "default":
+        arguments.append(f"--system-config={system_config}")
+    if compiler_config != "default":
+        arguments.append(f"--compiler-config={compiler_config}")
+    if compatibility:
+        arguments.append("--compatibility")
+    return arguments
+
+
+@click.command("analyze")
+@click.argument("inputs", nargs=-1, metavar="[MODEL] [OUTPUTS...]")
+@click.option(
+    "--estimator",
+    default=None,
+    envvar=ESTIMATOR_ENV,
+    metavar="PATH",
+    help=f"Run this graph-compiler-performance-estimator on the model (also ${ESTIMATOR_ENV}).",
+)
+@click.option("--system-config", default="default", metavar="INI", help="Estimator system .ini.")
+@click.option("--compiler-config", default="default", metavar="INI", help="Compiler .ini.")
+@click.option("--performance", is_flag=True, help="Build the performance result (default).")
+@click.option(
+    "--compatibility", is_flag=True, help="Build the NX placement (compatibility) result."
+)
+@click.option(
+    "--profiling-data",
+    "profiling_data",
+    multiple=True,
+    metavar="PATH",
+    help="Measured profiling: an ETDump, or a capture root or dispatch folder (repeatable).",
+)
+@click.option("--method", default=None, help="The ETRecord method to analyse.")
+@click.option("--companion-model", default=None, metavar="MODEL.pte", help="The deployed .pte.")
+@click.option("--json", "as_json", is_flag=True, help="Print the processed document as JSON.")
+@click.option(
+    "--output-dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Where mlia-output/mlia-output.json and tool outputs go (default: current folder).",
+)
+@collapse_options
+@guarded
+def command(
+    inputs: tuple[str, ...],
+    estimator: str | None,
+    system_config: str,
+    compiler_config: str,
+    performance: bool,
+    compatibility: bool,
+    profiling_data: tuple[str, ...],
+    method: str | None,
+    companion_model: str | None,
+    as_json: bool,
+    output_dir: str | None,
+    collapse: tuple[str, ...],
+    no_default_collapse: bool,
+) -> None:
+    """Analyse a model with its backend outputs and report the standardized result.
+
+    \b
+    perfline analyze model.vgf run/x_performance_database.dat run/x_debug_database.dat \\
+        [run/x_network_performance_summary.json]
+    perfline analyze model.vgf run/            (a folder holding the estimator outputs)
+    perfline analyze model.vgf --estimator /opt/nx/graph-compiler-performance-estimator
+    perfline analyze model.etrecord run.etdump (measured profiling)
+    """
+    settings = pipeline_settings(collapse, no_default_collapse)
+    cli_arguments = _arguments(inputs, estimator, system_config, compiler_config, compatibility)
+    folder = Path(output_dir or ".")
+    if input_kind(inputs, profiling_data) == MEASURED:
+        from perfline.clients.cli.analyze_measured import run_measured
+
+        processed = run_measured(
+            inputs,
+            profiling_data=profiling_data,
+            method=method,
+            companion_model=companion_model,
+            settings=settings,
+            cli_arguments=cli_arguments,
+        )
+        statistics = None
+    else:
+        processed, statistics = run_estimator_route(
+            inputs,
+            output_dir=folder,
+            estimator=estimator,
+            system_config=system_config,
+            compiler_config=compiler_config,
+            performance=performance or not compatibility,
+            compatibility=compatibility,
+            settings=settings,
+            cli_arguments=cli_arguments,
+        )
+    write_output(processed, output_dir)
+    if statistics is not None:
+        nx.write_statistics(folder, statistics)
+    emit(processed, as_json)

@@ -1,0 +1,258 @@
+"""The versioned JSON-RPC API for scripts, as plain functions over an ``Engine``.
+
+Each method takes the request's params (a JSON object) and returns a JSON
+value; bad params, unknown jobs or entities and files outside the workspace
+raise ``ApiError`` with a JSON-RPC error code and a message saying what was
+wrong. The LSP layer registers these under ``perfline/<method>``; the
+in-process ``perfline annotate`` calls them directly. See ``docs/api.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from perfline.server.engine import Engine, JobInfo
+from perfline.server.index import LineEntry
+
+API_VERSION = "1.0"
+
+INVALID_PARAMS = -32602
+UNKNOWN_JOB = -32001
+OUTSIDE_WORKSPACE = -32002
+UNKNOWN_ENTITY = -32003
+NO_RESULT = -32004
+
+
+class ApiError(Exception):
+    """A JSON-RPC error: ``code`` and a human-readable ``message``."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+
+def _params(params: Any) -> Mapping[str, Any]:
+    if params is None:
+        return {}
+    if not isinstance(params, Mapping):
+        raise ApiError(INVALID_PARAMS, "params must be a JSON object")
+    return params
+
+
+def _string(params: Mapping[str, Any], key: str, *, required: bool = True) -> str | None:
+    value = params.get(key)
+    if value is None:
+        if required:
+            raise ApiError(INVALID_PARAMS, f"missing parameter {key!r} (a string)")
+        return None
+    if not isinstance(value, str) or not value:
+        raise ApiError(INVALID_PARAMS, f"parameter {key!r} must be a non-empty string")
+    return value
+
+
+def _job_name(engine: Engine, params: Mapping[str, Any], *, required: bool = True) -> str | None:
+    name = _string(params, "job", required=required)
+    if name is not None and engine.job(name) is None:
+        known = ", ".join(engine.job_names()) or "none"
+        raise ApiError(UNKNOWN_JOB, f"unknown job {name!r}; known jobs: {known}")
+    return name
+
+
+def job_json(info: JobInfo) -> dict[str, Any]:
+    error = None
+    if info.error is not None:
+        error = {"message": info.error.message, "file": info.error.file, "line": info.error.line}
+    return {
+        "name": info.name,
+        "backend": info.backend,
+        "inputs": list(info.inputs),
+        "state": info.state,
+        "stale": info.stale,
+        "error": error,
+        "generation": info.generation,
+        "runs": info.runs,
+        "hasResult": info.has_result,
+    }
+
+
+def workspace_path(engine: Engine, given: str) -> Path:
+    """A ``file://`` URI or a path (absolute or workspace-relative) -> an absolute path inside."""
+    if given.startswith("file:"):
+        path = Path(unquote(urlparse(given).path))
+    else:
+        path = Path(given)
+        if not path.is_absolute():
+            path = engine.root / path
+    resolved = path.resolve()
+    try:
+        resolved.relative_to(engine.root)
+    except ValueError:
+        raise ApiError(
+            OUTSIDE_WORKSPACE, f"{given!r} is outside the workspace {engine.root.as_posix()!r}"
+        ) from None
+    return resolved
+
+
+def status(engine: Engine, params: Any = None) -> dict[str, Any]:
+    _params(params)
+    jobs = engine.jobs()
+    config_error = engine.config_error
+    return {
+        "apiVersion": API_VERSION,
+        "workspace": engine.root.as_posix(),
+        "jobs": len(jobs),
+        "running": sum(1 for j in jobs if j.state == "running"),
+        "errors": sum(1 for j in jobs if j.error is not None),
+        "configError": str(config_error) if config_error else None,
+        "annotatedFiles": engine.annotated_files(),
+    }
+
+
+def jobs(engine: Engine, params: Any = None) -> dict[str, Any]:
+    _params(params)
+    return {"jobs": [job_json(info) for info in engine.jobs()]}
+
+
+def result(engine: Engine, params: Any) -> dict[str, Any]:
+    p = _params(params)
+    name = _job_name(engine, p)
+    assert name is not None
+    info = engine.job(name)
+    good = engine.result(name)
+    if good is None or info is None:
+        raise ApiError(
+            NO_RESULT, f"job {name!r} has no result yet", job_json(info) if info else None
+        )
+    return {
+        "job": name,
+        "generation": good.generation,
+        "stale": info.stale,
+        "error": info.error.message if info.error else None,
+        "document": good.document,
+    }
+
+
+def entry_json(entry: LineEntry, *, include_metrics: bool = True) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "job": entry.job,
+        "resultIndex": entry.result_index,
+        "entityId": entry.entity_id,
+        "label": entry.label,
+        "value": entry.value,
+        "metric": {"name": entry.metric.name, "unit": entry.metric.unit} if entry.metric else None,
+        "statistic": entry.statistic,
+        "share": entry.share,
+        "stacks": list(entry.stacks),
+        "sourceOperators": [str(o.get("id")) for o in entry.source_operators],
+        "producer": entry.producer,
+        "mode": entry.mode,
+    }
+    if include_metrics:
+        data["metrics"] = [dict(m) for m in entry.metrics]
+    return data
+
+
+def line_annotations(
+    engine: Engine, params: Any, line_map: Callable[[Path, int], int | None] | None = None
+) -> dict[str, Any]:
+    p = _params(params)
+    given = _string(p, "file")
+    assert given is not None
+    path = workspace_path(engine, given)
+    job = _job_name(engine, p, required=False)
+    lines = []
+    for number, entries in sorted(engine.line_entries(path).items()):
+        chosen = [e for e in entries if job is None or e.job == job]
+        if not chosen:
+            continue
+        current = line_map(path, number) if line_map is not None else number
+        labels = [e.label for e in chosen if e.label]
+        lines.append(
+            {
+                "line": number,
+                "currentLine": current,
+                "label": "  ".join(dict.fromkeys(labels)) or None,
+                "entities": [entry_json(e, include_metrics=bool(p.get("metrics"))) for e in chosen],
+            }
+        )
+    return {"file": path.as_posix(), "lines": lines}
+
+
+def entity(engine: Engine, params: Any) -> dict[str, Any]:
+    p = _params(params)
+    name = _job_name(engine, p)
+    assert name is not None
+    entity_id = _string(p, "entityId")
+    assert entity_id is not None
+    result_index = p.get("resultIndex")
+    if result_index is not None and (
+        isinstance(result_index, bool) or not isinstance(result_index, int)
+    ):
+        raise ApiError(INVALID_PARAMS, "parameter 'resultIndex' must be an integer")
+    good = engine.result(name)
+    if good is None:
+        raise ApiError(NO_RESULT, f"job {name!r} has no result yet")
+    results = good.document.get("results") or []
+    indices = [result_index] if result_index is not None else range(len(results))
+    for index in indices:
+        if not isinstance(index, int) or not 0 <= index < len(results):
+            raise ApiError(
+                INVALID_PARAMS, f"resultIndex {index} is out of range (0..{len(results) - 1})"
+            )
+        found = good.index.entities.get((index, entity_id))
+        if found is None:
+            continue
+        res = results[index]
+        entities = {e.get("id"): e for e in res.get("entities") or ()}
+        parents = set(found.get("parent_ids") or ())
+        children = set(found.get("child_ids") or ())
+        for other in entities.values():
+            if entity_id in (other.get("child_ids") or ()):
+                parents.add(other.get("id"))
+            if entity_id in (other.get("parent_ids") or ()):
+                children.add(other.get("id"))
+
+        def brief(
+            ids: set[Any], entities: dict[Any, Any] = entities
+        ) -> list[dict[str, Any]]:
+            return [
+                {"id": i, "kind": entities[i].get("kind"), "name": entities[i].get("name")}
+                for i in sorted(x for x in ids if x in entities)
+            ]
+
+        return {
+            "job": name,
+            "resultIndex": index,
+            "entity": found,
+            "breakdowns": [
+                b for b in res.get("breakdowns") or () if b.get("entity_id") == entity_id
+            ],
+            "parents": brief(parents),
+            "children": brief(children),
+            "producer": res.get("producer"),
+            "mode": res.get("mode"),
+        }
+    raise ApiError(UNKNOWN_ENTITY, f"job {name!r} has no entity {entity_id!r}")
+
+
+def reanalyze(engine: Engine, params: Any) -> dict[str, Any]:
+    p = _params(params)
+    name = _job_name(engine, p, required=False)
+    return {"scheduled": engine.reanalyze(name)}
+
+
+METHODS: dict[str, Callable[[Engine, Any], dict[str, Any]]] = {
+    "perfline/status": status,
+    "perfline/jobs": jobs,
+    "perfline/result": result,
+    "perfline/lineAnnotations": line_annotations,
+    "perfline/entity": entity,
+    "perfline/reanalyze": reanalyze,
+}
+
+RESULT_CHANGED = "perfline/resultChanged"

@@ -1,0 +1,164 @@
+"""What the editor shows, computed from index entries (no LSP types here).
+
+* ``hover_markdown``: a Markdown table of a line's breakdown metrics, then the
+  source operators and stacks behind it, placement, and each result's mode and
+  producer.
+* ``code_blocks``: functions and ``nn.Module`` classes of a Python source
+  (via ``ast``, never executing it) with the total of the figures of their
+  lines. A function's total is the sum of its lines' dominant figures (lines
+  within one function do not nest, so nothing is counted twice); a class's
+  total is the sum of its methods'.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from perfline.server import figures
+from perfline.server.index import LineEntry
+
+
+def _cell(value: object) -> str:
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def _metric_value(metric: Mapping[str, object]) -> str:
+    value = figures.numeric(metric)
+    if value is None:
+        reason = metric.get("reason")
+        return f"n/a ({reason})" if reason else "n/a"
+    text = f"{value:,.4g}" if abs(value) < 1000 else f"{value:,.0f}"
+    return text
+
+
+def hover_markdown(entries: Sequence[LineEntry], *, stale: bool = False) -> str:
+    """The hover of one line: one section per job result landing on it."""
+    parts: list[str] = []
+    if stale:
+        parts.append("*Source edited since the analysis: figures may be out of date.*\n")
+    for entry in entries:
+        head = f"**{_cell(entry.name)}** · job `{entry.job}`"
+        if entry.label:
+            head += f" · {entry.label}"
+        parts.append(head + "\n")
+        if entry.metrics:
+            rows = ["| metric | value | unit |", "|---|---:|---|"]
+            for metric in entry.metrics:
+                name = str(metric.get("name", ""))
+                stat = figures.statistic_of(metric)
+                if stat and stat not in name:
+                    name += f" ({stat})"
+                rows.append(
+                    f"| {_cell(name)} | {_metric_value(metric)} | {_cell(metric.get('unit', ''))} |"
+                )
+            parts.append("\n".join(rows) + "\n")
+        else:
+            parts.append("*No figures projected onto this line.*\n")
+        if entry.share is not None:
+            parts.append(f"Share of the model: {100 * entry.share:.1f}%\n")
+        if entry.source_operators:
+            ops = ", ".join(
+                f"`{_cell(o.get('name', o.get('id')))}`" for o in entry.source_operators[:12]
+            )
+            more = len(entry.source_operators) - 12
+            parts.append(
+                f"Source operators: {ops}" + (f" (+{more} more)" if more > 0 else "") + "\n"
+            )
+        if entry.stacks:
+            parts.append(f"Call stacks: {len(entry.stacks)}\n")
+        if entry.placements:
+            parts.append(f"Placement: {', '.join(entry.placements)}\n")
+        mode = entry.mode or "not stated"
+        parts.append(f"Mode: {mode} · producer `{entry.producer}` · {entry.kind}\n")
+    return "\n".join(parts).strip() + "\n"
+
+
+@dataclass(frozen=True)
+class CodeBlock:
+    """A function or nn.Module class: 1-based first/last line and the lens title."""
+
+    kind: str  # "function" | "class"
+    name: str
+    line: int
+    end_line: int
+    total: float
+    title: str
+
+
+def _is_module_class(node: ast.ClassDef) -> bool:
+    for base in node.bases:
+        text = ast.unparse(base)
+        if text.endswith("Module") or text.endswith("Sequential"):
+            return True
+    return False
+
+
+def code_blocks(
+    source: str,
+    value_at: Callable[[int], tuple[float, figures.MetricKey, float | None] | None],
+) -> list[CodeBlock]:
+    """Blocks with figures; ``value_at(line)`` gives (value, metric, total) of a 1-based line."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    blocks: list[CodeBlock] = []
+
+    def function_total(
+        node: ast.FunctionDef | ast.AsyncFunctionDef,
+    ) -> tuple[float, figures.MetricKey, float | None] | None:
+        total = 0.0
+        key: figures.MetricKey | None = None
+        model_total: float | None = None
+        inner = {
+            n
+            for child in ast.walk(node)
+            if child is not node and isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef)
+            for n in range(child.lineno, (child.end_lineno or child.lineno) + 1)
+        }
+        for number in range(node.lineno, (node.end_lineno or node.lineno) + 1):
+            if number in inner:
+                continue
+            found = value_at(number)
+            if found is None:
+                continue
+            if key is None:
+                key, model_total = found[1], found[2]
+            if found[1] == key:
+                total += found[0]
+        return (total, key, model_total) if key is not None else None
+
+    def visit(nodes: Sequence[ast.stmt]) -> list[tuple[float, figures.MetricKey, float | None]]:
+        totals = []
+        for node in nodes:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                found = function_total(node)
+                visit(node.body)
+                if found is not None:
+                    totals.append(found)
+                    blocks.append(_block("function", node, found))
+            elif isinstance(node, ast.ClassDef):
+                inner = visit(node.body)
+                if inner and _is_module_class(node):
+                    key = inner[0][1]
+                    value = sum(v for v, k, _ in inner if k == key)
+                    blocks.append(_block("class", node, (value, key, inner[0][2])))
+        return totals
+
+    visit(tree.body)
+    return sorted(blocks, key=lambda b: (b.line, b.kind != "class"))
+
+
+def _block(
+    kind: str,
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef,
+    found: tuple[float, figures.MetricKey, float | None],
+) -> CodeBlock:
+    value, key, total = found
+    text = figures.format_value(value, key.unit)
+    share = figures.format_share(value, total)
+    what = "nn.Module" if kind == "class" else "function"
+    title = f"{what} {node.name}: {text}" + (f" · {share} of the model" if share else "")
+    return CodeBlock(kind, node.name, node.lineno, node.end_lineno or node.lineno, value, title)

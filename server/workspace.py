@@ -1,0 +1,177 @@
+"""The workspace on disk: its file list, its ``perfline.toml`` and its jobs.
+
+I/O edge of the engine. ``scan_files`` lists workspace-relative POSIX paths,
+pruning ignored folders (``.git``, virtual environments - any folder with a
+``pyvenv.cfg`` -, caches, perfline's own output); ``load_config`` reads and
+parses ``perfline.toml`` (absent -> defaults); ``plan_jobs`` turns the config
+(or, when it declares no jobs, the conventions of the job-type registry) into
+``PlannedJob`` values with their concrete input paths.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from perfline.core.workspace_config import (
+    CONFIG_FILE_NAME,
+    WorkspaceConfig,
+    WorkspaceConfigError,
+    parse_workspace_config,
+)
+from perfline.server.jobtypes import REGISTRY, JobType, discover_jobs
+
+#: Folder names never walked nor watched.
+IGNORED_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        ".venv",
+        "venv",
+        ".tox",
+        ".nox",
+        "__pycache__",
+        "node_modules",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".perfline",
+        ".idea",
+        ".vscode",
+    }
+)
+
+
+def is_ignored(relative: str, extra_globs: Sequence[str] = ()) -> bool:
+    """True if a workspace-relative path lies in an ignored folder or matches an ignore glob."""
+    parts = relative.split("/")
+    if any(part in IGNORED_DIRS or part.endswith(".egg-info") for part in parts[:-1]):
+        return True
+    if parts and parts[-1] in IGNORED_DIRS:
+        return True
+    return any(
+        fnmatch.fnmatchcase(relative, glob) or fnmatch.fnmatchcase(relative + "/", glob)
+        for glob in extra_globs
+    )
+
+
+def scan_files(root: Path, extra_globs: Sequence[str] = ()) -> list[str]:
+    """Every non-ignored file under ``root`` as sorted workspace-relative POSIX paths."""
+    found: list[str] = []
+    for folder, dirs, files in os.walk(root):
+        base = Path(folder)
+        rel_folder = base.relative_to(root).as_posix()
+        prefix = "" if rel_folder == "." else rel_folder + "/"
+        dirs[:] = sorted(
+            d
+            for d in dirs
+            if d not in IGNORED_DIRS
+            and not d.endswith(".egg-info")
+            and not (base / d / "pyvenv.cfg").exists()
+            and not is_ignored(prefix + d + "/x", extra_globs)
+        )
+        for name in files:
+            rel = prefix + name
+            if not is_ignored(rel, extra_globs):
+                found.append(rel)
+    return sorted(found)
+
+
+@dataclass(frozen=True)
+class LoadedConfig:
+    """The config in force, the raw error if the file is invalid, and the text's digest."""
+
+    config: WorkspaceConfig
+    error: WorkspaceConfigError | None
+    present: bool
+
+
+def load_config(root: Path, previous: WorkspaceConfig | None = None) -> LoadedConfig:
+    """Read ``perfline.toml``; an invalid file keeps ``previous`` (or the defaults) in force."""
+    path = root / CONFIG_FILE_NAME
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return LoadedConfig(WorkspaceConfig(), None, False)
+    except (OSError, UnicodeDecodeError) as error:
+        problem = WorkspaceConfigError(
+            CONFIG_FILE_NAME,
+            [_problem(1, f"cannot read the file: {error}")],
+        )
+        return LoadedConfig(previous or WorkspaceConfig(), problem, True)
+    try:
+        config = parse_workspace_config(
+            text, source=CONFIG_FILE_NAME, known_backends=sorted(REGISTRY)
+        )
+    except WorkspaceConfigError as error:
+        return LoadedConfig(previous or WorkspaceConfig(), error, True)
+    return LoadedConfig(config, None, True)
+
+
+def _problem(line: int, message: str) -> Any:
+    from perfline.core.workspace_config import ConfigProblem
+
+    return ConfigProblem(line, "", message)
+
+
+@dataclass(frozen=True)
+class PlannedJob:
+    """A job with its concrete inputs (workspace-relative), ready to hash and run."""
+
+    name: str
+    backend: str
+    inputs: tuple[str, ...]
+    options: Mapping[str, Any] = field(default_factory=dict)
+    config_line: int | None = None
+    missing: tuple[str, ...] = ()
+
+
+def _expand(pattern: str, files: Sequence[str]) -> list[str]:
+    pattern = pattern.replace("\\", "/").removeprefix("./")
+    if any(ch in pattern for ch in "*?["):
+        return [f for f in files if fnmatch.fnmatchcase(f, pattern)]
+    return [pattern]
+
+
+def plan_jobs(
+    config: WorkspaceConfig,
+    files: Sequence[str],
+    registry: Mapping[str, JobType] | None = None,
+) -> list[PlannedJob]:
+    """Jobs from ``perfline.toml`` if it declares any, else from the conventions."""
+    if config.jobs:
+        planned = []
+        present = set(files)
+        for spec in config.jobs:
+            inputs: list[str] = []
+            missing: list[str] = []
+            for pattern in spec.inputs:
+                matched = _expand(pattern, files)
+                if not matched:
+                    missing.append(pattern)
+                for item in matched:
+                    if item not in inputs:
+                        inputs.append(item)
+                        if item not in present:
+                            missing.append(item)
+            planned.append(
+                PlannedJob(
+                    spec.name,
+                    spec.backend,
+                    tuple(inputs),
+                    dict(spec.options),
+                    spec.line,
+                    tuple(missing),
+                )
+            )
+        return planned
+    return [PlannedJob(job.name, job.backend, job.inputs) for job in discover_jobs(files, registry)]
+
+
+def python_files(files: Iterable[str]) -> list[str]:
+    return [f for f in files if f.endswith(".py")]

@@ -1,0 +1,425 @@
+"""The measured performance result of an ETRecord/ETDump pair.
+
+Where each observation goes (confidence rules in ``mapping``):
+
+* an operator instruction that is the only observation of exactly one source
+  operator -> that ``source_operator`` (``exact``);
+* several operator instructions of one source operator (e.g. ``linear`` ->
+  ``permute_copy`` + ``addmm``) -> each on its own ``backend_operator``
+  (``partial``), and the source operator gets their per-execution sums
+  (``exact``: sequential instructions of the same executions);
+* an instruction covering several source operators, or only partly mapped ->
+  a ``backend_operator`` parenting what it covers (``shared`` / ``partial``),
+  never divided among them;
+* a delegate call (``DELEGATE_CALL``) -> a ``backend_operator`` for the
+  delegate (``shared`` when it covers several operators); each
+  delegate-internal event -> its own ``backend_operator`` (mapped through the
+  ETRecord's per-delegate map when it has one, else ``unmapped``);
+* ``Method::execute`` -> the model-level ``inference_time`` statistics.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from perfline.core.backends.executorch.etrecord import ETRecord
+from perfline.core.backends.executorch.events import (
+    OPERATOR_CALL,
+    ROLE_DELEGATE,
+    ROLE_DELEGATE_INTERNAL,
+    ROLE_METHOD,
+    ROLE_OPERATOR,
+    Observation,
+    Timeline,
+    statistics,
+)
+from perfline.core.backends.executorch.mapping import (
+    EXACT,
+    PARTIAL,
+    UNMAPPED,
+    HandleIndex,
+    Resolution,
+    build_handle_index,
+    resolve,
+)
+from perfline.core.backends.executorch.observations import (
+    observation_metrics,
+    summed_per_execution,
+)
+from perfline.core.backends.executorch.provenance import (
+    provenance_entities,
+    source_operator_id,
+)
+from perfline.core.errors import InputError, Problem
+
+PRODUCER = "neural-technology-profiling-data"
+BACKEND_OPERATOR = "backend_operator"
+
+
+@dataclass(frozen=True)
+class RuntimeResult:
+    """The result dict and facts the document metadata records."""
+
+    result: dict[str, Any]
+    configuration: dict[str, Any]
+
+
+def select_method(record: ETRecord, requested: str | None, source: str) -> str:
+    """The method to analyse: the requested one, else the only one."""
+    methods = record.methods
+    if requested is not None:
+        if requested not in methods:
+            raise InputError(
+                source,
+                Problem(
+                    "--method",
+                    f"method {requested!r} is not in the ETRecord; its methods: "
+                    + ", ".join(methods),
+                ),
+            )
+        return requested
+    if len(methods) != 1:
+        raise InputError(
+            source,
+            Problem(
+                "methods",
+                "the ETRecord holds several methods; choose one with --method: "
+                + ", ".join(methods),
+            ),
+        )
+    return methods[0]
+
+
+def build_runtime_result(
+    record: ETRecord,
+    timeline: Timeline,
+    method: str,
+    *,
+    etdump_source: str,
+    extra_warnings: Sequence[str] = (),
+) -> RuntimeResult:
+    """Entities, breakdowns and model metrics of ``method``'s recorded executions."""
+    if not timeline.execution_runs:
+        raise InputError(
+            etdump_source,
+            Problem("run_data", "the ETDump records no method execution (only load events)"),
+        )
+    _check_instructions(record, timeline, method, etdump_source)
+    index = build_handle_index(record, method)
+    builder = _Builder(method)
+    operators = [o for o in timeline.observations if o.key.role == ROLE_OPERATOR]
+    _place_operators(builder, record, index, method, operators)
+    for observation in timeline.observations:
+        if observation.key.role == ROLE_DELEGATE:
+            _place_delegate(builder, record, index, method, observation)
+        elif observation.key.role == ROLE_DELEGATE_INTERNAL:
+            _place_internal(builder, record, index, method, observation)
+    method_observations = [o for o in timeline.observations if o.key.role == ROLE_METHOD]
+    warnings = list(extra_warnings)
+    if timeline.nested_kernel_events:
+        warnings.append(
+            f"Portable-runtime dump: {timeline.nested_kernel_events} 'native_call_*' kernel "
+            f"events are nested inside the OPERATOR_CALL event of the same instruction; each "
+            f"operator is counted once, from its OPERATOR_CALL event."
+        )
+    if builder.unmapped:
+        warnings.append(
+            f"{builder.unmapped} runtime observation(s) could not be mapped to source "
+            f"operators; they are reported on backend_operator entities with confidence "
+            f"'unmapped'."
+        )
+    entities = provenance_entities(record.exported_nodes)
+    _attach_runtime_attributes(entities, builder.source_events)
+    entities.extend(builder.entities)
+    kinds = [
+        {"id": BACKEND_OPERATOR, "child_kinds": ["source_operator"]},
+        {
+            "id": "nn_module",
+            "parent_kinds": ["nn_module"],
+            "child_kinds": ["nn_module", "source_operator"],
+        },
+    ]
+    result: dict[str, Any] = {
+        "kind": "performance",
+        "status": "ok",
+        "producer": PRODUCER,
+        "warnings": warnings,
+        "errors": [],
+        "metrics": model_metrics(method_observations),
+        "breakdowns": builder.breakdowns,
+        "mode": "measured",
+        "entities": entities,
+        "entity_kinds": kinds,
+    }
+    configuration = {
+        "method": method,
+        "executions": timeline.execution_count,
+        "time_unit": "ns (ExecuTorch default tick), reported in ms",
+        "operator_event": OPERATOR_CALL if timeline.nested_kernel_events else "per instruction",
+        "nested_kernel_events_skipped": timeline.nested_kernel_events,
+        "ignored_runtime_events": list(timeline.ignored_runtime_events),
+        "confidence_counts": dict(sorted(builder.confidence_counts.items())),
+    }
+    return RuntimeResult(result=result, configuration=configuration)
+
+
+class _Builder:
+    def __init__(self, method: str) -> None:
+        self.method = method
+        self.entities: list[dict[str, Any]] = []
+        self.breakdowns: list[dict[str, Any]] = []
+        self.source_events: dict[str, dict[str, Any]] = {}
+        self.confidence_counts: dict[str, int] = {}
+        self.unmapped = 0
+        self._ids: set[str] = set()
+
+    def observe(
+        self,
+        entity_id: str,
+        durations: tuple[float, ...],
+        executions: tuple[int, ...],
+        confidence: str,
+    ) -> None:
+        self.confidence_counts[confidence] = self.confidence_counts.get(confidence, 0) + 1
+        if confidence == UNMAPPED:
+            self.unmapped += 1
+        self.breakdowns.append(
+            {
+                "entity_id": entity_id,
+                "metrics": observation_metrics(durations, executions, confidence),
+                "id": entity_id,
+            }
+        )
+
+    def backend_operator(
+        self,
+        entity_id: str,
+        name: str,
+        children: Sequence[str],
+        attributes: Mapping[str, Any],
+    ) -> str:
+        unique = entity_id
+        suffix = 1
+        while unique in self._ids:
+            suffix += 1
+            unique = f"{entity_id}#{suffix}"
+        self._ids.add(unique)
+        entity: dict[str, Any] = {"id": unique, "kind": BACKEND_OPERATOR, "name": name}
+        if children:
+            entity["child_ids"] = list(children)
+        entity["attributes"] = dict(attributes)
+        self.entities.append(entity)
+        return unique
+
+
+def _check_instructions(record: ETRecord, timeline: Timeline, method: str, source: str) -> None:
+    known = set(record.debug_handle_map.get(method, {})) | set(record.delegate_map.get(method, {}))
+    for observation in timeline.observations:
+        if observation.key.role in (ROLE_METHOD,):
+            continue
+        instruction = observation.key.instruction_id
+        if instruction not in known:
+            run, event = observation.first_seen
+            span = f"{min(known)}..{max(known)}" if known else "none"
+            raise InputError(
+                source,
+                Problem(
+                    f"run_data[{run}].events[{event}]",
+                    f"instruction {instruction} ({observation.key.name or 'unnamed event'}) is "
+                    f"not an instruction of method {method!r} in the ETRecord (its instructions: "
+                    f"{span}); the ETDump does not hold executions of that method",
+                ),
+            )
+
+
+def _place_operators(
+    builder: _Builder,
+    record: ETRecord,
+    index: HandleIndex,
+    method: str,
+    observations: Sequence[Observation],
+) -> None:
+    handle_map = record.debug_handle_map.get(method, {})
+    resolved = [(o, resolve(index, handle_map.get(o.key.instruction_id, ()))) for o in observations]
+    single: dict[str, list[Observation]] = {}
+    for observation, resolution in resolved:
+        if resolution.confidence() == EXACT:
+            single.setdefault(resolution.sources[0], []).append(observation)
+    for observation, resolution in resolved:
+        confidence = resolution.confidence()
+        if confidence == EXACT and len(single[resolution.sources[0]]) == 1:
+            source = resolution.sources[0]
+            builder.source_events[source_operator_id(source)] = _event_attributes(
+                observation, resolution
+            )
+            builder.observe(
+                source_operator_id(source),
+                observation.durations_ms,
+                observation.executions,
+                EXACT,
+            )
+            continue
+        if confidence == EXACT:
+            confidence = PARTIAL
+        entity_id = builder.backend_operator(
+            f"{BACKEND_OPERATOR}/{method}/instruction_{observation.key.instruction_id}",
+            f"instruction {observation.key.instruction_id} ({observation.key.name})",
+            [source_operator_id(name) for name in resolution.sources],
+            {**_event_attributes(observation, resolution), "confidence": confidence},
+        )
+        builder.observe(entity_id, observation.durations_ms, observation.executions, confidence)
+    for source, parts in single.items():
+        if len(parts) < 2:
+            continue
+        executions, totals = summed_per_execution(
+            [(part.executions, part.durations_ms) for part in parts]
+        )
+        if not executions:
+            continue
+        builder.source_events[source_operator_id(source)] = {
+            "runtime_event": parts[0].key.name,
+            "instruction_ids": [part.key.instruction_id for part in parts],
+            "combined": "per-execution sum of sequential instructions",
+        }
+        builder.observe(source_operator_id(source), totals, executions, EXACT)
+
+
+def _place_delegate(
+    builder: _Builder,
+    record: ETRecord,
+    index: HandleIndex,
+    method: str,
+    observation: Observation,
+) -> None:
+    instruction = observation.key.instruction_id
+    delegate = record.delegate_map.get(method, {}).get(instruction)
+    backend = delegate.backend if delegate is not None else "delegate"
+    resolution = resolve(index, record.debug_handle_map.get(method, {}).get(instruction, ()))
+    confidence = resolution.confidence()
+    entity_id = builder.backend_operator(
+        f"{BACKEND_OPERATOR}/{method}/delegate_{instruction}",
+        f"{backend} (instruction {instruction})",
+        [source_operator_id(name) for name in resolution.sources],
+        {
+            "backend": backend,
+            **_event_attributes(observation, resolution),
+            "confidence": confidence,
+        },
+    )
+    builder.observe(entity_id, observation.durations_ms, observation.executions, confidence)
+
+
+def _place_internal(
+    builder: _Builder,
+    record: ETRecord,
+    index: HandleIndex,
+    method: str,
+    observation: Observation,
+) -> None:
+    key = observation.key
+    delegate = record.delegate_map.get(method, {}).get(key.instruction_id)
+    identifier = key.delegate_debug_id_str or str(key.delegate_debug_id_int)
+    handles: tuple[int, ...] = ()
+    if delegate is not None:
+        handles = delegate.debug_ids.get(identifier, ())
+    resolution = resolve(index, handles)
+    confidence = resolution.confidence()
+    backend = delegate.backend if delegate is not None else "delegate"
+    suffix = f"@{key.occurrence}" if key.occurrence else ""
+    entity_id = builder.backend_operator(
+        f"{BACKEND_OPERATOR}/{method}/delegate_{key.instruction_id}/{identifier}{suffix}",
+        identifier,
+        [source_operator_id(name) for name in resolution.sources],
+        {
+            "backend": backend,
+            "delegate_debug_identifier": identifier,
+            **_event_attributes(observation, resolution),
+            "confidence": confidence,
+        },
+    )
+    builder.observe(entity_id, observation.durations_ms, observation.executions, confidence)
+
+
+def _event_attributes(observation: Observation, resolution: Resolution) -> dict[str, Any]:
+    attributes: dict[str, Any] = {
+        "runtime_event": observation.key.name or None,
+        "instruction_id": observation.key.instruction_id,
+        "debug_handles": list(resolution.handles),
+    }
+    if resolution.missing_handles:
+        attributes["unresolved_debug_handles"] = list(resolution.missing_handles)
+    return {key: value for key, value in attributes.items() if value is not None}
+
+
+def _attach_runtime_attributes(
+    entities: list[dict[str, Any]], events: Mapping[str, Mapping[str, Any]]
+) -> None:
+    for position, entity in enumerate(entities):
+        extra = events.get(entity["id"])
+        if extra is None:
+            continue
+        updated = dict(entity)
+        updated["attributes"] = {**entity.get("attributes", {}), **extra}
+        entities[position] = updated
+
+
+def model_metrics(method_observations: Sequence[Observation]) -> list[dict[str, Any]]:
+    """Model-level metrics: measured inference time where present, the rest unavailable."""
+    metrics: list[dict[str, Any]] = []
+    first = next((o for o in method_observations if o.key.occurrence == 0), None)
+    if first is not None:
+        stats = statistics(first.durations_ms)
+        metrics.append(_ms("inference_time", stats.avg, stats.count))
+        for suffix, value in (
+            ("min", stats.min),
+            ("max", stats.max),
+            ("p50", stats.p50),
+            ("p90", stats.p90),
+        ):
+            metrics.append(_ms(f"inference_time_{suffix}", value, stats.count))
+        if stats.avg > 0:
+            metrics.append(
+                {
+                    "name": "inferences_per_second",
+                    "unit": "inferences/s",
+                    "value": 1000.0 / stats.avg,
+                    "samples": stats.count,
+                }
+            )
+    else:
+        metrics.append(
+            _unavailable("inference_time", "ms", "The ETDump has no Method::execute events.")
+        )
+    if not any(metric["name"] == "inferences_per_second" for metric in metrics):
+        metrics.append(
+            _unavailable(
+                "inferences_per_second",
+                "inferences/s",
+                "Inference throughput data is not available.",
+            )
+        )
+    reasons = (
+        ("total_cycles", "cycles", "ETDump timing events carry no cycle counts."),
+        ("target_utilization", "%", "Target utilization data is not available."),
+        (
+            "accelerator_operator_percentage",
+            "%",
+            "Accelerator operator placement data is not available.",
+        ),
+        ("cpu_utilization", "%", "CPU utilization data is not available."),
+        ("model_weight_memory", "bytes", "Model weight memory data is not available."),
+        ("peak_activation_memory", "bytes", "Peak activation memory data is not available."),
+        ("average_memory", "bytes", "Average memory data is not available."),
+    )
+    metrics.extend(_unavailable(name, unit, reason) for name, unit, reason in reasons)
+    return metrics
+
+
+def _ms(name: str, value: float, samples: int) -> dict[str, Any]:
+    return {"name": name, "unit": "ms", "value": value, "samples": samples}
+
+
+def _unavailable(name: str, unit: str, reason: str) -> dict[str, Any]:
+    return {"name": name, "unit": unit, "availability": "unavailable", "reason": reason}

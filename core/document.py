@@ -53,6 +53,21 @@ LEGACY_ENTITY_FIELDS = ("locations", "parent_id", "scope", "subgraph_kind")
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _empty_means_absent(cls, data: Any) -> Any:
+        """An empty optional value is the same as an absent one (it is not serialized)."""
+        if not isinstance(data, Mapping):
+            return data
+        optional = [
+            name
+            for name, info in cls.model_fields.items()
+            if not info.is_required() and info.default is None
+        ]
+        if not any(_is_empty(data.get(name)) for name in optional):
+            return data
+        return {k: v for k, v in data.items() if not (k in optional and _is_empty(v))}
+
     def to_json(self) -> JsonObject:
         """Canonical JSON object: field order, None and empty optional values omitted."""
         out: JsonObject = {}

@@ -1,0 +1,81 @@
+"""The ``perfline`` CLI: report (text, JSON, output file), schema, version, errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from perfline import __version__
+from perfline.clients.cli import cli
+from tests.conftest import CASES, canonical
+from tests.foundation.documents import minimal_document
+
+CASE = CASES / "worked" / "01_two_resize_chains_sum.json"
+
+
+def test_report_json_writes_the_output_file(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["report", str(CASE), "--json", "--output-dir",
+                                      str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    printed = json.loads(result.stdout)
+    written = tmp_path / "mlia-output" / "mlia-output.json"
+    assert canonical(json.loads(written.read_text())) == canonical(printed)
+    assert written.read_text().endswith("}\n")
+
+
+def test_report_text_fits_80_columns(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["report", str(CASE), "--output-dir", str(tmp_path)],
+                                terminal_width=80)
+    assert result.exit_code == 0, result.output
+    assert "Result 1: Performance" in result.stdout
+    assert "Breakdowns:" in result.stdout
+    assert "op_cycles=2 cycles" in result.stdout
+
+
+def test_bad_input_exits_2_with_file_and_path(tmp_path: Path) -> None:
+    document = minimal_document()
+    document["results"][0]["entities"][0]["child_ids"] = ["nowhere"]
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(document))
+    result = CliRunner().invoke(cli, ["report", str(path), "--output-dir", str(tmp_path)])
+    assert result.exit_code == 2
+    assert str(path) in result.stderr
+    assert "results[0].entities[0].child_ids[0]" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stdout == ""
+
+
+def test_invalid_json_names_line_and_column(tmp_path: Path) -> None:
+    path = tmp_path / "broken.json"
+    path.write_text('{\n  "a": ,\n}')
+    result = CliRunner().invoke(cli, ["report", str(path)])
+    assert result.exit_code == 2
+    assert "line 2, column 8" in result.stderr
+
+
+def test_missing_file_and_bad_collapse_rule(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["report", str(tmp_path / "none.json")])
+    assert result.exit_code == 2 and "no such file" in result.stderr
+    result = CliRunner().invoke(cli, ["report", str(CASE), "--collapse", "code_stack"])
+    assert result.exit_code == 2 and "KIND:ATTRIBUTE:GLOB" in result.stderr
+
+
+def test_schema_and_version() -> None:
+    result = CliRunner().invoke(cli, ["schema"])
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["title"].startswith("Standardized output")
+    result = CliRunner().invoke(cli, ["--version"])
+    assert __version__ in result.stdout
+
+
+def test_module_entry_point_runs(tmp_path: Path) -> None:
+    completed = subprocess.run(
+        [sys.executable, "-m", "perfline", "report", str(CASE), "--json", "--output-dir",
+         str(tmp_path)], capture_output=True, text=True, check=False, timeout=120,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert json.loads(completed.stdout)["schema_version"] == "1.2.0"

@@ -217,9 +217,7 @@ def entity(engine: Engine, params: Any) -> dict[str, Any]:
             if entity_id in (other.get("parent_ids") or ()):
                 children.add(other.get("id"))
 
-        def brief(
-            ids: set[Any], entities: dict[Any, Any] = entities
-        ) -> list[dict[str, Any]]:
+        def brief(ids: set[Any], entities: dict[Any, Any] = entities) -> list[dict[str, Any]]:
             return [
                 {"id": i, "kind": entities[i].get("kind"), "name": entities[i].get("name")}
                 for i in sorted(x for x in ids if x in entities)

@@ -40,6 +40,7 @@ from typing import Any
 from perfline.core.errors import InputError
 from perfline.core.pipeline import PipelineSettings
 from perfline.core.workspace_config import CONFIG_FILE_NAME, WorkspaceConfig, WorkspaceConfigError
+from perfline.server import backends as _backends  # noqa: F401  (registers job types)
 from perfline.server.index import JobIndex, LineDiagnostic, LineEntry, build_index
 from perfline.server.jobtypes import REGISTRY, Cancelled, JobContext, JobInput, JobType, Memo
 from perfline.server.paths import PathResolver
@@ -402,13 +403,15 @@ class Engine:
     def _read_inputs(self, plan: PlannedJob) -> tuple[JobInput, ...]:
         items = []
         for rel in plan.inputs:
+            path = self.root / rel
             try:
-                data = (self.root / rel).read_bytes()
+                data = path.read_bytes()
+                mtime = path.stat().st_mtime
             except FileNotFoundError:
                 raise InputError(rel, "the input file does not exist") from None
             except OSError as error:
                 raise InputError(rel, f"cannot read the input file: {error}") from None
-            items.append(JobInput(rel, data, _digest(data)))
+            items.append(JobInput(rel, data, _digest(data), str(path), mtime))
         return tuple(items)
 
     def _run(self, name: str, plan: PlannedJob, generation: int, cancel: threading.Event) -> None:

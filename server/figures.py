@@ -54,36 +54,50 @@ def statistic_of(metric: Mapping[str, Any]) -> str | None:
 
 
 def choose_metric(
-    line_metrics: Iterable[Mapping[str, Any]], configured: str | None = None
+    lines: Iterable[Iterable[Mapping[str, Any]]], configured: str | None = None
 ) -> MetricKey | None:
-    """The dominant metric among those found on a result's code lines."""
-    seen: list[MetricKey] = []
+    """The dominant metric of a result, given the metrics of each of its code lines.
+
+    The configured metric if any line has it; else the metric present on the most
+    lines, ties broken by preference: cycles, then a p50/median time, then any time,
+    then first seen.
+    """
+    coverage: dict[MetricKey, int] = {}
     stats: dict[MetricKey, str | None] = {}
-    for metric in line_metrics:
-        if numeric(metric) is None:
-            continue
-        key = MetricKey(str(metric.get("name", "")), str(metric.get("unit", "")))
-        if key not in stats:
-            seen.append(key)
-            stats[key] = statistic_of(metric)
-    if not seen:
+    order: list[MetricKey] = []
+    for metrics in lines:
+        here: set[MetricKey] = set()
+        for metric in metrics:
+            if numeric(metric) is None:
+                continue
+            key = MetricKey(str(metric.get("name", "")), str(metric.get("unit", "")))
+            if key not in stats:
+                order.append(key)
+                stats[key] = statistic_of(metric)
+            here.add(key)
+        for key in here:
+            coverage[key] = coverage.get(key, 0) + 1
+    if not order:
         return None
     if configured:
-        for key in seen:
+        for key in order:
             if key.name == configured:
                 return key
-    for name in _PREFERRED_NAMES:
-        for key in seen:
-            if key.name == name:
-                return key
-    for wanted in ("p50", "median"):
-        for key in seen:
-            if key.unit in ("ms", "us", "s") and stats[key] == wanted:
-                return key
-    for key in seen:
-        if key.unit in ("ms", "us", "s"):
-            return key
-    return seen[0]
+
+    def rank(key: MetricKey) -> tuple[int, int, int]:
+        if key.name in _PREFERRED_NAMES:
+            preference = _PREFERRED_NAMES.index(key.name)
+        elif key.unit in ("ms", "us", "s") and stats[key] in ("p50", "median"):
+            preference = 10
+        elif key.unit in ("ms", "us", "s") and stats[key] in ("avg", "mean", None):
+            preference = 11
+        elif key.unit in ("ms", "us", "s"):
+            preference = 12
+        else:
+            preference = 20
+        return (-coverage[key], preference, order.index(key))
+
+    return min(order, key=rank)
 
 
 def value_of(

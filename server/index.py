@@ -141,8 +141,9 @@ def _index_result(
                 if isinstance(metric, Mapping):
                     breakdowns.setdefault(breakdown["entity_id"], []).append(metric)
     code_lines = [e for e in entities.values() if e.get("kind") == "code_line"]
-    line_metrics = [m for e in code_lines for m in breakdowns.get(e["id"], ())]
-    key = figures.choose_metric(line_metrics, configured_metric)
+    key = figures.choose_metric(
+        (breakdowns.get(e["id"], ()) for e in code_lines), configured_metric
+    )
     total = figures.model_total(result, key) if key is not None else None
     producer = str(result.get("producer", ""))
     mode = result.get("mode") if isinstance(result.get("mode"), str) else None

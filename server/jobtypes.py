@@ -27,11 +27,14 @@ from perfline.core.pipeline import PipelineSettings, postprocess
 
 @dataclass(frozen=True)
 class JobInput:
-    """One input file as read for a run: workspace-relative path, bytes, SHA-256."""
+    """One input file as read for a run: workspace-relative path, bytes, SHA-256,
+    absolute path and modification time."""
 
     path: str
     data: bytes
     digest: str
+    absolute: str = ""
+    mtime: float = 0.0
 
 
 class Cancelled(Exception):

@@ -12,21 +12,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import ipaddress
-import json
 import logging
 import os
 import socket
-import stat
 import sys
-import tempfile
 import threading
 from pathlib import Path
 from typing import Any
 
 from pygls.io_ import run_async
 
+from perfline.server.discovery import advertise
 from perfline.server.host import EngineHost
 from perfline.server.lsp import PerflineServer
 
@@ -63,59 +60,6 @@ def run_stdio(host: EngineHost) -> None:
 
 
 # ------------------------------------------------------------ shared daemon
-
-
-def runtime_dir() -> Path:
-    base = os.environ.get("XDG_RUNTIME_DIR")
-    folder = (
-        Path(base) / "perfline" if base else Path(tempfile.gettempdir()) / f"perfline-{os.getuid()}"
-    )
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    info = folder.stat()
-    if info.st_uid != os.getuid() or stat.S_IMODE(info.st_mode) & 0o077:
-        os.chmod(folder, 0o700)
-    return folder
-
-
-def registry_file(workspace: Path) -> Path:
-    digest = hashlib.sha256(str(workspace.resolve()).encode()).hexdigest()[:16]
-    return runtime_dir() / f"daemon-{digest}.json"
-
-
-def find_daemon(workspace: Path) -> dict[str, Any] | None:
-    """The advertised endpoint of a live daemon serving ``workspace`` (or an ancestor)."""
-    for folder in [workspace.resolve(), *workspace.resolve().parents]:
-        entry = registry_file(folder)
-        try:
-            data = json.loads(entry.read_text())
-        except (OSError, ValueError):
-            continue
-        pid = data.get("pid")
-        if isinstance(pid, int) and _alive(pid):
-            return dict(data)
-        with contextlib.suppress(OSError):
-            entry.unlink()
-    return None
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _advertise(workspace: Path, endpoint: dict[str, Any]) -> Path:
-    entry = registry_file(workspace)
-    data = {"pid": os.getpid(), "workspace": str(workspace.resolve()), **endpoint}
-    tmp = entry.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data))
-    os.chmod(tmp, 0o600)
-    tmp.replace(entry)
-    return entry
 
 
 class _StreamWriter:
@@ -215,7 +159,7 @@ async def _run_shared(
         os.chmod(path, 0o600)
         endpoint = {"socket": str(path)}
         print(f"perfline: serving {workspace} on socket {path}", file=sys.stderr, flush=True)
-    entry = _advertise(workspace, endpoint)
+    entry = advertise(workspace, endpoint)
     if ready is not None:
         ready.set()
     try:

@@ -1,0 +1,158 @@
+"""Job types of the measured and estimated backends, registered into ``jobtypes.REGISTRY``.
+
+* ``executorch``: an ETRecord and an ETDump (by convention ``X.etrecord`` +
+  ``X.etdump`` in one folder; option ``method``). The ETRecord/ETDump readers
+  and the mapping to entities are ``perfline.core.backends.executorch``.
+* ``nx-estimator``: an NX estimator output triple
+  (``<name>_performance_database.dat``, ``<name>_debug_database.dat``,
+  optional ``<name>_network_performance_summary.json``) plus the model
+  (``.vgf``/``.tosa``) of that stem if present. Reading goes through
+  ``perfline.server.ingest.estimator`` (which never runs a program when
+  given existing outputs).
+
+Both memoize their raw document by the inputs' content hashes and options,
+and the post-processed one by that plus the pipeline settings.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from perfline.core.envelope import iso_timestamp
+from perfline.core.errors import InputError
+from perfline.core.pipeline import postprocess
+from perfline.server.jobtypes import DiscoveredJob, JobContext, register
+
+ETRECORD_SUFFIXES = (".etrecord",)
+ETDUMP_SUFFIXES = (".etdump", ".etdp")
+PERFORMANCE_SUFFIX = "_performance_database.dat"
+DEBUG_SUFFIX = "_debug_database.dat"
+SUMMARY_SUFFIX = "_network_performance_summary.json"
+MODEL_SUFFIXES = (".vgf", ".tosa")
+
+
+def _options_key(options: Any) -> str:
+    return json.dumps(options, sort_keys=True, default=str)
+
+
+def _split(path: str) -> tuple[str, str]:
+    folder, _, name = path.rpartition("/")
+    return folder, name
+
+
+class ExecuTorchJob:
+    """ETRecord + ETDump -> the measured result."""
+
+    name = "executorch"
+    description = "an ExecuTorch ETRecord and ETDump pair (measured)"
+
+    def run(self, context: JobContext) -> dict[str, Any]:
+        from perfline.core.backends.executorch.document import InputFile, analyze_etdump
+
+        records = [i for i in context.inputs if i.path.endswith((*ETRECORD_SUFFIXES, ".bin"))]
+        dumps = [i for i in context.inputs if i.path.endswith(ETDUMP_SUFFIXES)]
+        where = ", ".join(i.path for i in context.inputs) or None
+        if len(records) != 1 or len(dumps) != 1:
+            raise InputError(where, "an executorch job takes one ETRecord and one ETDump")
+        method = context.options.get("method")
+        if method is not None and not isinstance(method, str):
+            raise InputError(where, "option 'method' must be a string")
+        record, dump = records[0], dumps[0]
+        timestamp = iso_timestamp(max(record.mtime, dump.mtime))
+
+        def raw() -> dict[str, Any]:
+            document: dict[str, Any] = analyze_etdump(
+                InputFile(record.path, record.data),
+                InputFile(dump.path, dump.data),
+                timestamp=timestamp,
+                method=method,
+            )
+            return document
+
+        key = (record.digest, dump.digest, method, timestamp)
+        document = context.memo.get_or_compute("executorch.raw", key, raw)
+        context.check_cancelled()
+        processed: dict[str, Any] = context.memo.get_or_compute(
+            "executorch.processed",
+            (*key, context.settings_key()),
+            lambda: postprocess(document, context.settings, source=dump.path),
+        )
+        return processed
+
+    def discover(self, files: Sequence[str]) -> list[DiscoveredJob]:
+        present = set(files)
+        jobs = []
+        for path in files:
+            if not path.endswith(ETRECORD_SUFFIXES):
+                continue
+            stem = path.rsplit(".", 1)[0]
+            for suffix in ETDUMP_SUFFIXES:
+                if stem + suffix in present:
+                    jobs.append(DiscoveredJob(stem, self.name, (path, stem + suffix)))
+                    break
+        return jobs
+
+
+class EstimatorJob:
+    """NX estimator outputs (+ model) -> the estimated result."""
+
+    name = "nx-estimator"
+    description = "NX performance estimator outputs (with the .vgf/.tosa model if present)"
+
+    def run(self, context: JobContext) -> dict[str, Any]:
+        from perfline.server.ingest import estimator
+
+        models = [Path(i.absolute) for i in context.inputs if i.path.endswith(MODEL_SUFFIXES)]
+        outputs = [Path(i.absolute) for i in context.inputs if not i.path.endswith(MODEL_SUFFIXES)]
+        where = ", ".join(i.path for i in context.inputs) or None
+        if len(models) > 1:
+            raise InputError(where, "an nx-estimator job takes at most one model (.vgf or .tosa)")
+        if models and models[0].name.endswith(".tosa"):
+            # Converting TOSA would run the converter: never from a workspace file.
+            models = []
+        key = (*tuple(i.digest for i in context.inputs), _options_key(context.options))
+
+        def raw() -> dict[str, Any]:
+            classified = estimator.classify_inputs(outputs)
+            analysis = estimator.analyze_outputs(
+                models[0] if models else None,
+                classified.outputs,
+                performance=bool(context.options.get("performance", True)),
+                compatibility=bool(context.options.get("compatibility", False)),
+            )
+            return analysis.document
+
+        document = context.memo.get_or_compute("nx-estimator.raw", key, raw)
+        context.check_cancelled()
+        processed: dict[str, Any] = context.memo.get_or_compute(
+            "nx-estimator.processed",
+            (*key, context.settings_key()),
+            lambda: postprocess(document, context.settings, source=where),
+        )
+        return processed
+
+    def discover(self, files: Sequence[str]) -> list[DiscoveredJob]:
+        present = set(files)
+        jobs = []
+        for path in files:
+            if not path.endswith(PERFORMANCE_SUFFIX):
+                continue
+            prefix = path[: -len(PERFORMANCE_SUFFIX)]
+            if prefix + DEBUG_SUFFIX not in present:
+                continue
+            inputs = [path, prefix + DEBUG_SUFFIX]
+            if prefix + SUMMARY_SUFFIX in present:
+                inputs.append(prefix + SUMMARY_SUFFIX)
+            for suffix in MODEL_SUFFIXES:
+                if prefix + suffix in present:
+                    inputs.append(prefix + suffix)
+                    break
+            jobs.append(DiscoveredJob(prefix, self.name, tuple(inputs)))
+        return jobs
+
+
+register(ExecuTorchJob())
+register(EstimatorJob())

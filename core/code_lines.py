@@ -19,13 +19,13 @@ Cost: linear in entities and references, plus sorting.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from perfline.core.code_line_plan import plan_code_lines
 from perfline.core.code_line_processed import already_processed
 from perfline.core.errors import StageError
-from perfline.core.graph import build_graph
+from perfline.core.graph import build_graph, string_items
 from perfline.core.kinds import CODE_LINE
 
 
@@ -42,10 +42,8 @@ def derive_code_lines(result: Mapping[str, Any]) -> dict[str, Any]:
         and entity.get("kind") == CODE_LINE
         and isinstance(entity.get("id"), str)
     ]
-    graph = build_graph(entities) if plan or line_ids else None
     if line_ids:
-        assert graph is not None
-        if already_processed(entities, graph, plan, line_ids):
+        if already_processed(entities, build_graph(entities), plan, line_ids):
             return dict(result)
         raise StageError(
             "Backend output must not define core-derived code_line entities: "
@@ -53,8 +51,11 @@ def derive_code_lines(result: Mapping[str, Any]) -> dict[str, Any]:
         )
     if not plan:
         return dict(result)
-    assert graph is not None
-    taken = set(graph.ids)
+    taken = {
+        entity["id"]
+        for entity in entities
+        if isinstance(entity, Mapping) and isinstance(entity.get("id"), str)
+    }
     line_of_stack: dict[str, str] = {}
     new_lines: list[dict[str, Any]] = []
     for item in plan:
@@ -67,14 +68,33 @@ def derive_code_lines(result: Mapping[str, Any]) -> dict[str, Any]:
         new_lines.append(item.entity())
         for stack_id in item.stack_ids:
             line_of_stack[stack_id] = line_id
+    parents = normalized_parents(entities, line_of_stack)
     rewritten: list[Any] = []
     for entity in entities:
         entity_id = entity.get("id") if isinstance(entity, Mapping) else None
         if isinstance(entity_id, str) and entity_id in line_of_stack:
-            parents = sorted(graph.parents[entity_id])
-            rewritten.append({**entity, "parent_ids": [*parents, line_of_stack[entity_id]]})
+            ordered = sorted(parents[entity_id])
+            rewritten.append({**entity, "parent_ids": [*ordered, line_of_stack[entity_id]]})
         else:
             rewritten.append(entity)
     output = dict(result)
     output["entities"] = rewritten + new_lines
     return output
+
+
+def normalized_parents(entities: Sequence[Any], targets: Mapping[str, str]) -> dict[str, set[str]]:
+    """Parents of each id in ``targets`` from both sides of the links (one linear pass,
+    cheaper than building the whole graph; references are known to resolve)."""
+    parents: dict[str, set[str]] = {target: set() for target in targets}
+    for entity in entities:
+        if not isinstance(entity, Mapping):
+            continue
+        entity_id = entity.get("id")
+        if not isinstance(entity_id, str):
+            continue
+        if entity_id in parents:
+            parents[entity_id].update(string_items(entity.get("parent_ids")))
+        for child in string_items(entity.get("child_ids")):
+            if child in parents:
+                parents[child].add(entity_id)
+    return parents

@@ -55,7 +55,7 @@ def _nearest_retained(
     collapsed: frozenset[str],
 ) -> list[str]:
     direct = _sorted(start, adjacency, cache)
-    if not any(node in collapsed for node in direct):
+    if collapsed.isdisjoint(direct):
         return [node for node in direct if node != start]
     found: list[str] = []
     seen: set[str] = {start}

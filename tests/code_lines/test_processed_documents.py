@@ -1,0 +1,63 @@
+"""Issue 3 item 4: every reference output of the conformance cases, fed back
+through the whole pipeline with the settings that produced it, comes back
+unchanged (modulo the documented deviation D1)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from perfline.core.collapse_rules import parse_rule
+from perfline.core.pipeline import PipelineSettings, postprocess
+
+from ..conftest import CASES, canonical
+from ..differential.deviations import strip_deviations
+
+
+def settings_for(stem: Path, defaults: bool) -> PipelineSettings:
+    args_path = stem.with_suffix(".args")
+    args = args_path.read_text(encoding="utf-8").split() if args_path.exists() else []
+    rules = tuple(parse_rule(args[i + 1]) for i, a in enumerate(args) if a == "--collapse")
+    return PipelineSettings(
+        collapse_rules=rules, use_backend_defaults=defaults or "--nt-defaults" in args
+    )
+
+
+def outputs() -> list[tuple[str, Path, PipelineSettings]]:
+    found = []
+    for folder in ("worked", "probes", "random"):
+        for expected in sorted((CASES / folder).glob("*.expected.json")):
+            stem = expected.with_name(expected.name.removesuffix(".expected.json"))
+            found.append((f"{folder}/{stem.name}", expected, settings_for(stem, False)))
+    for expected in sorted((CASES / "random" / "nt-defaults").glob("*.expected.json")):
+        stem = CASES / "random" / expected.name.removesuffix(".expected.json")
+        found.append((f"nt-defaults/{stem.name}", expected, settings_for(stem, True)))
+    return found
+
+
+CASES_OUT = outputs()
+
+#: Outputs without code lines that the reference itself changes when fed its own output
+#: again (observed with the oracle): their projected breakdowns become authoritative and
+#: allow a further sum (P02: src/a = 2 + 3; P11: M = 0.6000000000000001). Nothing marks
+#: such a result as processed; see docs/deviations.md, "Already-processed documents".
+REFERENCE_NOT_IDEMPOTENT = {
+    "probes/P02_pg_route_unequal_values_conflict",
+    "probes/P11_float_nonassociative_conflict",
+}
+
+
+@pytest.mark.parametrize(("label", "path", "settings"), CASES_OUT, ids=[c[0] for c in CASES_OUT])
+def test_reference_output_is_served_unchanged(
+    label: str, path: Path, settings: PipelineSettings, request: pytest.FixtureRequest
+) -> None:
+    document: Any = json.loads(path.read_text(encoding="utf-8"))
+    if "results" not in document:
+        pytest.skip("the reference rejected this case's input")
+    if label in REFERENCE_NOT_IDEMPOTENT:
+        request.applymarker(pytest.mark.xfail(strict=True, reason="re-projection adds a sum"))
+    again = postprocess(document, settings, source=label)
+    assert canonical(strip_deviations(again)) == canonical(document)

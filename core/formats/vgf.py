@@ -527,13 +527,20 @@ def _operator(segment: SegmentGraph, operation: SpirvOperation) -> SourceOperato
     )
 
 
+def segment_operators(segments: tuple[SegmentGraph, ...]) -> tuple[SourceOperator, ...]:
+    """The canonical source operators of the given segments, segment by segment."""
+    operators: list[SourceOperator] = []
+    for segment in segments:
+        if segment.spirv is not None:
+            operators.extend(_operator(segment, op) for op in segment.spirv.operations)
+    return tuple(operators)
+
+
 def vgf_operators(data: bytes, source: str) -> tuple[SourceOperator, ...]:
     """The canonical source operators of every segment, segment by segment, first-seen order.
 
     Only ``TOSA.*`` operations are listed (not the extra debug-named ids such as graph inputs).
+    The name is the ExecuTorch label's ``aten_info.node_name`` (else its ``operator_name``),
+    else the raw debug name, else the TOSA operator name.
     """
-    operators: list[SourceOperator] = []
-    for segment in read_segments(data, source):
-        if segment.spirv is not None:
-            operators.extend(_operator(segment, op) for op in segment.spirv.operations)
-    return tuple(operators)
+    return segment_operators(read_segments(data, source))

@@ -1,0 +1,87 @@
+"""``perfline operators MODEL``: a model's canonical source-operator ids, types and locations."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from perfline.clients.cli.common import guarded
+from perfline.core.errors import InputError
+from perfline.core.formats.identity import SourceFrame, SourceOperator
+from perfline.core.formats.models import ModelOperators, model_operators
+
+PIPE_WIDTH = 160
+
+
+def _read_model(path: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except FileNotFoundError:
+        raise InputError(path, "no such file") from None
+    except IsADirectoryError:
+        raise InputError(path, "is a folder, expected a model file") from None
+    except OSError as error:
+        raise InputError(path, f"cannot read: {error.strerror}") from None
+
+
+def _frame(frame: SourceFrame) -> dict[str, Any]:
+    return {"file": frame.file, "line": frame.line, "function": frame.function}
+
+
+def _document(path: str, model: ModelOperators) -> dict[str, Any]:
+    return {
+        "model": path,
+        "format": model.format,
+        "notes": list(model.notes),
+        "operators": [
+            {
+                "id": operator.id,
+                "op_type": operator.op_type,
+                "name": operator.name,
+                "locations": [_frame(frame) for frame in operator.locations],
+                "nn_module_stack": [
+                    {"key": m.key, "path": m.path, "type": m.type} for m in operator.nn_module_stack
+                ],
+            }
+            for operator in model.operators
+        ],
+    }
+
+
+def _location_text(operator: SourceOperator) -> str:
+    frames = operator.user_frames() or operator.locations[-1:]
+    return " > ".join(f"{Path(f.file).name}:{f.line}" for f in frames)
+
+
+@click.command("operators")
+@click.argument("model", metavar="MODEL")
+@click.option("--json", "as_json", is_flag=True, help="Print the operators as JSON on stdout.")
+@guarded
+def command(model: str, as_json: bool) -> None:
+    """List MODEL's canonical source_operator ids, operator types and source locations.
+
+    MODEL is an ONNX, PT2, TOSA (flatbuffer or MLIR text) or VGF file. Locations show the user
+    frames (library frames omitted) as file:line, outermost first.
+    """
+    found = model_operators(_read_model(model), model)
+    if as_json:
+        click.echo(json.dumps(_document(model, found), indent=2))
+        return
+    table = Table(title=f"{model} ({found.format}, {len(found.operators)} operators)")
+    table.add_column("ID", no_wrap=True)
+    table.add_column("Type", min_width=12, overflow="fold")
+    table.add_column("Name", min_width=12, overflow="fold")
+    table.add_column("Location", min_width=16, overflow="fold")
+    for operator in found.operators:
+        table.add_row(operator.id, operator.op_type, operator.name, _location_text(operator))
+    # A pipe or a file gets a wide table rather than rich's 80-column default.
+    console = Console(soft_wrap=False, width=None if sys.stdout.isatty() else PIPE_WIDTH)
+    console.print(table)
+    for note in found.notes:
+        console.print(f"note: {note}", markup=False, highlight=False)

@@ -238,3 +238,16 @@ def test_cli_json_output(tmp_path: Path) -> None:
 
 def test_same_inputs_give_the_same_document() -> None:
     assert _document("portable") == _document("portable")
+
+
+def test_perfline_analyze_dispatches_etrecord_etdump(tmp_path: Path) -> None:
+    from perfline.clients.cli import cli
+
+    record, dump = pair("portable")
+    outcome = CliRunner().invoke(
+        cli, ["analyze", str(record), str(dump), "--json", "--output-dir", str(tmp_path)]
+    )
+    assert outcome.exit_code == 0, outcome.output
+    result = json.loads(outcome.output)["results"][0]
+    assert result["mode"] == "measured"
+    assert any(entity["kind"] == "code_line" for entity in result["entities"])

@@ -17,10 +17,15 @@ from typing import Any, ParamSpec, TypeVar
 
 import click
 
-from perfline.core.collapse_rules import CollapseRule, parse_rule
+from perfline.core.collapse_rules import parse_rule
 from perfline.core.errors import InputError, Problem
 from perfline.core.pipeline import PipelineSettings
 from perfline.core.render_text import render_text
+from perfline.core.workspace_config import (
+    CONFIG_FILE_NAME,
+    WorkspaceConfig,
+    parse_workspace_config,
+)
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 1
@@ -92,14 +97,43 @@ def collapse_options(function: Callable[P, R]) -> Callable[P, R]:
     )(function)
 
 
+def find_config(explicit: str | None, near: str) -> Path | None:
+    """``--config`` if given, else the nearest ``perfline.toml`` from ``near``'s folder upwards."""
+    if explicit is not None:
+        return Path(explicit)
+    if near == "-":
+        return None
+    folder = Path(near).resolve().parent
+    for candidate in (folder, *folder.parents):
+        config = candidate / CONFIG_FILE_NAME
+        if config.is_file():
+            return config
+    return None
+
+
+def load_config(path: Path | None) -> WorkspaceConfig:
+    """The parsed configuration (the empty default without a file)."""
+    if path is None:
+        return WorkspaceConfig()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise InputError(str(path), f"cannot read: {error.strerror or error}") from None
+    return parse_workspace_config(text, source=str(path))
+
+
 def pipeline_settings(
     collapse: tuple[str, ...],
     no_default_collapse: bool,
-    extra_rules: tuple[CollapseRule, ...] = (),
+    config: WorkspaceConfig | None = None,
 ) -> PipelineSettings:
-    """Settings from the command-line collapse options plus rules from configuration."""
-    rules = tuple(extra_rules) + tuple(parse_rule(text) for text in collapse)
-    return PipelineSettings(collapse_rules=rules, use_backend_defaults=not no_default_collapse)
+    """Settings from the configuration's ``[filtering]`` plus the command-line options."""
+    config = config or WorkspaceConfig()
+    rules = config.collapse_rules + tuple(parse_rule(text) for text in collapse)
+    return PipelineSettings(
+        collapse_rules=rules,
+        use_backend_defaults=config.use_backend_defaults and not no_default_collapse,
+    )
 
 
 def to_json_text(document: Mapping[str, Any]) -> str:

@@ -7,7 +7,9 @@ import click
 from perfline.clients.cli.common import (
     collapse_options,
     emit,
+    find_config,
     guarded,
+    load_config,
     pipeline_settings,
     read_json,
     write_output,
@@ -29,12 +31,20 @@ from perfline.core.pipeline import postprocess
     default=None,
     help="Where mlia-output/mlia-output.json is written (default: current folder).",
 )
+@click.option(
+    "--config",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="perfline.toml whose [filtering] collapse rules apply (default: the nearest "
+    "perfline.toml from the document's folder upwards).",
+)
 @collapse_options
 @guarded
 def command(
     document: str,
     as_json: bool,
     output_dir: str | None,
+    config: str | None,
     collapse: tuple[str, ...],
     no_default_collapse: bool,
 ) -> None:
@@ -44,7 +54,9 @@ def command(
     OUTPUT_DIR/mlia-output/mlia-output.json.
     """
     raw = read_json(document)
-    settings = pipeline_settings(collapse, no_default_collapse)
+    settings = pipeline_settings(
+        collapse, no_default_collapse, load_config(find_config(config, document))
+    )
     source = "<stdin>" if document == "-" else document
     processed = postprocess(raw, settings, source=source)
     write_output(processed, output_dir)

@@ -39,14 +39,22 @@ def minimal_document() -> dict[str, Any]:
                         {
                             "entity_id": "chain/0",
                             "metrics": [
-                                {"name": "op_cycles", "value": 4, "unit": "cycles",
-                                 "aggregation": "sum"}
+                                {
+                                    "name": "op_cycles",
+                                    "value": 4,
+                                    "unit": "cycles",
+                                    "aggregation": "sum",
+                                }
                             ],
                         }
                     ],
                     "entities": [
-                        {"id": "chain/0", "kind": "chain", "name": "Chain 0",
-                         "child_ids": ["source_operator/a"]},
+                        {
+                            "id": "chain/0",
+                            "kind": "chain",
+                            "name": "Chain 0",
+                            "child_ids": ["source_operator/a"],
+                        },
                         {"id": "source_operator/a", "kind": "source_operator", "name": "a"},
                     ],
                     "entity_kinds": copy.deepcopy(NX_KINDS),

@@ -18,8 +18,7 @@ CASE = CASES / "worked" / "01_two_resize_chains_sum.json"
 
 
 def test_report_json_writes_the_output_file(tmp_path: Path) -> None:
-    result = CliRunner().invoke(cli, ["report", str(CASE), "--json", "--output-dir",
-                                      str(tmp_path)])
+    result = CliRunner().invoke(cli, ["report", str(CASE), "--json", "--output-dir", str(tmp_path)])
     assert result.exit_code == 0, result.output
     printed = json.loads(result.stdout)
     written = tmp_path / "mlia-output" / "mlia-output.json"
@@ -28,8 +27,9 @@ def test_report_json_writes_the_output_file(tmp_path: Path) -> None:
 
 
 def test_report_text_fits_80_columns(tmp_path: Path) -> None:
-    result = CliRunner().invoke(cli, ["report", str(CASE), "--output-dir", str(tmp_path)],
-                                terminal_width=80)
+    result = CliRunner().invoke(
+        cli, ["report", str(CASE), "--output-dir", str(tmp_path)], terminal_width=80
+    )
     assert result.exit_code == 0, result.output
     assert "Result 1: Performance" in result.stdout
     assert "Breakdowns:" in result.stdout
@@ -74,8 +74,48 @@ def test_schema_and_version() -> None:
 
 def test_module_entry_point_runs(tmp_path: Path) -> None:
     completed = subprocess.run(
-        [sys.executable, "-m", "perfline", "report", str(CASE), "--json", "--output-dir",
-         str(tmp_path)], capture_output=True, text=True, check=False, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "perfline",
+            "report",
+            str(CASE),
+            "--json",
+            "--output-dir",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
     )
     assert completed.returncode == 0, completed.stderr
     assert json.loads(completed.stdout)["schema_version"] == "1.2.0"
+
+
+def test_report_applies_collapse_rules_from_perfline_toml(tmp_path: Path) -> None:
+    case = CASES / "probes" / "P08_collapse_prunes_records_and_materializes_links.json"
+    args = (case.with_suffix(".args")).read_text().split()
+    kind, attribute, globs = args[1].split(":", 2)
+    glob_list = ", ".join(json.dumps(g) for g in globs.split(","))
+    (tmp_path / "perfline.toml").write_text(
+        f"[filtering]\ncollapse = [{{ kind = {json.dumps(kind)}, "
+        f"attribute = {json.dumps(attribute)}, globs = [{glob_list}] }}]\n"
+    )
+    document = tmp_path / "doc.json"
+    document.write_text(case.read_text())
+    result = CliRunner().invoke(
+        cli, ["report", str(document), "--json", "--output-dir", str(tmp_path)]
+    )
+    assert result.exit_code == 0, result.stderr
+    expected = json.loads(case.with_name(case.stem + ".expected.json").read_text())
+    assert canonical(json.loads(result.stdout)) == canonical(expected)
+
+
+def test_report_names_the_line_of_a_bad_perfline_toml(tmp_path: Path) -> None:
+    (tmp_path / "perfline.toml").write_text("[filtering]\ncollapse = 3\n")
+    document = tmp_path / "doc.json"
+    document.write_text(CASE.read_text())
+    result = CliRunner().invoke(cli, ["report", str(document)])
+    assert result.exit_code == 2
+    assert "perfline.toml" in result.stderr and "line 2" in result.stderr

@@ -9,11 +9,23 @@ from tests.foundation.documents import minimal_document
 def test_sections_and_unavailable_reason() -> None:
     document = minimal_document()
     document["results"][0]["metrics"].append(
-        {"name": "cpu_utilization", "unit": "%", "availability": "unavailable",
-         "reason": "CPU utilization data is not available."})
+        {
+            "name": "cpu_utilization",
+            "unit": "%",
+            "availability": "unavailable",
+            "reason": "CPU utilization data is not available.",
+        }
+    )
     text = render_text(document, width=80)
-    for heading in ("Target information:", "Model information:", "Backends:",
-                    "Result 1: Performance", "Metrics:", "Entities:", "Breakdowns:"):
+    for heading in (
+        "Target information:",
+        "Model information:",
+        "Backends:",
+        "Result 1: Performance",
+        "Metrics:",
+        "Entities:",
+        "Breakdowns:",
+    ):
         assert heading in text
     assert "CPU utilization data is not available." in text
     assert all(len(line) <= 80 for line in text.splitlines())
@@ -23,8 +35,12 @@ def test_sections_and_unavailable_reason() -> None:
 def test_reason_column_only_when_an_entity_has_a_reason() -> None:
     document = minimal_document()
     document["results"][0]["checks"] = [
-        {"id": "nx_support_0", "status": "fail", "entity_id": "source_operator/a",
-         "details": {"reasons": [{"description": "Unsupported data type", "detail": "int64"}]}}
+        {
+            "id": "nx_support_0",
+            "status": "fail",
+            "entity_id": "source_operator/a",
+            "details": {"reasons": [{"description": "Unsupported data type", "detail": "int64"}]},
+        }
     ]
     text = render_text(document, width=100)
     assert "Reason" in text

@@ -1,0 +1,174 @@
+"""Running the estimator (and the TOSA converter) through stand-in executables written here."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from perfline.clients.cli import cli
+from tests.nx_estimator._data import DSCNN_VGF
+from tests.nx_estimator.test_vgf_labels import write_outputs
+
+
+def _script(path: Path, body: str) -> Path:
+    path.write_text(f"#!{sys.executable}\nimport sys, os, shutil, json\n{body}\n")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return path
+
+
+def _estimator(tmp_path: Path, *, fail: bool = False, skip_summary: bool = False) -> Path:
+    prepared = tmp_path / "prepared"
+    prepared.mkdir()
+    write_outputs(prepared)
+    body = f"""
+args = sys.argv[1:]
+name = args[args.index("-o") + 1]
+json.dump({{"args": args, "cwd": os.getcwd()}}, open("call.json", "w"))
+if {fail!r}:
+    for n in range(30):
+        print(f"diagnostic line {{n}}")
+    sys.exit(3)
+for kind in ("performance_database.dat", "debug_database.dat", "network_performance_summary.json"):
+    if {skip_summary!r} and kind.endswith(".json"):
+        continue
+    shutil.copy(os.path.join({str(prepared)!r}, "dscnn_int_dbg_" + kind), name + "_" + kind)
+"""
+    return _script(tmp_path / "graph-compiler-performance-estimator", body)
+
+
+def _analyze(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, ["analyze", *args])
+    return result.exit_code, result.output
+
+
+def test_successful_run_gives_the_same_result_as_its_outputs(tmp_path: Path) -> None:
+    estimator = _estimator(tmp_path)
+    system = tmp_path / "sys.ini"
+    system.write_text("[system]\n")
+    out = tmp_path / "out"
+    code, output = _analyze(
+        str(DSCNN_VGF),
+        "--estimator",
+        str(estimator),
+        "--system-config",
+        str(system),
+        "--output-dir",
+        str(out),
+        "--json",
+    )
+    assert code == 0, output
+    document = json.loads(output)
+    workdir = out / "nx-performance-estimator"
+    call = json.loads((workdir / "call.json").read_text())
+    assert call["args"] == [
+        "-i",
+        str(DSCNN_VGF.resolve()),
+        "-o",
+        "dscnn_int_dbg",
+        "-s",
+        str(system.resolve()),
+    ]
+    assert Path(call["cwd"]).resolve() == workdir.resolve()
+    assert (out / "nx_performance_statistics.json").is_file()
+    backend = document["backends"][-1]
+    assert backend["configuration"] == {"system_config": "sys", "compiler_config": "default"}
+    code, from_files = _analyze(
+        str(DSCNN_VGF), str(workdir), "--output-dir", str(tmp_path / "o2"), "--json"
+    )
+    assert code == 0, from_files
+    assert json.loads(from_files)["results"] == document["results"]
+
+
+def test_non_zero_exit_quotes_the_last_20_lines(tmp_path: Path) -> None:
+    estimator = _estimator(tmp_path, fail=True)
+    code, output = _analyze(
+        str(DSCNN_VGF), "--estimator", str(estimator), "--output-dir", str(tmp_path / "out")
+    )
+    assert code == 1
+    assert "return code 3" in output
+    assert "diagnostic line 29" in output and "diagnostic line 10" in output
+    assert "diagnostic line 9\n" not in output
+
+
+def test_missing_output_is_named(tmp_path: Path) -> None:
+    estimator = _estimator(tmp_path, skip_summary=True)
+    out = tmp_path / "out"
+    code, output = _analyze(str(DSCNN_VGF), "--estimator", str(estimator), "--output-dir", str(out))
+    assert code == 1
+    missing = out / "nx-performance-estimator" / "dscnn_int_dbg_network_performance_summary.json"
+    assert f"Expected output file '{missing}'" in output.replace("\n", "")
+
+
+def test_estimator_must_be_an_executable(tmp_path: Path) -> None:
+    not_executable = tmp_path / "estimator.txt"
+    not_executable.write_text("")
+    code, output = _analyze(
+        str(DSCNN_VGF), "--estimator", str(not_executable), "--output-dir", str(tmp_path)
+    )
+    assert code == 2
+    assert "expected the estimator executable" in output
+
+
+def test_tosa_is_converted_first_with_model_converter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    _script(
+        tools / "model-converter",
+        f"""
+args = sys.argv[1:]
+assert "--emit-debug-info" in args
+target = args[args.index("-o") + 1]
+json.dump(args, open(os.path.join(os.path.dirname(target), "converter.json"), "w"))
+shutil.copy({str(DSCNN_VGF)!r}, target)
+""",
+    )
+    monkeypatch.setenv("PATH", f"{tools}{os.pathsep}{os.environ.get('PATH', '')}")
+    tosa = tmp_path / "dscnn_int_dbg.tosa"
+    tosa.write_bytes(b"stand-in TOSA flatbuffer")
+    estimator = _estimator(tmp_path)
+    out = tmp_path / "out"
+    code, output = _analyze(
+        str(tosa), "--estimator", str(estimator), "--output-dir", str(out), "--json"
+    )
+    assert code == 0, output
+    document = json.loads(output)
+    converted = out / "ml-sdk-model-converter" / "dscnn_int_dbg.vgf"
+    assert converted.is_file()
+    assert json.loads((converted.parent / "converter.json").read_text())[:2] == [
+        "-i",
+        str(tosa.resolve()),
+    ]
+    assert [b["id"] for b in document["backends"]] == [
+        "ml-sdk-model-converter",
+        "nx-performance-estimator",
+    ]
+
+
+def test_tosa_without_model_converter_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if shutil.which("model-converter"):
+        pytest.skip("a real model-converter is installed")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    tosa = tmp_path / "m.tosa"
+    tosa.write_bytes(b"x")
+    code, output = _analyze(str(tosa), "--output-dir", str(tmp_path))
+    assert code == 2
+    assert "model-converter" in output
+
+
+def test_unrecognized_input_is_named(tmp_path: Path) -> None:
+    other = tmp_path / "notes.txt"
+    other.write_text("hello")
+    code, output = _analyze(str(other), "--output-dir", str(tmp_path))
+    assert code == 2
+    assert str(other) in output and "unrecognized input" in output

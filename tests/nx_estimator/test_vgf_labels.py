@@ -1,0 +1,241 @@
+"""Estimator outputs for the real DS-CNN VGF (real SPIR-V ids, ExecuTorch JSON labels).
+
+The test writes the estimator's three files in the documented format for
+``dscnn_int_dbg.vgf``: one chain per convolution (with its rescale) or other
+operation, two stripes per chain, labels = the VGF's own debug names (one as a
+``TOSA<OP>_spirv_id_<N>`` placeholder), one operation also on the Execution
+Engine, and the final reshape left out as the estimator may do.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+from perfline.clients.cli import cli
+from perfline.core.formats.vgf import SegmentGraph, read_segments
+from perfline.core.json_schema import document_json_schema
+from tests.nx_estimator._data import DSCNN_VGF, PERFORMANCE_HEADER, container, performance_row
+
+NAME = "dscnn_int_dbg"
+TYPES = {"DEPTHWISE_CONV2D": "DepthwiseConv2D", "CONV2D": "Conv2D", "RESCALE": "Rescale"}
+SKIPPED = 185  # the last RESHAPE: not scheduled by the (stand-in) estimator
+PLACEHOLDER = 141  # first RESHAPE: labelled TOSARESHAPE_spirv_id_141
+ON_EE = 177  # AVG_POOL2D: also reported as a shader operation
+
+
+def _segment() -> SegmentGraph:
+    (segment,) = read_segments(DSCNN_VGF.read_bytes(), str(DSCNN_VGF))
+    return segment
+
+
+def _chains(segment: SegmentGraph) -> list[list[int]]:
+    chains: list[list[int]] = []
+    for operation in segment.operations():
+        if operation.result_id == SKIPPED:
+            continue
+        if operation.op_name == "RESCALE" and chains and len(chains[-1]) == 1:
+            chains[-1].append(operation.result_id)
+        else:
+            chains.append([operation.result_id])
+    return chains
+
+
+def write_outputs(folder: Path) -> dict[str, Any]:
+    """Write the three estimator files; return what the test expects from them."""
+    segment = _segment()
+    names = segment.debug_names
+    op_names = {op.result_id: op.op_name for op in segment.operations()}
+    chains = _chains(segment)
+    tosa_rows, fused_rows, chain_rows, cascade_rows, stripe_rows, perf_rows = [], [], [], [], [], []
+    shader_rows: list[str] = []
+    expected_op_cycles: dict[str, int] = {}
+    stripe = 0
+    for k, members in enumerate(chains):
+        fused_ids = []
+        for rid in members:
+            label = f"TOSA{op_names[rid]}_spirv_id_{rid}" if rid == PLACEHOLDER else names[rid]
+            op_type = TYPES.get(op_names[rid], op_names[rid].title())
+            tosa_rows.append(f"{1000 + rid}, {op_type}, {label};")
+            fused_rows.append(f"{2000 + rid}, {1000 + rid};")
+            fused_ids.append(f"{2000 + rid}")
+            if rid == ON_EE:
+                shader_rows.append(f"{5000 + rid}, {label};")
+        chain_rows.append(f"{3000 + k}, {';'.join(fused_ids)};")
+        cascade_rows.append(f"{4000 + k}, {3000 + k};")
+        total = 0
+        for _ in range(2):
+            op_cycles = 10 * (k + 1) + stripe
+            perf_rows.append(performance_row(stripe, op_cycles, op_cycles + 7, (64, 8, 3)))
+            stripe_rows.append(f"{stripe}, {3000 + k}, {4000 + k}")
+            total += op_cycles
+            stripe += 1
+        expected_op_cycles[f"chain/segment_0/{3000 + k}"] = total
+    (folder / f"{NAME}_performance_database.dat").write_text(
+        container("performance_database", [("performance", [PERFORMANCE_HEADER, *perf_rows])])
+    )
+    (folder / f"{NAME}_debug_database.dat").write_text(
+        container(
+            "debug_database",
+            [
+                ("tosa_op_id", ['"id", "tosa_op", "api_labels"', *tosa_rows]),
+                ("shader_op_id", ['"id", "api_labels"', *shader_rows]),
+                ("fused_op_id", ['"id", "tosa_op_ids"', *fused_rows]),
+                ("chain_op_id", ['"id", "fused_op_ids"', *chain_rows]),
+                ("cascade_op_id", ['"id", "op_ids"', *cascade_rows]),
+                ("stripe_op_id", ['"id", "op_id", "cascade_op_id"', *stripe_rows]),
+            ],
+        )
+    )
+    summary = {
+        "compiled_size": {"unit": "bytes", "value": 40000},
+        "network_performance": {
+            "compute_cycles": {"unit": "cc", "value": 15000},
+            "dram_footprint": {"unit": "bytes", "value": 9000},
+            "inference_time": {"unit": "ms", "value": 0.02},
+            "infs_per_sec": {"unit": "inf/s", "value": 49999.5},
+            "total_cycles": {"unit": "cc", "value": 20000},
+            "cache1": {"cycles": {"unit": "cc", "value": 5}},
+        },
+    }
+    (folder / f"{NAME}_network_performance_summary.json").write_text(json.dumps(summary))
+    return {"op_cycles": expected_op_cycles, "chains": chains}
+
+
+@pytest.fixture(scope="module")
+def processed(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict[str, Any]]:
+    run = tmp_path_factory.mktemp("run")
+    expected = write_outputs(run)
+    output = tmp_path_factory.mktemp("out")
+    result = CliRunner().invoke(
+        cli, ["analyze", str(DSCNN_VGF), str(run), "--output-dir", str(output), "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout), expected
+
+
+def _by_id(result: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {entity["id"]: entity for entity in result["entities"]}
+
+
+def test_valid_document_with_summary_metrics(
+    processed: tuple[dict[str, Any], dict[str, Any]],
+) -> None:
+    document, _ = processed
+    jsonschema.validate(document, document_json_schema())
+    assert document["model"]["name"] == "dscnn_int_dbg.vgf"
+    assert document["model"]["format"] == "vgf"
+    metrics = {m["name"]: m for m in document["results"][0]["metrics"]}
+    assert metrics["total_cycles"]["value"] == 20000
+    assert metrics["inferences_per_second"]["value"] == pytest.approx(1000 / 0.02)
+    assert metrics["infs_per_sec"]["value"] == 49999.5
+    assert metrics["target_utilization"]["value"] == pytest.approx(15000 / 20000 * 100)
+    assert metrics["cache_cycles"]["value"] == 5
+    assert metrics["cache_read_bytes"]["value"] == 0  # missing member counts as 0
+    assert metrics["dram_cycles"]["value"] == 0
+    assert metrics["model_weight_memory"]["availability"] == "unavailable"
+
+
+def test_chains_link_source_operators_with_real_spirv_ids(
+    processed: tuple[dict[str, Any], dict[str, Any]],
+) -> None:
+    document, expected = processed
+    result = document["results"][0]
+    entities = _by_id(result)
+    breakdowns = {b["entity_id"]: b for b in result["breakdowns"]}
+    for chain_id, op_cycles in expected["op_cycles"].items():
+        metrics = {m["name"]: m["value"] for m in breakdowns[chain_id]["metrics"]}
+        assert metrics["op_cycles"] == op_cycles
+    first_conv = entities["source_operator/segment_0/spirv-147"]
+    assert first_conv["name"] == "tosa.DEPTHWISE_CONV2D.default"
+    assert first_conv["placement"] == "NX"
+    assert first_conv["attributes"]["operator_types"] == ["DepthwiseConv2D"]
+    assert "chain/segment_0/3001" in first_conv["parent_ids"]
+    # The placeholder label resolved to its SPIR-V id.
+    assert "chain/segment_0/3000" in entities["source_operator/segment_0/spirv-141"]["parent_ids"]
+    # On NX (in a chain) and on the Execution Engine.
+    assert entities[f"source_operator/segment_0/spirv-{ON_EE}"]["placement"] == "NX/EE"
+    # The operation the estimator skipped is still there, under its segment, unplaced.
+    skipped = entities[f"source_operator/segment_0/spirv-{SKIPPED}"]
+    assert skipped["parent_ids"] == ["segment/0"]
+    assert "placement" not in skipped
+    assert entities["segment/0"]["name"] == "graph_segment_0"
+
+
+def test_code_lines_of_the_model_source_carry_projected_figures(
+    processed: tuple[dict[str, Any], dict[str, Any]],
+) -> None:
+    document, _ = processed
+    result = document["results"][0]
+    entities = _by_id(result)
+    # Default collapse removed torch/executorch frames; user frames stay.
+    stacks = [e for e in entities.values() if e["kind"] == "code_stack"]
+    assert stacks
+    assert all("/site-packages/" not in e["attributes"]["file"] for e in stacks)
+    lines = {
+        e["attributes"]["line"]: e["id"]
+        for e in entities.values()
+        if e["kind"] == "code_line" and e["attributes"]["file"] == "/home/dev/kws/dscnn.py"
+    }
+    assert {24, 26, 40, 41, 42, 44} <= set(lines)
+    assert any(e["kind"] == "nn_module" for e in entities.values())
+    breakdowns = {b["entity_id"]: b for b in result["breakdowns"]}
+    for line in (24, 26, 40, 42):
+        figures = {m["name"]: m for m in breakdowns[lines[line]]["metrics"]}
+        assert figures["op_cycles"]["value"] > 0
+        assert figures["op_cycles"]["aggregation"] == "sum"
+
+
+def test_compatibility_result(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    write_outputs(run)
+    result = CliRunner().invoke(
+        cli,
+        [
+            "analyze",
+            str(DSCNN_VGF),
+            str(run),
+            "--compatibility",
+            "--output-dir",
+            str(tmp_path),
+            "--json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    (compat,) = document["results"]
+    assert compat["kind"] == "compatibility"
+    assert compat["status"] == "ok"
+    checks = compat["checks"]
+    assert [c["id"] for c in checks] == [f"nx_support_{n}" for n in range(len(checks))]
+    assert all(c["status"] == "pass" and c["details"] == {"reasons": []} for c in checks)
+    entities = _by_id(compat)
+    assert entities[f"source_operator/segment_0/spirv-{ON_EE}"]["placement"] == "NX/EE"
+    # 22 NX records + 1 EE record.
+    (metric,) = compat["metrics"]
+    assert metric["name"] == "accelerator_operator_percentage"
+    assert metric["value"] == pytest.approx(22 / 23 * 100)
+    text = CliRunner().invoke(
+        cli, ["analyze", str(DSCNN_VGF), str(run), "--compatibility", "--output-dir", str(tmp_path)]
+    )
+    assert text.exit_code == 0, text.output
+    assert "Placement" in text.stdout and "Reason" not in text.stdout
+
+
+def test_placeholder_for_an_unknown_spirv_id_names_the_place(tmp_path: Path) -> None:
+    write_outputs(tmp_path)
+    debug = tmp_path / f"{NAME}_debug_database.dat"
+    debug.write_text(debug.read_text().replace("spirv_id_141", "spirv_id_99999"))
+    result = CliRunner().invoke(
+        cli, ["analyze", str(DSCNN_VGF), str(tmp_path), "--output-dir", str(tmp_path)]
+    )
+    assert result.exit_code == 2
+    assert str(debug) in result.output
+    assert "table tosa_op_id, id 1141, column api_labels" in result.output
+    assert "99999" in result.output

@@ -28,10 +28,12 @@ from typing import Any
 from perfline.core.backends.nx_common.records import SegmentInput, SegmentSpirv
 from perfline.core.backends.nx_common.segment_warnings import compute_segments_warning
 from perfline.core.backends.nx_estimator import PRODUCER
+from perfline.core.backends.nx_estimator.advice import Convolution
 from perfline.core.backends.nx_estimator.compatibility import build_compatibility_result
 from perfline.core.backends.nx_estimator.debug_db import read_debug_database
 from perfline.core.backends.nx_estimator.performance_db import read_performance_database
 from perfline.core.backends.nx_estimator.result import EstimatedSegment, build_performance_result
+from perfline.core.backends.nx_estimator.spirv_convolutions import segment_convolutions
 from perfline.core.backends.nx_estimator.statistics import performance_statistics
 from perfline.core.backends.nx_estimator.summary import read_summary
 from perfline.core.envelope import build_document, iso_timestamp, model_info, run_id_for, sha256_hex
@@ -287,6 +289,7 @@ def analyze_outputs(
     mtimes: list[float] = []
     inputs: list[SegmentInput] = []
     estimated: list[EstimatedSegment] = []
+    convolutions: list[Convolution] = []
     for output, index, name, graph in _match_segments(model, segments, outputs):
         perf_bytes = _read(output.performance, hashes, mtimes)
         debug_bytes = _read(output.debug, hashes, mtimes)
@@ -298,6 +301,9 @@ def analyze_outputs(
         spirv = None
         if graph is not None and graph.spirv is not None:
             spirv = SegmentSpirv(graph.operation_ids, dict(graph.debug_names))
+            convolutions.extend(
+                segment_convolutions(index, graph.module.spirv_words, graph.spirv.operations)
+            )
         segment = SegmentInput(index, name, stripes, links, spirv, str(output.debug))
         inputs.append(segment)
         estimated.append(EstimatedSegment(segment, summary, output.summary_name))
@@ -312,7 +318,9 @@ def analyze_outputs(
         results.append(build_compatibility_result(inputs, warnings=warnings))
     if performance:
         outcome = build_performance_result(
-            estimated, skipped_compute_segments=segments.compute_names
+            estimated,
+            skipped_compute_segments=segments.compute_names,
+            convolutions=convolutions,
         )
         results.append(outcome.result)
         statistics = performance_statistics(outcome.view)

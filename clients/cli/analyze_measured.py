@@ -74,9 +74,17 @@ def raw_measured_document(
 def _capture_document(
     inputs: Sequence[str], profiling_data: Sequence[str], cli_arguments: Sequence[str]
 ) -> dict[str, Any]:
-    raise InputError(
-        "perfline analyze",
-        Problem("--profiling-data", "structured captures are not readable in this build yet"),
+    from perfline.server.ingest.capture import load_capture_document
+
+    if len(inputs) > 1:
+        raise InputError(
+            "perfline analyze",
+            Problem("arguments", f"at most one model (.vgf) with --profiling-data; got {inputs}"),
+        )
+    return load_capture_document(
+        [Path(item) for item in profiling_data],
+        model=Path(inputs[0]) if inputs else None,
+        cli_arguments=cli_arguments,
     )
 
 

@@ -65,11 +65,11 @@ def mode1(block: int, slot: int, core: int, **counters: int) -> Task:
 DEBUG_DATABASE = "\n".join(
     [
         "id\ttosa_op\tapi_labels",
-        "10\tConv2D\tTOSACONV2D_spirv_id_504;",
-        "11\tClamp\tTOSACLAMP_spirv_id_505;",
+        "10\tConv2D\tTOSACONV2D_spirv_id_141;",
+        "11\tClamp\tTOSACLAMP_spirv_id_147;",
         "----",
         "id\tapi_label",
-        "100\tTOSACONV2D_spirv_id_504",
+        "100\tTOSACONV2D_spirv_id_141",
         "----",
         "id\ttosa_op_ids",
         "20\t10;11;",

@@ -1,0 +1,68 @@
+"""The measured performance result of structured captures (and VGF ETDump payloads).
+
+Stripe rows (decoded counters) and debug links per segment go through the
+shared NX construction (chains, cascades, source operators, breakdowns on
+chains and cascades summed over their stripes). Model level, per segment:
+``compute_cycles`` = sum of op cycles and ``total_cycles`` = sum of total
+cycles, segments added in VGF order; no clock is applied, so time and
+throughput are unavailable. The result is ``mode: "measured"``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from perfline.core.backends.nx_common.metrics import model_metrics
+from perfline.core.backends.nx_common.records import SegmentInput
+from perfline.core.backends.nx_common.segment_warnings import compute_segments_warning
+from perfline.core.backends.nx_common.totals import combine_totals, totals_from_stripes
+from perfline.core.backends.nx_common.view import SegmentsView, build_segments_view
+
+PRODUCER = "neural-technology-profiling-data"
+COUNTERS_NOT_TIME = (
+    "Not available: neural statistics are accumulated activity counters with no clock or "
+    "timestamps."
+)
+NOT_IN_CAPTURE = "Not available: the capture does not contain this figure."
+
+
+def measured_nx_result(
+    segments: Sequence[SegmentInput],
+    *,
+    warnings: Sequence[str] = (),
+    skipped_compute_segments: Sequence[str] = (),
+) -> tuple[dict[str, Any], SegmentsView]:
+    """The ``mode: measured`` performance result of decoded segments."""
+    view = build_segments_view(segments)
+    totals = combine_totals([totals_from_stripes(t) for t in view.segment_totals])
+    reasons = {
+        "inference_time": COUNTERS_NOT_TIME,
+        "infs_per_sec": COUNTERS_NOT_TIME,
+        "inferences_per_second": COUNTERS_NOT_TIME,
+        "cache_cycles": NOT_IN_CAPTURE,
+        "dram_cycles": NOT_IN_CAPTURE,
+        "compiled_size": NOT_IN_CAPTURE,
+        "cache_read_bytes": NOT_IN_CAPTURE,
+        "cache_write_bytes": NOT_IN_CAPTURE,
+        "dram_read_bytes": NOT_IN_CAPTURE,
+        "dram_write_bytes": NOT_IN_CAPTURE,
+        "dram_footprint": NOT_IN_CAPTURE,
+    }
+    all_warnings = list(warnings)
+    compute_warning = compute_segments_warning(skipped_compute_segments)
+    if compute_warning:
+        all_warnings.append(compute_warning)
+    result: dict[str, Any] = {
+        "kind": "performance",
+        "status": "ok",
+        "producer": PRODUCER,
+        "warnings": all_warnings,
+        "errors": [],
+        "metrics": model_metrics(totals, reasons=reasons),
+        "breakdowns": view.breakdowns,
+        "mode": "measured",
+        "entities": view.entities,
+        "entity_kinds": view.entity_kinds,
+    }
+    return result, view

@@ -1,0 +1,353 @@
+"""I/O edge of structured captures: find, check and read the files; decode in ``core``.
+
+Accepts capture roots (a folder with ``capture.json``) or dispatch folders
+(``<root>/pipeline_N/session_N/dispatch_N`` with ``dispatch.json``), all of
+one capture. Rejects any symlink inside the capture, checks that every
+referenced file exists as a regular file with its declared size, that every
+dispatch input is referenced exactly once, and that ids are unique. The
+timestamp is the newest modification time of the files read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from perfline.core.backends.nx_capture.aggregation import decode_statistics, stripe_rows
+from perfline.core.backends.nx_capture.counters import counter_layout, device_generation
+from perfline.core.backends.nx_capture.debug_database import debug_links
+from perfline.core.backends.nx_capture.document import CaptureFacts, capture_document
+from perfline.core.backends.nx_capture.documents import (
+    Artifact,
+    CaptureDocument,
+    PipelineDocument,
+    read_capture_document,
+    read_dispatch_document,
+    read_pipeline_document,
+    read_session_document,
+)
+from perfline.core.backends.nx_capture.info import read_statistics_info
+from perfline.core.backends.nx_capture.selection import (
+    CapturedDispatch,
+    CapturedPipeline,
+    GraphSegment,
+    Selection,
+    select_dispatches,
+)
+from perfline.core.backends.nx_common.records import SegmentInput, SegmentSpirv
+from perfline.core.envelope import iso_timestamp, sha256_hex
+from perfline.core.errors import InputError, Problem
+from perfline.core.formats.spirv import parse_module
+from perfline.core.formats.vgf import read_segments
+
+CAPTURE_FILE = "capture.json"
+DISPATCH_FILE = "dispatch.json"
+_DISPATCH_PATH = re.compile(r"^pipeline_\d{6}/session_\d{6}/dispatch_\d{6}$")
+
+
+@dataclass
+class _Reads:
+    """Every file read: content hashes and modification times (for run id and timestamp)."""
+
+    hashes: list[str]
+    mtimes: list[float]
+
+    def bytes(self, path: Path, what: str) -> bytes:
+        try:
+            data = path.read_bytes()
+            mtime = path.stat().st_mtime
+        except FileNotFoundError:
+            raise InputError(str(path), f"no such {what}") from None
+        except OSError as error:
+            raise InputError(str(path), f"cannot read the {what}: {error.strerror}") from None
+        self.hashes.append(sha256_hex(data))
+        self.mtimes.append(mtime)
+        return data
+
+    def json(self, path: Path, what: str) -> Any:
+        data = self.bytes(path, what)
+        try:
+            return json.loads(data.decode("utf-8"))
+        except UnicodeDecodeError as error:
+            raise InputError(str(path), Problem(f"byte {error.start}", "not UTF-8 text")) from None
+        except json.JSONDecodeError as error:
+            raise InputError(
+                str(path),
+                Problem(f"line {error.lineno}, column {error.colno}", f"invalid JSON: {error.msg}"),
+            ) from None
+
+
+@dataclass(frozen=True)
+class _Pipeline:
+    folder: Path
+    document: PipelineDocument
+    captured: CapturedPipeline
+
+
+def load_capture_document(
+    inputs: Sequence[Path],
+    *,
+    model: Path | None = None,
+    cli_arguments: Sequence[str] = (),
+) -> dict[str, Any]:
+    """The raw (not post-processed) measured document of the selected dispatches."""
+    if not inputs:
+        raise InputError("--profiling-data", "expected a capture root or dispatch folder")
+    root, dispatch_inputs = _roots(inputs)
+    _reject_symlinks(root)
+    reads = _Reads([], [])
+    capture = read_capture_document(
+        reads.json(root / CAPTURE_FILE, "capture.json"), str(root / CAPTURE_FILE)
+    )
+    pipelines = _pipelines(root, capture, reads)
+    known = {d.folder for p in pipelines for d in p.captured.dispatches}
+    for folder in dispatch_inputs or ():
+        if folder not in known:
+            raise InputError(
+                str(root / folder), "this dispatch folder is not referenced by the capture"
+            )
+    segments: list[GraphSegment] | None = None
+    compute_names: list[str] = []
+    model_bytes: bytes | None = None
+    graphs = {}
+    if model is not None:
+        if model.suffix.lower() != ".vgf":
+            raise InputError(str(model), "structured captures need a .vgf model (or none)")
+        model_bytes = reads.bytes(model, "model")
+        segments = []
+        for graph in read_segments(model_bytes, str(model)):
+            if graph.type == "GRAPH":
+                segments.append(GraphSegment(graph.index, graph.name, graph.spirv_bytes))
+                graphs[graph.index] = graph
+            else:
+                compute_names.append(graph.name or f"segment_{graph.index}")
+        if not segments:
+            raise InputError(str(model), "no VGF graph segments to match with the capture")
+    selections = select_dispatches(
+        [p.captured for p in pipelines], dispatch_inputs, segments, str(root)
+    )
+    device = _device(capture, selections, root)
+    generation = device_generation(
+        device.name, device.vendor_id, str(root / CAPTURE_FILE), f"$.devices[id={device.id}]"
+    )
+    layout = counter_layout(generation, capture.mode, str(root / CAPTURE_FILE))
+    by_id = {p.document.id: p for p in pipelines}
+    decoded: list[SegmentInput] = []
+    statistics_files: list[str] = []
+    debug_files: list[str] = []
+    for selection in selections:
+        pipeline = by_id[selection.pipeline.id]
+        info_artifact = pipeline.document.artifacts["statistics_info"]
+        info_path = pipeline.folder / info_artifact.path
+        info = read_statistics_info(
+            reads.bytes(info_path, "statistics info"),
+            str(info_path),
+            is_text=info_artifact.path.endswith(".txt"),
+        )
+        statistics_path = root / selection.dispatch.folder / f"statistics_mode{capture.mode}.bin"
+        blocks = decode_statistics(
+            reads.bytes(statistics_path, "statistics file"), layout, str(statistics_path)
+        )
+        rows = stripe_rows(
+            blocks, info, statistics_source=str(statistics_path), info_source=str(info_path)
+        )
+        debug_path = pipeline.folder / pipeline.document.artifacts["debug_database"].path
+        links = debug_links(
+            reads.bytes(debug_path, "debug database"),
+            [row.stripe_id for row in rows],
+            str(debug_path),
+        )
+        if model is not None:
+            graph = graphs[selection.segment_index]
+            spirv = SegmentSpirv(graph.operation_ids, dict(graph.debug_names))
+        else:
+            module_path = pipeline.folder / pipeline.document.artifacts["shader_module"].path
+            module = parse_module(selection.pipeline.spirv, str(module_path))
+            spirv = SegmentSpirv(module.operation_ids, dict(module.debug_names))
+        decoded.append(
+            SegmentInput(
+                selection.segment_index, selection.segment_name, rows, links, spirv, str(debug_path)
+            )
+        )
+        statistics_files.append(str(statistics_path))
+        debug_files.append(str(debug_path))
+    if model is not None and model_bytes is not None:
+        model_name, model_format, content = model.name, "vgf", model_bytes
+    else:
+        only = by_id[selections[0].pipeline.id]
+        module_name = only.document.artifacts["shader_module"].path
+        model_name, model_format, content = module_name, "spv", selections[0].pipeline.spirv
+    facts = CaptureFacts(
+        capture_root=str(root),
+        device_name=device.name,
+        generation=generation,
+        vendor_id=device.vendor_id,
+        device_id=device.device_id,
+        mode=capture.mode,
+        counter_layout=layout.schema_id,
+        statistics_files=tuple(statistics_files),
+        debug_database_files=tuple(debug_files),
+        dispatch_folders=tuple(str(root / s.dispatch.folder) for s in selections),
+        warnings=capture.warnings,
+    )
+    return capture_document(
+        decoded,
+        facts,
+        model_name=model_name,
+        model_format=model_format,
+        model_bytes=content,
+        content_hashes=reads.hashes,
+        timestamp=iso_timestamp(max(reads.mtimes)),
+        skipped_compute_segments=compute_names,
+        cli_arguments=cli_arguments,
+    )
+
+
+def _roots(inputs: Sequence[Path]) -> tuple[Path, list[str] | None]:
+    roots: set[Path] = set()
+    dispatches: list[str] = []
+    root_inputs = 0
+    for path in inputs:
+        if path.is_symlink():
+            raise InputError(str(path), "is a symlink; captures must not contain symlinks")
+        if not path.is_dir():
+            raise InputError(str(path), "expected a capture root or dispatch folder")
+        if (path / CAPTURE_FILE).is_file():
+            roots.add(path.resolve())
+            root_inputs += 1
+        elif (path / DISPATCH_FILE).is_file():
+            resolved = path.resolve()
+            root = resolved.parent.parent.parent
+            relative = resolved.relative_to(root).as_posix()
+            if not _DISPATCH_PATH.match(relative) or not (root / CAPTURE_FILE).is_file():
+                raise InputError(
+                    str(path),
+                    "a dispatch folder must sit in pipeline_N/session_N/dispatch_N under a "
+                    "capture root holding capture.json",
+                )
+            roots.add(root)
+            dispatches.append(relative)
+        else:
+            raise InputError(str(path), f"holds neither {CAPTURE_FILE} nor {DISPATCH_FILE}")
+    if len(roots) != 1:
+        raise InputError(
+            "--profiling-data",
+            "all inputs must belong to one capture; roots: " + ", ".join(sorted(map(str, roots))),
+        )
+    if root_inputs and len(inputs) > 1:
+        raise InputError("--profiling-data", "give either the capture root or dispatch folders")
+    return roots.pop(), (None if root_inputs else dispatches)
+
+
+def _reject_symlinks(root: Path) -> None:
+    for folder, subfolders, files in os.walk(root, followlinks=False):
+        for name in [*subfolders, *files]:
+            entry = Path(folder) / name
+            if entry.is_symlink():
+                raise InputError(
+                    str(entry),
+                    Problem(
+                        str(entry.relative_to(root)),
+                        "symlinks are not allowed inside a capture",
+                    ),
+                )
+
+
+def _check_artifact(folder: Path, artifact: Artifact, owner: Path, where: str) -> Path:
+    path = folder / artifact.path
+    if not path.is_file():
+        raise InputError(str(owner), Problem(where, f"the referenced file {path} does not exist"))
+    actual = path.stat().st_size
+    if actual != artifact.size:
+        raise InputError(
+            str(owner),
+            Problem(
+                where,
+                f"declares size {artifact.size} for {artifact.path} but the file has "
+                f"{actual} bytes",
+            ),
+        )
+    return path
+
+
+def _pipelines(root: Path, capture: CaptureDocument, reads: _Reads) -> list[_Pipeline]:
+    pipelines: list[_Pipeline] = []
+    ids: dict[str, set[int]] = {"pipeline": set(), "session": set(), "dispatch": set()}
+
+    def unique(kind: str, identifier: int, owner: Path) -> None:
+        if identifier in ids[kind]:
+            raise InputError(str(owner), Problem("$.id", f"{kind} id {identifier} is used twice"))
+        ids[kind].add(identifier)
+
+    for reference in capture.pipelines:
+        document_path = root / reference.path
+        pipeline = read_pipeline_document(
+            reads.json(document_path, "pipeline.json"), str(document_path), reference.id
+        )
+        unique("pipeline", pipeline.id, document_path)
+        folder = document_path.parent
+        for index, artifact in enumerate(pipeline.artifacts.values()):
+            _check_artifact(folder, artifact, document_path, f"$.artifacts[{index}]")
+        module_path = folder / pipeline.artifacts["shader_module"].path
+        spirv = reads.bytes(module_path, "shader module")
+        dispatches: list[CapturedDispatch] = []
+        for session_reference in pipeline.sessions:
+            session_path = folder / session_reference.path
+            session = read_session_document(
+                reads.json(session_path, "session.json"),
+                str(session_path),
+                session_reference.id,
+                pipeline,
+            )
+            unique("session", session.id, session_path)
+            for dispatch_reference in session.dispatches:
+                dispatch_path = session_path.parent / dispatch_reference.path
+                dispatch = read_dispatch_document(
+                    reads.json(dispatch_path, "dispatch.json"),
+                    str(dispatch_path),
+                    dispatch_reference.id,
+                    session.id,
+                    capture.mode,
+                )
+                unique("dispatch", dispatch.id, dispatch_path)
+                _check_artifact(
+                    dispatch_path.parent, dispatch.statistics, dispatch_path, "$.artifacts[0]"
+                )
+                dispatches.append(
+                    CapturedDispatch(
+                        dispatch.id,
+                        dispatch_path.parent.relative_to(root).as_posix(),
+                        dispatch.executed_index,
+                    )
+                )
+        pipelines.append(
+            _Pipeline(
+                folder,
+                pipeline,
+                CapturedPipeline(
+                    pipeline.id,
+                    folder.relative_to(root).as_posix(),
+                    pipeline.friendly_name,
+                    pipeline.device_id,
+                    spirv,
+                    tuple(dispatches),
+                ),
+            )
+        )
+    return pipelines
+
+
+def _device(capture: CaptureDocument, selections: Sequence[Selection], root: Path) -> Any:
+    wanted = selections[0].pipeline.device_id
+    for device in capture.devices:
+        if device.id == wanted:
+            return device
+    raise InputError(
+        str(root / CAPTURE_FILE),
+        Problem("$.devices", f"no device with id {wanted} (used by the selected pipelines)"),
+    )

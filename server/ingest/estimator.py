@@ -36,9 +36,10 @@ from perfline.core.backends.nx_estimator.result import EstimatedSegment, build_p
 from perfline.core.backends.nx_estimator.spirv_convolutions import segment_convolutions
 from perfline.core.backends.nx_estimator.statistics import performance_statistics
 from perfline.core.backends.nx_estimator.summary import read_summary
+from perfline.core.backends.nx_estimator.vgf_checks import check_graph_shapes
 from perfline.core.envelope import build_document, iso_timestamp, model_info, run_id_for, sha256_hex
 from perfline.core.errors import InputError, Problem
-from perfline.core.formats.vgf import SegmentGraph, read_segments
+from perfline.core.formats.vgf import SegmentGraph, read_vgf, segment_graphs
 
 PERFORMANCE_SUFFIX = "_performance_database.dat"
 DEBUG_SUFFIX = "_debug_database.dat"
@@ -192,13 +193,20 @@ class ModelSegments:
     compute_names: tuple[str, ...]
 
 
-def model_segments(model: Path | None) -> ModelSegments:
-    """Read the VGF's segments; no model gives no segments."""
+def model_segments(model: Path | None, *, check_shapes: bool = False) -> ModelSegments:
+    """Read the VGF's segments; no model gives no segments.
+
+    ``check_shapes`` (before running the estimator) rejects graph segments
+    touching resources of unknown shape.
+    """
     if model is None:
         return ModelSegments((), ())
     if not model.name.lower().endswith(VGF_SUFFIXES):
         raise InputError(str(model), "expected a .vgf model here (convert TOSA first)")
-    segments = read_segments(_read(model), str(model))
+    vgf = read_vgf(_read(model), str(model))
+    if check_shapes:
+        check_graph_shapes(vgf, str(model))
+    segments = segment_graphs(vgf, str(model))
     graphs: list[SegmentGraph] = []
     compute: list[str] = []
     for segment in segments:
@@ -476,7 +484,7 @@ def run_estimator(
     """
     if not estimator.is_file() or not os.access(estimator, os.X_OK):
         raise InputError(str(estimator), "expected the estimator executable (a runnable file)")
-    segments = model_segments(model)
+    segments = model_segments(model, check_shapes=True)
     if len(segments.graphs) != 1 or segments.compute_names:
         raise InputError(
             str(model),

@@ -1,0 +1,93 @@
+"""VGF segment handling: unknown shapes, compute-only segments, multi-segment outputs."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from perfline.clients.cli import cli
+from perfline.core.backends.nx_estimator.vgf_checks import check_graph_shapes, unshaped_resources
+from perfline.core.errors import InputError
+from perfline.core.formats import vgf as vgf_format
+from perfline.server.ingest import estimator as ingest
+from tests.nx_estimator._data import DSCNN_VGF
+from tests.nx_estimator.test_vgf_labels import write_outputs
+
+
+def _vgf() -> vgf_format.VgfFile:
+    return vgf_format.read_vgf(DSCNN_VGF.read_bytes(), str(DSCNN_VGF))
+
+
+def test_real_vgf_is_fully_shaped() -> None:
+    vgf = _vgf()
+    assert unshaped_resources(vgf, vgf.segments[0]) == []
+    check_graph_shapes(vgf, "m.vgf")
+
+
+def test_unknown_dimension_is_named() -> None:
+    vgf = _vgf()
+    segment = vgf.segments[0]
+    input_index = segment.inputs[0].mrt_index
+    resources = list(vgf.resources)
+    resources[input_index] = dataclasses.replace(resources[input_index], shape=(1, -1, 49, 10))
+    broken = dataclasses.replace(vgf, resources=tuple(resources))
+    with pytest.raises(InputError) as caught:
+        check_graph_shapes(broken, "m.vgf")
+    text = caught.value.render()
+    assert text.startswith("m.vgf: segment 0 'graph_segment_0': tensor shapes must be fully known")
+    assert (
+        f"input binding {segment.inputs[0].binding}, resource {input_index}, shape [1, ?, 49, 10]"
+        in text
+    )
+
+
+def test_compute_segment_is_skipped_with_a_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = ingest.segment_graphs
+
+    def with_compute(vgf: vgf_format.VgfFile, source: str) -> tuple[vgf_format.SegmentGraph, ...]:
+        graphs = real(vgf, source)
+        compute = dataclasses.replace(graphs[0], index=1, type="COMPUTE", name="postprocess_shader")
+        return (*graphs, compute)
+
+    monkeypatch.setattr(ingest, "segment_graphs", with_compute)
+    write_outputs(tmp_path)
+    result = CliRunner().invoke(
+        cli, ["analyze", str(DSCNN_VGF), str(tmp_path), "--output-dir", str(tmp_path), "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    (performance,) = document["results"]
+    assert performance["warnings"] == [
+        "VGF compute segment(s) postprocess_shader will not be estimated by the NX Performance "
+        "Estimator and will not contribute to performance totals."
+    ]
+    segments = [e for e in performance["entities"] if e["kind"] == "segment"]
+    assert [s["id"] for s in segments] == ["segment/0"]
+
+
+def test_outputs_of_an_unknown_segment_are_rejected(tmp_path: Path) -> None:
+    write_outputs(tmp_path)
+    for path in tmp_path.iterdir():
+        path.rename(path.with_name(path.name.replace("dscnn_int_dbg", "dscnn_segment_3")))
+    other = tmp_path / "other"
+    other.mkdir()
+    write_outputs(other)
+    result = CliRunner().invoke(
+        cli, ["analyze", str(DSCNN_VGF), str(tmp_path), str(other), "--output-dir", str(tmp_path)]
+    )
+    assert result.exit_code == 2
+    assert "_segment_<i>" in result.output
+
+
+def test_summary_without_databases_names_the_missing_file(tmp_path: Path) -> None:
+    write_outputs(tmp_path)
+    (tmp_path / "dscnn_int_dbg_debug_database.dat").unlink()
+    result = CliRunner().invoke(cli, ["analyze", str(tmp_path), "--output-dir", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "dscnn_int_dbg_debug_database.dat" in result.output

@@ -12,7 +12,7 @@ import pytest
 from perfline.core.errors import InputError
 from perfline.core.formats import vgf
 from perfline.core.formats.identity import SourceOperator
-from perfline.core.formats.spirv import parse_module
+from perfline.core.formats.spirv import parse_module, scan_modules
 from tests.formats._data import DSCNN, model_line, read_bytes, read_json
 
 INT_DBG = DSCNN / "dscnn_int_dbg.vgf"
@@ -204,3 +204,20 @@ def test_corrupt_spirv_word_count() -> None:
         vgf.read_segments(bytes(data), "words.vgf")
     text = _single_problem(error, "words.vgf")
     assert f"byte {first_instruction}" in text and "SPIR-V" in text and "truncated" in text
+
+
+def test_scan_raw_spirv_module() -> None:
+    [segment] = vgf.read_segments(read_bytes(INT_DBG), str(INT_DBG))
+    [module] = scan_modules(segment.spirv_bytes, "raw.spv")
+    assert module.operation_ids == segment.operation_ids
+    assert dict(module.debug_names) == dict(segment.debug_names)
+    assert module.imports[27] == "NonSemantic.Graph.DebugInfo.1"
+
+
+def test_spirv_errors() -> None:
+    with pytest.raises(InputError, match="magic"):
+        parse_module(b"\x00" * 20, "x.spv")
+    with pytest.raises(InputError, match="whole number of 32-bit words"):
+        parse_module(b"\x03\x02\x23\x07\x00", "x.spv")
+    with pytest.raises(InputError, match="none found"):
+        scan_modules(b"not spir-v at all", "x.spv")

@@ -84,9 +84,9 @@ def run_estimator_route(
     found = nx.classify_inputs([Path(item) for item in inputs])
     model = found.model
     converted = False
-    extra: list[Path] = []
+    source_model: Path | None = None
     if model is not None and not model.name.lower().endswith(nx.VGF_SUFFIXES):
-        extra.append(model)
+        source_model = model
         model = nx.convert_tosa(model, output_dir)
         converted = True
     outputs = found.outputs
@@ -114,7 +114,7 @@ def run_estimator_route(
         compatibility=compatibility,
         system_config=system_config,
         compiler_config=compiler_config,
-        extra_inputs=extra,
+        source_model=source_model,
         converter_used=converted,
         cli_arguments=cli_arguments,
     )

@@ -287,11 +287,15 @@ def analyze_outputs(
     compatibility: bool = False,
     system_config: str = "default",
     compiler_config: str = "default",
-    extra_inputs: Sequence[Path] = (),
+    source_model: Path | None = None,
     converter_used: bool = False,
     cli_arguments: Sequence[str] = (),
 ) -> Analysis:
-    """Build the raw document from existing estimator outputs (and the VGF, if given)."""
+    """Build the raw document from existing estimator outputs (and the VGF, if given).
+
+    ``source_model`` is the user's model when ``model`` is a VGF converted from it
+    (the document's ``model`` then describes the user's file).
+    """
     segments = model_segments(model)
     hashes: list[str] = []
     mtimes: list[float] = []
@@ -316,8 +320,7 @@ def analyze_outputs(
         inputs.append(segment)
         estimated.append(EstimatedSegment(segment, summary, output.summary_name))
     model_bytes = _read(model, hashes, mtimes) if model is not None else None
-    for extra in extra_inputs:
-        _read(extra, hashes, mtimes)
+    source_bytes = _read(source_model, hashes, mtimes) if source_model is not None else None
     results: list[dict[str, Any]] = []
     statistics: dict[str, Any] | None = None
     if compatibility:
@@ -339,6 +342,9 @@ def analyze_outputs(
             "No model file was supplied: model.hash is the SHA-256 of the debug database "
             f"{outputs[0].debug.name}."
         )
+    elif source_model is not None and source_bytes is not None:
+        model_record = model_info(source_model.name, _model_format(source_model), source_bytes)
+        notes = f"The model was converted to {model.name} for the NX estimator."
     else:
         assert model_bytes is not None
         model_record = model_info(model.name, _model_format(model), model_bytes)

@@ -125,11 +125,15 @@ class VgfSegment:
 
 @dataclass(frozen=True)
 class VgfResource:
-    """One model-resource-table entry (``shape`` ``None`` when the file has no description)."""
+    """One model-resource-table entry (``shape`` ``None`` when the file has no description).
+
+    ``vk_descriptor_type`` is ``None`` for "no descriptor" (stored as ``UINT32_MAX``, constants);
+    a negative dimension in ``shape`` is a dynamic one (-1, or ``INT64_MIN`` in some models).
+    """
 
     index: int
     category: str
-    vk_descriptor_type: int
+    vk_descriptor_type: int | None
     vk_format: int
     shape: tuple[int, ...] | None
     strides: tuple[int, ...] | None
@@ -403,7 +407,11 @@ def _resources(data: bytes, section: Section, source: str) -> tuple[VgfResource,
             VgfResource(
                 index=index,
                 category=_enum(entry, 2, "category", RESOURCE_CATEGORIES),
-                vk_descriptor_type=entry.scalar(0, "u32", "vk_descriptor_type"),
+                vk_descriptor_type=(
+                    None
+                    if (kind := entry.scalar(0, "u32", "vk_descriptor_type")) == _UNSET
+                    else kind
+                ),
                 vk_format=entry.scalar(1, "u32", "vk_format"),
                 shape=description.scalars(0, "i64", "shape") if description else None,
                 strides=description.scalars(1, "i64", "strides") if description else None,

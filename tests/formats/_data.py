@@ -9,6 +9,7 @@ from typing import Any
 DATA = Path(__file__).resolve().parent.parent / "data" / "formats"
 DSCNN = DATA / "dscnn"
 THIRD_PARTY = DATA / "onnx-third-party"
+SYNTHETIC = DATA / "synthetic"
 
 
 def read_bytes(path: Path) -> bytes:

@@ -13,7 +13,7 @@ from perfline.core.errors import InputError
 from perfline.core.formats import vgf
 from perfline.core.formats.identity import SourceOperator
 from perfline.core.formats.spirv import parse_module, scan_modules
-from tests.formats._data import DSCNN, model_line, read_bytes, read_json
+from tests.formats._data import DSCNN, SYNTHETIC, model_line, read_bytes, read_json
 
 INT_DBG = DSCNN / "dscnn_int_dbg.vgf"
 INT_PLAIN = DSCNN / "dscnn_int.vgf"
@@ -221,3 +221,42 @@ def test_spirv_errors() -> None:
         parse_module(b"\x03\x02\x23\x07\x00", "x.spv")
     with pytest.raises(InputError, match="none found"):
         scan_modules(b"not spir-v at all", "x.spv")
+
+
+MULTI = SYNTHETIC / "multi_segment.vgf"
+
+
+def test_multi_segment_file_written_by_the_vgf_library() -> None:
+    """Graph + Compute + Graph segments, encoded by vgfpy (see make_multi_segment.py)."""
+    data = read_bytes(MULTI)
+    decoded = vgf.read_vgf(data, str(MULTI))
+    dump = read_json(SYNTHETIC / "multi_segment.vgf_dump.json")
+    assert [(s.index, s.type, s.name, s.module_index) for s in decoded.segments] == [
+        (s["index"], s["type"], s["name"], s["module_index"])
+        for s in dump["model_sequence"]["segments"]
+    ]
+    assert [list(s.dispatch_shape) for s in decoded.segments] == [
+        s["dispatch_shape"] for s in dump["model_sequence"]["segments"]
+    ]
+    assert [(m.name, m.type) for m in decoded.modules] == [
+        (m["name"], m["type"]) for m in dump["modules"]
+    ]
+    assert decoded.modules[1].code_kind == "GLSL" and decoded.modules[1].spirv is None
+    assert decoded.segments[1].push_constant_ranges == (vgf.PushConstantRange(32, 0, 16),)
+    assert [list(r.shape or ()) for r in decoded.resources] == [
+        r["shape"] for r in dump["resources"]
+    ]
+    assert decoded.resources[0].shape == (1, -1, 10)
+    assert decoded.resources[3].vk_descriptor_type is None
+    assert (decoded.input_names, decoded.output_names) == (("features",), ("logits",))
+    assert [(c.mrt_index, c.size) for c in decoded.constants] == [(3, 4)]
+
+    segments = vgf.segment_graphs(decoded, str(MULTI))
+    assert [s.is_graph for s in segments] == [True, False, True]
+    assert segments[1].spirv is None and segments[1].operations() == ()
+    operators = vgf.segment_operators(segments)
+    assert len(operators) == 46
+    assert operators[0].id == "source_operator/segment_0/spirv-141"
+    assert operators[0].locations  # from the debug module
+    assert operators[23].id == "source_operator/segment_2/spirv-126"
+    assert not operators[23].locations  # the plain module has no debug info

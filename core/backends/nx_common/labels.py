@@ -68,7 +68,7 @@ def _json_end(text: str, position: int) -> int | None:
         return None
     try:
         _, end = _DECODER.raw_decode(text, position)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     rest = end
     while rest < len(text) and text[rest].isspace():

@@ -35,12 +35,15 @@ Provenance = LabelProvenance
 
 def parse_label(label: str) -> LabelProvenance | None:
     """The provenance of an ExecuTorch JSON label, or ``None`` for any other label."""
-    return parse_json_label(label)
+    try:
+        return parse_json_label(label)
+    except RecursionError:  # absurdly nested JSON is not a provenance label
+        return None
 
 
 def display_name(label: str) -> str:
     """The name a label gives its operation: the ATen operator or node name, else the label."""
-    provenance = parse_json_label(label)
+    provenance = parse_label(label)
     if provenance is not None:
         return provenance.operator_name or provenance.node_name or label
     return label

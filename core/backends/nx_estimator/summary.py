@@ -40,6 +40,8 @@ def read_summary(source: str, data: bytes) -> ModelTotals:
             source,
             Problem(f"line {error.lineno}, column {error.colno}", f"invalid JSON: {error.msg}"),
         ) from None
+    except RecursionError:
+        raise InputError(source, Problem("$", "JSON nested too deeply")) from None
     root = _object(source, document, "$")
     performance = _object(
         source, _required(source, root, "network_performance", "$"), "$.network_performance"

@@ -16,13 +16,17 @@ from typing import Any
 
 from perfline.core.backends.executorch.etdump import read_etdump
 from perfline.core.backends.executorch.etrecord import read_etrecord
-from perfline.core.backends.executorch.events import build_timeline
+from perfline.core.backends.executorch.events import Timeline, build_timeline
 from perfline.core.backends.executorch.result import (
     PRODUCER,
     build_runtime_result,
     select_method,
 )
+from perfline.core.backends.executorch.vgf_statistics import decode_payload
+from perfline.core.backends.executorch.vgf_view import VgfView, vgf_view
+from perfline.core.backends.nx_common.records import SegmentSpirv
 from perfline.core.envelope import build_document, model_info, run_id_for, sha256_hex
+from perfline.core.formats.vgf import VGF_MAGIC, read_segments
 
 
 @dataclass(frozen=True)
@@ -48,13 +52,15 @@ def analyze_etdump(
     selected = select_method(record, method, etrecord.path)
     timeline = build_timeline(dump)
     warnings: list[str] = []
-    if companion_model is not None:
-        warnings.append(
-            "The companion model is used as the model identity only; its delegate payloads "
-            "are not read."
-        )
+    vgf, vgf_configuration = _vgf_statistics(timeline, etdump.path, companion_model, warnings)
     runtime = build_runtime_result(
-        record, timeline, selected, etdump_source=etdump.path, extra_warnings=warnings
+        record,
+        timeline,
+        selected,
+        etdump_source=etdump.path,
+        extra_warnings=warnings,
+        vgf=vgf,
+        vgf_configuration=vgf_configuration,
     )
     inputs = [etrecord, etdump] + ([companion_model] if companion_model else [])
     model_file = companion_model or etrecord
@@ -91,3 +97,50 @@ def analyze_etdump(
         run_id=run_id_for(sha256_hex(item.data) for item in inputs),
         context=context,
     )
+
+
+def _vgf_statistics(
+    timeline: Timeline,
+    source: str,
+    companion_model: InputFile | None,
+    warnings: list[str],
+) -> tuple[VgfView | None, dict[str, Any] | None]:
+    """Decode the first ``VGF_NEURAL_STATISTICS`` payload, with SPIR-V from the companion .pte."""
+    if not timeline.vgf_payloads:
+        return None, None
+    spirv: dict[int, SegmentSpirv] = {}
+    names: dict[int, str] = {}
+    companion_vgf = None
+    if companion_model is not None:
+        start = companion_model.data.find(VGF_MAGIC)
+        if start >= 0:
+            for graph in read_segments(companion_model.data[start:], companion_model.path):
+                names[graph.index] = graph.name
+                if graph.spirv is not None:
+                    spirv[graph.index] = SegmentSpirv(graph.operation_ids, dict(graph.debug_names))
+            companion_vgf = f"{companion_model.path} (VGF at byte {start})"
+        else:
+            warnings.append(
+                f"The companion model {companion_model.path} holds no VGF payload; VGF source "
+                "operators cannot be named."
+            )
+    first = timeline.vgf_payloads[0]
+    where = f"run_data[{first.run_index}].events[{first.event_index}].delegate_debug_metadata"
+    decoded = decode_payload(
+        first.data, source=source, where=where, spirv=spirv, segment_names=names
+    )
+    warnings.extend(decoded.warnings)
+    configuration: dict[str, Any] = {
+        **decoded.settings.describe(),
+        "payload_events": len(timeline.vgf_payloads),
+        "decoded_payload": where,
+        "spirv_source": companion_vgf,
+    }
+    if len(timeline.vgf_payloads) > 1:
+        warnings.append(
+            f"{len(timeline.vgf_payloads)} VGF_NEURAL_STATISTICS payloads recorded; the first "
+            f"({where}) is decoded."
+        )
+    if not decoded.segments:
+        return None, configuration
+    return vgf_view(decoded), configuration

@@ -52,6 +52,7 @@ from perfline.core.backends.executorch.provenance import (
     provenance_entities,
     source_operator_id,
 )
+from perfline.core.backends.executorch.vgf_view import VgfView
 from perfline.core.errors import InputError, Problem
 
 PRODUCER = "neural-technology-profiling-data"
@@ -99,6 +100,8 @@ def build_runtime_result(
     *,
     etdump_source: str,
     extra_warnings: Sequence[str] = (),
+    vgf: VgfView | None = None,
+    vgf_configuration: Mapping[str, Any] | None = None,
 ) -> RuntimeResult:
     """Entities, breakdowns and model metrics of ``method``'s recorded executions."""
     if not timeline.execution_runs:
@@ -141,14 +144,22 @@ def build_runtime_result(
             "child_kinds": ["nn_module", "source_operator"],
         },
     ]
+    metrics = model_metrics(method_observations)
+    breakdowns = builder.breakdowns
+    if vgf is not None:
+        entities = merge_entities([*entities, *vgf.entities])
+        known = {kind["id"] for kind in kinds}
+        kinds.extend(kind for kind in vgf.entity_kinds if kind["id"] not in known)
+        breakdowns = [*breakdowns, *vgf.breakdowns]
+        metrics = _with_cycles(metrics, vgf)
     result: dict[str, Any] = {
         "kind": "performance",
         "status": "ok",
         "producer": PRODUCER,
         "warnings": warnings,
         "errors": [],
-        "metrics": model_metrics(method_observations),
-        "breakdowns": builder.breakdowns,
+        "metrics": metrics,
+        "breakdowns": breakdowns,
         "mode": "measured",
         "entities": entities,
         "entity_kinds": kinds,
@@ -162,6 +173,8 @@ def build_runtime_result(
         "ignored_runtime_events": list(timeline.ignored_runtime_events),
         "confidence_counts": dict(sorted(builder.confidence_counts.items())),
     }
+    if vgf_configuration is not None:
+        configuration["vgf_neural_statistics"] = dict(vgf_configuration)
     return RuntimeResult(result=result, configuration=configuration)
 
 
@@ -415,6 +428,36 @@ def model_metrics(method_observations: Sequence[Observation]) -> list[dict[str, 
     )
     metrics.extend(_unavailable(name, unit, reason) for name, unit, reason in reasons)
     return metrics
+
+
+def merge_entities(entities: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Entities with duplicate ids merged: first-seen fields, parent and child ids unioned."""
+    merged: dict[str, dict[str, Any]] = {}
+    for entity in entities:
+        existing = merged.get(entity["id"])
+        if existing is None:
+            merged[entity["id"]] = dict(entity)
+            continue
+        for key in ("parent_ids", "child_ids"):
+            values = list(existing.get(key, []))
+            values.extend(v for v in entity.get(key, []) if v not in values)
+            if values:
+                existing[key] = values
+    return list(merged.values())
+
+
+def _with_cycles(metrics: list[dict[str, Any]], vgf: VgfView) -> list[dict[str, Any]]:
+    updated: list[dict[str, Any]] = []
+    for metric in metrics:
+        if metric["name"] == "total_cycles" and vgf.total_cycles is not None:
+            updated.append({"name": "total_cycles", "unit": "cycles", "value": vgf.total_cycles})
+            if vgf.compute_cycles is not None:
+                updated.append(
+                    {"name": "compute_cycles", "unit": "cycles", "value": vgf.compute_cycles}
+                )
+        else:
+            updated.append(metric)
+    return updated
 
 
 def _ms(name: str, value: float, samples: int) -> dict[str, Any]:

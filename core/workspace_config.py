@@ -436,7 +436,9 @@ class _Parser:
                 self.fail(self.at.key(where, "options"), f"{key}.options", "expected a table")
                 options = {}
             name = entry.get("name")
-            if name is None and inputs:
+            if name is None:
+                if not inputs:
+                    continue  # the inputs problem is already reported
                 name = _stem(inputs[0])
             if not isinstance(name, str) or not name:
                 self.fail(

@@ -89,6 +89,7 @@ class _JobState:
     generation: int = 0
     runs: int = 0
     started_at: float | None = None
+    vanished_at: float | None = None
 
 
 @dataclass(frozen=True)
@@ -302,13 +303,26 @@ class Engine:
                     python_files(files),
                 )
             planned = {p.name: p for p in plan_jobs(self._config, files, self.registry)}
-            jobs_changed = set(planned) != set(self._jobs) or any(
-                self._jobs[n].plan != p for n, p in planned.items() if n in self._jobs
-            )
+            before = {n: s.plan for n, s in self._jobs.items()}
+            now = time.monotonic()
+            recheck = False
             for name in list(self._jobs):
-                if name not in planned:
-                    self._jobs[name].cancel.set()
+                if name in planned:
+                    self._jobs[name].vanished_at = None
+                    continue
+                state = self._jobs[name]
+                # A job whose inputs vanished (a delete before a restore, a rename
+                # in progress) is kept, serving its result, for ``settle`` seconds.
+                if state.vanished_at is None and state.good is not None:
+                    state.vanished_at = now
+                    recheck = True
+                elif state.vanished_at is None or now - state.vanished_at >= self.settle:
+                    state.cancel.set()
                     del self._jobs[name]
+                else:
+                    recheck = True
+            if recheck:
+                self._recheck_later()
             for name, plan in planned.items():
                 state = self._jobs.get(name)
                 if state is None:
@@ -316,6 +330,7 @@ class Engine:
                 elif state.plan != plan:
                     state.plan = plan
             names = sorted(self._jobs)
+            jobs_changed = {n: s.plan for n, s in self._jobs.items()} != before
             if (files_changed or config_changed) and not jobs_changed:
                 self._reindex_all()
         if jobs_changed:
@@ -323,12 +338,27 @@ class Engine:
         for name in names:
             with self._lock:
                 state = self._jobs.get(name)
-                if state is None:
+                if state is None or state.vanished_at is not None:
                     continue
                 digests = self._current_digests(state.plan)
                 needs = state.last_digests is None or digests != state.last_digests
             if needs:
                 self._schedule(name)
+
+    def _recheck_later(self) -> None:
+        self._confirming += 1
+
+        def recheck() -> None:
+            with self._idle:
+                self._confirming -= 1
+                if not self._closed:
+                    self._pending.add(".")
+                    self._arm_timer()
+                self._idle.notify_all()
+
+        timer = threading.Timer(self.settle + 0.01, recheck)
+        timer.daemon = True
+        timer.start()
 
     def _reload_config(self) -> None:
         loaded = load_config(self.root, self._config)

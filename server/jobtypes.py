@@ -51,21 +51,35 @@ class Memo:
         self._capacity = capacity
         self._items: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
         self._lock = threading.Lock()
+        self._inflight: dict[tuple[Any, ...], threading.Event] = {}
         self.misses: dict[str, int] = {}
 
     def get_or_compute(self, stage: str, key: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
+        """The memoized value, computing it once even when asked from several threads."""
         full = (stage, *key)
-        with self._lock:
-            if full in self._items:
-                self._items.move_to_end(full)
-                return self._items[full]
-        value = compute()
+        while True:
+            with self._lock:
+                if full in self._items:
+                    self._items.move_to_end(full)
+                    return self._items[full]
+                waiting = self._inflight.get(full)
+                if waiting is None:
+                    self._inflight[full] = threading.Event()
+                    break
+            waiting.wait()
+        try:
+            value = compute()
+        except BaseException:
+            with self._lock:
+                self._inflight.pop(full).set()
+            raise
         with self._lock:
             self.misses[stage] = self.misses.get(stage, 0) + 1
             self._items[full] = value
             self._items.move_to_end(full)
             while len(self._items) > self._capacity:
                 self._items.popitem(last=False)
+            self._inflight.pop(full).set()
         return value
 
 

@@ -14,7 +14,9 @@ encoding (UTF-8, UTF-16 or UTF-32).
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -37,7 +39,9 @@ from perfline.server.presentation import code_blocks, hover_markdown
 
 log = logging.getLogger(__name__)
 
-PROGRESS_DELAY = 0.5
+#: Runs shorter than this (seconds) get no ``$/progress``; tests may lower it.
+PROGRESS_DELAY = float(os.environ.get("PERFLINE_PROGRESS_DELAY", "0.5"))
+_TOKENS = itertools.count(1)
 STALE_MARK = " (stale)"
 
 #: Globs the client watches for us when it supports dynamic registration.
@@ -204,8 +208,7 @@ class PerflineServer(LanguageServer):
         engine = self.host.engine()
         if engine.running_since(job) is None or job in self.progress_tokens:
             return
-        info = engine.job(job)
-        token = f"perfline/{job}/{info.generation if info is not None else 0}"
+        token = f"perfline/{job}/{next(_TOKENS)}"
         self.progress_tokens[job] = token
         try:
             await self.work_done_progress.create_async(token)

@@ -1,0 +1,214 @@
+"""The engine without any watcher: file events are reported by hand."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from perfline.core.pipeline import PipelineSettings, postprocess
+from perfline.server.engine import Engine, EngineEvent
+from tests.server.helpers import INPUT_DOC, PROCESSED_DOC, load, wait_for, with_value
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def _engine(root: Path, **kwargs: float) -> Engine:
+    engine = Engine(root, debounce=kwargs.get("debounce", 0.02), settle=kwargs.get("settle", 0.1))
+    engine.start()
+    assert engine.wait_idle(30)
+    return engine
+
+
+def _write(path: Path, document: object) -> None:
+    path.write_text(json.dumps(document, indent=1))
+
+
+def test_convention_jobs_and_processing(tmp_path: Path) -> None:
+    _write(tmp_path / "a.mlia.json", load(INPUT_DOC))
+    (tmp_path / "runs").mkdir()
+    _write(tmp_path / "runs" / "mlia-output.json", load(INPUT_DOC))
+    engine = _engine(tmp_path)
+    try:
+        assert engine.job_names() == ["a", "runs/mlia-output"]
+        good = engine.result("a")
+        assert good is not None
+        expected = postprocess(load(INPUT_DOC), PipelineSettings(), source="a.mlia.json")
+        assert good.document == expected
+    finally:
+        engine.close()
+
+
+def test_persisted_processed_document_is_served_unchanged(tmp_path: Path) -> None:
+    (tmp_path / "done.mlia.json").write_bytes(PROCESSED_DOC.read_bytes())
+    engine = _engine(tmp_path)
+    try:
+        good = engine.result("done")
+        assert good is not None
+        assert good.document == load(PROCESSED_DOC)
+        entries = engine.line_entries("/home/dev/proj/model.py")
+        assert sorted(entries) == [12, 40]
+        assert entries[12][0].label == "15 cycles · 100%"
+    finally:
+        engine.close()
+
+
+def test_one_changed_input_reruns_one_job(tmp_path: Path) -> None:
+    for name in ("a", "b", "c"):
+        _write(tmp_path / f"{name}.mlia.json", load(INPUT_DOC))
+    engine = _engine(tmp_path)
+    try:
+        assert engine.backend_runs == {"a": 1, "b": 1, "c": 1}
+        # Identical content: parsed and processed once, memoized by content hash.
+        assert engine.memo.misses == {"standardized": 1}
+        events: list[EngineEvent] = []
+        engine.subscribe(events.append)
+        _write(tmp_path / "b.mlia.json", with_value(load(INPUT_DOC), 7))
+        engine.notify_changed([tmp_path / "b.mlia.json"])
+        assert engine.wait_idle(10)
+        assert engine.backend_runs == {"a": 1, "b": 2, "c": 1}
+        assert engine.memo.misses == {"standardized": 2}
+        assert [e.job for e in events if e.kind == "result"] == ["b"]
+        # Touching a file without changing its content reruns nothing.
+        (tmp_path / "a.mlia.json").write_bytes((tmp_path / "a.mlia.json").read_bytes())
+        engine.notify_changed([tmp_path / "a.mlia.json"])
+        assert engine.wait_idle(10)
+        assert engine.backend_runs == {"a": 1, "b": 2, "c": 1}
+    finally:
+        engine.close()
+
+
+def test_burst_of_events_is_debounced_into_one_run(tmp_path: Path) -> None:
+    target = tmp_path / "a.mlia.json"
+    _write(target, load(INPUT_DOC))
+    engine = _engine(tmp_path, debounce=0.2)
+    try:
+        for value in range(1, 6):
+            _write(target, with_value(load(INPUT_DOC), value))
+            engine.notify_changed([target])
+        assert engine.wait_idle(10)
+        assert engine.backend_runs["a"] == 2
+        good = engine.result("a")
+        assert good is not None
+        expected = postprocess(with_value(load(INPUT_DOC), 5), PipelineSettings(), source="x")
+        assert good.document == expected
+    finally:
+        engine.close()
+
+
+def test_bad_input_keeps_last_good_marked_stale(tmp_path: Path) -> None:
+    target = tmp_path / "a.mlia.json"
+    _write(target, load(INPUT_DOC))
+    engine = _engine(tmp_path)
+    try:
+        first = engine.result("a")
+        assert first is not None
+        target.write_text('{"schema_version": "1.2.0", ')
+        engine.notify_changed([target])
+        assert engine.wait_idle(10)
+        info = engine.job("a")
+        assert info is not None and info.state == "error" and info.stale
+        assert info.error is not None
+        assert info.error.file == "a.mlia.json" and info.error.line == 1
+        assert "invalid JSON" in info.error.message
+        assert engine.result("a") == first  # the last good result is still served
+        _write(target, with_value(load(INPUT_DOC), 3))
+        engine.notify_changed([target])
+        assert engine.wait_idle(10)
+        info = engine.job("a")
+        assert info is not None and info.state == "ok" and not info.stale and info.error is None
+    finally:
+        engine.close()
+
+
+def test_error_from_a_write_in_progress_never_sticks(tmp_path: Path) -> None:
+    target = tmp_path / "a.mlia.json"
+    _write(target, load(INPUT_DOC))
+    engine = _engine(tmp_path, settle=0.5)
+    events: list[EngineEvent] = []
+    engine.subscribe(events.append)
+    try:
+        text = json.dumps(with_value(load(INPUT_DOC), 9))
+        target.write_text(text[: len(text) // 2])  # first half of a write...
+        engine.notify_changed([target])
+        assert wait_for(lambda: engine.backend_runs["a"] == 2)
+        target.write_text(text)  # ... then the rest, within the settle time
+        engine.notify_changed([target])
+        assert engine.wait_idle(10)
+        info = engine.job("a")
+        assert info is not None and info.error is None and info.state == "ok"
+        assert not [e for e in events if e.kind == "result" and e.error]
+    finally:
+        engine.close()
+
+
+def test_semantic_error_is_reported_with_the_pipeline_message(tmp_path: Path) -> None:
+    document = load(INPUT_DOC)
+    document["results"][0]["entities"][0]["kind"] = "no_such_kind"
+    _write(tmp_path / "a.mlia.json", document)
+    engine = _engine(tmp_path)
+    try:
+        info = engine.job("a")
+        assert info is not None and info.state == "error" and not info.has_result
+        assert info.error is not None and "results[0].entities[0]" in info.error.message
+    finally:
+        engine.close()
+
+
+def test_config_jobs_path_map_and_config_errors(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "model.py").write_text("\n".join(f"x{i} = {i}" for i in range(50)))
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "run.json").write_bytes(PROCESSED_DOC.read_bytes())
+    config = tmp_path / "perfline.toml"
+    config.write_text(
+        '[[path_map]]\nfrom = "/home/dev/proj"\nto = "src"\n\n'
+        '[[jobs]]\nname = "est"\nbackend = "standardized"\ninputs = ["data/*.json"]\n'
+    )
+    engine = _engine(tmp_path)
+    try:
+        assert engine.job_names() == ["est"]
+        model = tmp_path / "src" / "model.py"
+        assert sorted(engine.line_entries(model)) == [12, 40]
+        config.write_text(config.read_text().replace('"standardized"', '"nope"'))
+        engine.notify_changed([config])
+        assert engine.wait_idle(10)
+        error = engine.config_error
+        assert error is not None
+        assert [p.line for p in error.config_problems] == [7]
+        # The last valid config stays in force.
+        assert engine.job_names() == ["est"]
+        assert sorted(engine.line_entries(model)) == [12, 40]
+    finally:
+        engine.close()
+
+
+def test_reanalyze_forces_a_run(tmp_path: Path) -> None:
+    _write(tmp_path / "a.mlia.json", load(INPUT_DOC))
+    engine = _engine(tmp_path)
+    try:
+        assert engine.reanalyze("a") == ["a"]
+        assert engine.wait_idle(10)
+        assert engine.backend_runs["a"] == 2
+        with pytest.raises(KeyError):
+            engine.reanalyze("zzz")
+    finally:
+        engine.close()
+
+
+def test_kws_example_measured_lines(tmp_path: Path) -> None:
+    from tests.server.helpers import KWS_FIGURE_LINES, copy_kws
+
+    root = copy_kws(tmp_path)
+    engine = _engine(root)
+    try:
+        info = engine.job("dscnn-measured")
+        assert info is not None and info.state == "ok", info
+        entries = engine.line_entries(root / "dscnn.py")
+        with_figures = sorted(n for n, e in entries.items() if any(x.label for x in e))
+        assert with_figures == KWS_FIGURE_LINES
+        label = entries[26][0].label
+        assert label is not None and label.startswith("9.6") and " ms " in label and "%" in label
+    finally:
+        engine.close()

@@ -173,7 +173,7 @@ _result = st.builds(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(_result)
 def test_round_trip_is_identity(result: Result) -> None:
     text = json.dumps(result.to_json())

@@ -1,0 +1,158 @@
+/**
+ * The `perfline.*` commands: Reanalyze, Show Result JSON, Show Breakdown, Select Job, Show Log,
+ * Restart Server. Each reads its arguments (a job id when invoked from a code lens or a script),
+ * asks the controller, and shows the outcome.
+ */
+
+import * as vscode from 'vscode';
+
+import { renderBreakdown } from './breakdownView';
+import type { Controller } from './controller';
+import { messageOf } from './controller';
+import { breakdownRows, codeLineIds } from './documentModel';
+import { fileSafe } from './format';
+import { jobPickItems } from './jobs';
+import { annotationsAt, jobArgument, Methods, parseLineAnnotations } from './protocol';
+import type { VirtualDocuments } from './virtualDocs';
+
+export const NO_WORKSPACE =
+  'perfline: no perfline.toml or perfline inputs (ETRecord/ETDump, captures, standardized outputs) ' +
+  'were found in this workspace, so the server is not running.';
+
+/** Registers every command; `current()` is the controller once a perfline workspace was found. */
+export function registerCommands(
+  current: () => Controller | undefined,
+  docs: VirtualDocuments,
+): vscode.Disposable[] {
+  const guarded =
+    (name: string, body: (controller: Controller, ...args: unknown[]) => Promise<void>) =>
+    async (...args: unknown[]): Promise<void> => {
+      const controller = current();
+      if (controller === undefined) {
+        void vscode.window.showInformationMessage(NO_WORKSPACE);
+        return;
+      }
+      try {
+        await body(controller, ...args);
+      } catch (error) {
+        controller.output.appendLine(`[perfline] ${name}: ${messageOf(error)}`);
+        void vscode.window.showErrorMessage(`perfline: ${name} failed: ${messageOf(error)}`);
+      }
+    };
+
+  const jobOrAsk = async (controller: Controller, arg: unknown): Promise<string | undefined> => {
+    const explicit = jobArgument(arg);
+    if (explicit !== undefined) {
+      return explicit;
+    }
+    if (controller.currentJob === undefined) {
+      await controller.refresh();
+    }
+    return controller.currentJob ?? (await pickJob(controller));
+  };
+
+  return [
+    vscode.commands.registerCommand(
+      'perfline.reanalyze',
+      guarded('Reanalyze', async (controller, arg) => {
+        const job = jobArgument(arg);
+        await vscode.window.withProgress(
+          { location: vscode.ProgressLocation.Window, title: 'perfline: reanalysing' },
+          () => controller.reanalyze(job),
+        );
+        await controller.refresh();
+      }),
+    ),
+    vscode.commands.registerCommand(
+      'perfline.showResultJson',
+      guarded('Show Result JSON', async (controller, arg) => {
+        const job = await jobOrAsk(controller, arg);
+        if (job === undefined) {
+          return;
+        }
+        const { raw } = await controller.result(job);
+        const uri = docs.set(`/${fileSafe(job)}/result.json`, `${JSON.stringify(raw, null, 2)}\n`);
+        const document = await vscode.workspace.openTextDocument(uri);
+        await vscode.window.showTextDocument(document, { preview: false });
+      }),
+    ),
+    vscode.commands.registerCommand(
+      'perfline.showBreakdown',
+      guarded('Show Breakdown', async (controller, arg) => {
+        await showBreakdown(controller, docs, jobArgument(arg));
+      }),
+    ),
+    vscode.commands.registerCommand(
+      'perfline.selectJob',
+      guarded('Select Job', async (controller) => {
+        await controller.refresh();
+        const job = await pickJob(controller);
+        if (job !== undefined) {
+          await controller.selectJob(job);
+        }
+      }),
+    ),
+    vscode.commands.registerCommand(
+      'perfline.showLog',
+      guarded('Show Log', (controller) => {
+        controller.showLog();
+        return Promise.resolve();
+      }),
+    ),
+    vscode.commands.registerCommand(
+      'perfline.restartServer',
+      guarded('Restart Server', (controller) => controller.restart()),
+    ),
+  ];
+}
+
+async function pickJob(controller: Controller): Promise<string | undefined> {
+  const jobs = controller.knownJobs;
+  if (jobs.length === 0) {
+    void vscode.window.showInformationMessage('perfline: the server reports no analysis jobs in this workspace.');
+    return undefined;
+  }
+  const picked = await vscode.window.showQuickPick(jobPickItems(jobs, controller.currentJob), {
+    title: 'perfline: select the active job',
+    matchOnDescription: true,
+    matchOnDetail: true,
+  });
+  return picked?.jobId;
+}
+
+/** The current line's breakdown when it has figures, else the whole model's. */
+async function showBreakdown(controller: Controller, docs: VirtualDocuments, jobArg: string | undefined): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  let job = jobArg ?? controller.currentJob;
+  let ids: readonly string[] = [];
+  let title = 'Model breakdown';
+  if (editor?.document.uri.scheme === 'file') {
+    const line = editor.selection.active.line;
+    const raw = await controller.request(Methods.lineAnnotations, { uri: editor.document.uri.toString() });
+    const here = annotationsAt(parseLineAnnotations(raw), line, job);
+    if (here.length > 0) {
+      job = jobArg ?? here[0]?.job ?? job;
+      ids = here.flatMap((a) => a.entityIds);
+      title = `Breakdown of ${vscode.workspace.asRelativePath(editor.document.uri)}:${line + 1}`;
+    }
+  }
+  if (job === undefined) {
+    await controller.refresh();
+    job = controller.currentJob;
+  }
+  if (job === undefined) {
+    void vscode.window.showInformationMessage('perfline: no job with results yet.');
+    return;
+  }
+  const { doc } = await controller.result(job);
+  if (doc === undefined) {
+    throw new Error(`the result of job ${job} is not a standardized document`);
+  }
+  const rows = breakdownRows(doc, ids.length > 0 ? ids : codeLineIds(doc));
+  const label = controller.knownJobs.find((j) => j.id === job)?.label ?? job;
+  const text = renderBreakdown({ title, jobLabel: label, document: doc, rows });
+  const name = ids.length > 0 ? `line-${(editor?.selection.active.line ?? 0) + 1}` : 'model';
+  const uri = docs.set(`/${fileSafe(job)}/breakdown-${name}.md`, text);
+  const document = await vscode.workspace.openTextDocument(uri);
+  await vscode.window.showTextDocument(document, { preview: false, viewColumn: vscode.ViewColumn.Beside });
+}

@@ -1,0 +1,135 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import {
+  configurationFor,
+  DEFAULT_HINT_FORMAT,
+  DEFAULT_SETTINGS,
+  needsPush,
+  needsRestart,
+  placeholdersOf,
+  readSettings,
+  serverSettings,
+} from '../../src/settings';
+
+const from =
+  (values: Record<string, unknown>) =>
+  (key: string): unknown =>
+    values[key];
+
+describe('readSettings', () => {
+  it('gives the defaults when nothing is set', () => {
+    const { settings, problems } = readSettings(from({}));
+    assert.deepEqual(settings, DEFAULT_SETTINGS);
+    assert.deepEqual(problems, []);
+  });
+
+  it('keeps valid values, trimming strings', () => {
+    const { settings, problems } = readSettings(
+      from({
+        'hints.metric': ' inference_time ',
+        'hints.format': '{value} ({share})',
+        'hints.minShare': 2.5,
+        'trace.server': 'verbose',
+        'server.python': '/opt/venv/bin/python',
+        'server.extraArgs': ['--log-file', 'x.log'],
+      }),
+    );
+    assert.deepEqual(problems, []);
+    assert.equal(settings.hints.metric, 'inference_time');
+    assert.equal(settings.hints.format, '{value} ({share})');
+    assert.equal(settings.hints.minShare, 2.5);
+    assert.equal(settings.trace, 'verbose');
+    assert.equal(settings.server.python, '/opt/venv/bin/python');
+    assert.deepEqual(settings.server.extraArgs, ['--log-file', 'x.log']);
+  });
+
+  it('rejects unknown placeholders and names them', () => {
+    const { settings, problems } = readSettings(from({ 'hints.format': '{value} {cycles}' }));
+    assert.equal(settings.hints.format, DEFAULT_HINT_FORMAT);
+    assert.equal(problems.length, 1);
+    assert.match(problems[0] ?? '', /perfline\.hints\.format: unknown placeholder \{cycles\}/);
+  });
+
+  it('requires {value} in the format', () => {
+    const { settings, problems } = readSettings(from({ 'hints.format': '{share}' }));
+    assert.equal(settings.hints.format, DEFAULT_HINT_FORMAT);
+    assert.match(problems[0] ?? '', /has no \{value\}/);
+  });
+
+  it('clamps the share threshold into 0-100 and rejects non-numbers', () => {
+    assert.equal(readSettings(from({ 'hints.minShare': 150 })).settings.hints.minShare, 100);
+    assert.equal(readSettings(from({ 'hints.minShare': -3 })).settings.hints.minShare, 0);
+    const bad = readSettings(from({ 'hints.minShare': '5' }));
+    assert.equal(bad.settings.hints.minShare, 0);
+    assert.match(bad.problems[0] ?? '', /expected a number, found string "5"/);
+  });
+
+  it('falls back to off for an unknown trace level', () => {
+    const { settings, problems } = readSettings(from({ 'trace.server': 'loud' }));
+    assert.equal(settings.trace, 'off');
+    assert.match(problems[0] ?? '', /"loud" is not one of off, messages, verbose/);
+  });
+
+  it('ignores extra arguments that are not all strings', () => {
+    const { settings, problems } = readSettings(from({ 'server.extraArgs': ['--x', 3] }));
+    assert.deepEqual(settings.server.extraArgs, []);
+    assert.equal(problems.length, 1);
+  });
+
+  it('treats an empty metric as auto', () => {
+    assert.equal(readSettings(from({ 'hints.metric': '  ' })).settings.hints.metric, 'auto');
+  });
+});
+
+describe('placeholdersOf', () => {
+  it('lists placeholders in order', () => {
+    assert.deepEqual(placeholdersOf('{value} · {share} {}'), ['value', 'share', '']);
+  });
+});
+
+describe('settings changes', () => {
+  const base = readSettings(from({})).settings;
+
+  it('restarts only for launch settings', () => {
+    const python = readSettings(from({ 'server.python': 'python3.12' })).settings;
+    const metric = readSettings(from({ 'hints.metric': 'npu_cycles' })).settings;
+    const args = readSettings(from({ 'server.extraArgs': ['-v'] })).settings;
+    assert.equal(needsRestart(base, python), true);
+    assert.equal(needsRestart(base, args), true);
+    assert.equal(needsRestart(base, metric), false);
+  });
+
+  it('pushes hint and trace changes, not launch changes', () => {
+    const metric = readSettings(from({ 'hints.minShare': 5 })).settings;
+    const trace = readSettings(from({ 'trace.server': 'messages' })).settings;
+    const python = readSettings(from({ 'server.python': 'python3.12' })).settings;
+    assert.equal(needsPush(base, metric), true);
+    assert.equal(needsPush(base, trace), true);
+    assert.equal(needsPush(base, python), false);
+  });
+
+  it('sends the server no launch details', () => {
+    const settings = readSettings(from({ 'server.path': '/usr/bin/perfline', 'hints.minShare': 1 })).settings;
+    assert.deepEqual(serverSettings(settings), {
+      hints: { metric: 'auto', format: DEFAULT_HINT_FORMAT, minShare: 1 },
+      trace: { server: 'off' },
+    });
+  });
+});
+
+describe('configurationFor', () => {
+  const settings = readSettings(from({ 'hints.metric': 'inference_time' })).settings;
+
+  it('answers perfline sections from the validated settings', () => {
+    assert.deepEqual(configurationFor('perfline', settings), serverSettings(settings));
+    assert.equal(configurationFor('perfline.hints.metric', settings), 'inference_time');
+    assert.equal(configurationFor('perfline.hints.nothing', settings), null);
+  });
+
+  it('leaves other sections alone', () => {
+    assert.equal(configurationFor('python', settings), undefined);
+    assert.equal(configurationFor('perflinex', settings), undefined);
+    assert.equal(configurationFor(undefined, settings), undefined);
+  });
+});

@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { parseMetric } from '../../src/documentModel';
+import { type StatusInput, statusView } from '../../src/statusText';
+
+const totals = [
+  parseMetric({ name: 'inference_time', unit: 'ms', value: 2.04 }),
+  parseMetric({ name: 'total_cycles', unit: 'cycles', value: 1834 }),
+].flatMap((m) => (m === undefined ? [] : [m]));
+
+const base: StatusInput = {
+  server: 'running',
+  busy: false,
+  progressMessage: undefined,
+  jobLabel: 'kws',
+  totals,
+  jobError: undefined,
+};
+
+describe('statusView', () => {
+  it("shows the active job's model totals", () => {
+    const view = statusView(base);
+    assert.equal(view.text, '$(pulse) 2.04 ms · 1.8k cycles');
+    assert.match(view.tooltip, /^perfline job: kws\ninference_time \[ms\]: 2.04 ms\ntotal_cycles \[cycles\]: 1.8k cycles\n/);
+    assert.equal(view.command, 'perfline.selectJob');
+  });
+
+  it('spins while an analysis runs and says what it does', () => {
+    const view = statusView({ ...base, busy: true, progressMessage: 'Analysing kws: parsing ETDump' });
+    assert.equal(view.text, '$(sync~spin) 2.04 ms · 1.8k cycles');
+    assert.match(view.tooltip, /Analysing: Analysing kws: parsing ETDump/);
+  });
+
+  it('falls back to the job name without totals, and warns on job errors', () => {
+    const view = statusView({ ...base, totals: [], jobError: 'bad etdump' });
+    assert.equal(view.text, '$(warning) kws');
+    assert.match(view.tooltip, /Last analysis failed: bad etdump/);
+  });
+
+  it('points to the log when the server is down', () => {
+    const view = statusView({ ...base, server: 'failed' });
+    assert.equal(view.isError, true);
+    assert.equal(view.command, 'perfline.showLog');
+  });
+
+  it('spins while starting', () => {
+    assert.equal(statusView({ ...base, server: 'restarting' }).text, '$(loading~spin) perfline');
+  });
+});

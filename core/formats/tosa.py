@@ -133,50 +133,151 @@ def read_tosa_flatbuffer(data: bytes, source: str) -> TosaModel:
 _OP_LINE = re.compile(r"^\s*%(?P<result>[^\s:=]+)(?::\d+)?\s*=\s*(?P<rest>.*)$")
 _OP_NAME = re.compile(r'^(?:"(?P<quoted>[\w.$]+)"|(?P<bare>[A-Za-z_][\w.$]*))')
 _LOC_DEF = re.compile(r"^\s*#(?P<name>loc\d*)\s*=\s*loc\((?P<body>.*)\)\s*$")
-_LOC_USE = re.compile(r"loc\((?P<body>(?:[^()\"]|\"(?:[^\"\\]|\\.)*\")*)\)\s*$")
-_STRING = re.compile(r'^"(?P<text>(?:[^"\\]|\\.)*)"(?::(?P<line>\d+)(?::(?P<col>\d+))?)?$')
+_FILE_LINE_COL = re.compile(r"^:(?P<line>\d+)(?::(?P<col>\d+))?(?:\s+to\s+.*)?$")
+_MAX_LOC_DEPTH = 32
+_HEX = "0123456789abcdefABCDEF"
 
 
-def _unescape(text: str) -> str:
-    out: list[str] = []
+def _string_literal(text: str, start: int) -> tuple[str, int] | None:
+    """The MLIR string literal opening at ``text[start]`` (unescaped) and the index after it."""
+    out = bytearray()
+    index = start + 1
+    while index < len(text):
+        char = text[index]
+        if char == '"':
+            return out.decode("utf-8", errors="replace"), index + 1
+        if char == "\\" and index + 1 < len(text):
+            following = text[index + 1]
+            pair = text[index + 1 : index + 3]
+            if len(pair) == 2 and all(c in _HEX for c in pair):
+                out.append(int(pair, 16))
+                index += 3
+                continue
+            out += {"n": b"\n", "t": b"\t"}.get(following, following.encode("utf-8"))
+            index += 2
+            continue
+        out += char.encode("utf-8")
+        index += 1
+    return None
+
+
+def _closing(text: str, start: int, opening: str, closing: str) -> int | None:
+    """Index of the bracket closing ``text[start]`` (strings skipped), or ``None``."""
+    depth = 0
+    index = start
+    while index < len(text):
+        char = text[index]
+        if char == '"':
+            literal = _string_literal(text, index)
+            if literal is None:
+                return None
+            index = literal[1]
+            continue
+        if char == opening:
+            depth += 1
+        elif char == closing:
+            depth -= 1
+            if depth == 0:
+                return index
+        index += 1
+    return None
+
+
+def _trailing_loc(line: str) -> str | None:
+    """The body of the ``loc(...)`` that ends an operation line, outside string literals."""
+    index = 0
+    found: str | None = None
+    while index < len(line):
+        if line[index] == '"':
+            literal = _string_literal(line, index)
+            if literal is None:
+                return None
+            index = literal[1]
+            continue
+        if line.startswith("loc(", index):
+            end = _closing(line, index + 3, "(", ")")
+            if end is None:
+                return None
+            found = line[index + 4 : end] if not line[end + 1 :].strip() else found
+            index = end + 1
+            continue
+        index += 1
+    return found
+
+
+def _split_top_level(text: str) -> list[str]:
+    parts: list[str] = []
+    depth = 0
+    current = 0
     index = 0
     while index < len(text):
         char = text[index]
-        if char == "\\" and index + 1 < len(text):
-            following = text[index + 1]
-            hex_pair = text[index + 1 : index + 3]
-            if following in "\\\"'":
-                out.append(following)
-                index += 2
-                continue
-            if following == "n":
-                out.append("\n")
-                index += 2
-                continue
-            if len(hex_pair) == 2 and all(c in "0123456789abcdefABCDEF" for c in hex_pair):
-                out.append(chr(int(hex_pair, 16)))
-                index += 3
-                continue
-        out.append(char)
+        if char == '"':
+            literal = _string_literal(text, index)
+            if literal is None:
+                break
+            index = literal[1]
+            continue
+        if char in "([<":
+            depth += 1
+        elif char in ")]>":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append(text[current:index])
+            current = index + 1
         index += 1
-    return "".join(out)
+    parts.append(text[current:])
+    return [part.strip() for part in parts if part.strip()]
 
 
-def _resolve_location(
-    body: str, definitions: dict[str, str], depth: int = 0
-) -> tuple[str | None, tuple[SourceFrame, ...]]:
+Resolved = tuple[str | None, tuple[SourceFrame, ...]]
+
+
+def _resolve_location(body: str, definitions: dict[str, str], depth: int = 0) -> Resolved:
+    """Location text and source frames of one MLIR location (``#locN`` resolved).
+
+    ``"file":line:col`` gives a frame (line 0 = none); ``"name"(child)`` gives the name as text
+    and the child's frames; ``fused[...]`` and ``callsite(callee at caller)`` combine their
+    parts (caller frames first); ``unknown`` gives nothing.
+    """
     body = body.strip()
-    if depth > 16 or not body or body == "unknown":
+    frames: tuple[SourceFrame, ...] = ()
+    if depth > _MAX_LOC_DEPTH or not body or body == "unknown":
         return None, ()
     if body.startswith("#"):
         target = definitions.get(body[1:])
         return _resolve_location(target, definitions, depth + 1) if target else (None, ())
-    match = _STRING.match(body)
-    if match:
-        text = _unescape(match["text"])
-        if match["line"]:
-            return text, (SourceFrame(text, int(match["line"])),)
-        return text, ()
+    if body.startswith('"'):
+        literal = _string_literal(body, 0)
+        if literal is None:
+            return body, ()
+        name, after = literal
+        rest = body[after:].strip()
+        match = _FILE_LINE_COL.match(rest)
+        if match:
+            line = int(match["line"])
+            frames = (SourceFrame(name, line),) if line > 0 else ()
+            return f"{name}:{rest[1:]}", frames
+        if rest.startswith("(") and rest.endswith(")"):
+            _, frames = _resolve_location(rest[1:-1], definitions, depth + 1)
+            return name, frames
+        return name, ()
+    if body.startswith("callsite(") and body.endswith(")"):
+        inner = body[len("callsite(") : -1]
+        callee, separator, caller = inner.partition(" at ")
+        if separator:
+            callee_text, callee_frames = _resolve_location(callee, definitions, depth + 1)
+            caller_text, caller_frames = _resolve_location(caller, definitions, depth + 1)
+            return callee_text or caller_text, caller_frames + callee_frames
+    if body.startswith("fused") and body.endswith("]"):
+        opening = body.find("[")
+        texts: list[str] = []
+        for part in _split_top_level(body[opening + 1 : -1]):
+            part_text, part_frames = _resolve_location(part, definitions, depth + 1)
+            if part_text:
+                texts.append(part_text)
+            frames += part_frames
+        return (texts[0] if texts else None), frames
     return body, ()
 
 
@@ -218,9 +319,10 @@ def read_tosa_mlir(text: str, source: str) -> TosaModel:
         op_type = op_name[5:].upper() if op_name.startswith("tosa.") else op_name
         location_text: str | None = None
         frames: tuple[SourceFrame, ...] = ()
-        use = _LOC_USE.search(line)
-        if use:
-            location_text, frames = _resolve_location(use["body"], definitions)
+        loc_body = _trailing_loc(line)
+        if loc_body is not None:
+            location_text, frames = _resolve_location(loc_body, definitions)
+            location_text = location_text or None
         operators.append(
             TosaOperator(identity, op_type, "", "", (), (f"%{identity}",), location_text, frames)
         )

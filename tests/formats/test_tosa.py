@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 from collections import Counter
 
 import pytest
@@ -139,3 +140,50 @@ def test_truncated_flatbuffer() -> None:
 def test_mlir_bytecode_rejected() -> None:
     with pytest.raises(InputError, match="MLIR bytecode"):
         tosa.read_tosa(b"ML\xefR\x00\x01rest", "m.mlirbc")
+
+
+def test_mlir_text_from_tosa_opt_matches_the_flatbuffer() -> None:
+    """``tosa-opt --tosa-deserialize --mlir-print-debuginfo`` of dscnn_int.tosa (the official
+    deserialiser; constant payloads shortened): same ids, types, labels, frames and modules."""
+    text = gzip.decompress(read_bytes(DSCNN / "dscnn_int_dbg.tosa.mlir.gz"))
+    from_mlir = tosa.tosa_operators(text, "dscnn_int_dbg.tosa.mlir")
+    from_flatbuffer = tosa.tosa_operators(read_bytes(INT), str(INT))
+    assert tosa.read_tosa(text, "m").format == "mlir"
+    assert len(from_mlir) == 106
+    for mlir_op, fb_op in zip(from_mlir, from_flatbuffer, strict=True):
+        assert (mlir_op.id, mlir_op.op_type, mlir_op.label) == (
+            fb_op.id,
+            fb_op.op_type,
+            fb_op.label,
+        )
+        assert mlir_op.locations == fb_op.locations
+        assert mlir_op.nn_module_stack == fb_op.nn_module_stack
+        if fb_op.label:
+            assert mlir_op.name == fb_op.name
+
+
+LOCATIONS = """\
+#loc1 = loc("model.py":12:3)
+#loc2 = loc("layers.py":40:1)
+#loc3 = loc(callsite(#loc2 at #loc1))
+#loc4 = loc(fused[#loc1, "extra"])
+func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tosa.abs %arg0 : (tensor<4xf32>) -> tensor<4xf32> loc(#loc3)
+  %1 = tosa.negate %0 : (tensor<4xf32>) -> tensor<4xf32> loc(#loc4)
+  %2 = tosa.exp %1 : (tensor<4xf32>) -> tensor<4xf32> loc("has loc( inside"("x.py":0:0))
+  %3 = tosa.log %2 : (tensor<4xf32>) -> tensor<4xf32> loc(unknown)
+  return %3 : tensor<4xf32>
+}
+"""
+
+
+def test_mlir_location_forms() -> None:
+    operators = tosa.tosa_operators(LOCATIONS.encode(), "l.mlir")
+    assert [(f.file, f.line) for f in operators[0].locations] == [
+        ("model.py", 12),
+        ("layers.py", 40),
+    ]
+    assert operators[0].label == "layers.py:40:1"
+    assert [(f.file, f.line) for f in operators[1].locations] == [("model.py", 12)]
+    assert operators[2].label == "has loc( inside" and not operators[2].locations
+    assert operators[3].label is None

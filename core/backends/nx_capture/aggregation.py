@@ -77,20 +77,39 @@ def decode_statistics(data: bytes, layout: CounterLayout, source: str) -> Decode
     tasks = np.frombuffer(data, dtype="<u4").reshape(-1, layout.words_per_task)
     task_count = tasks.shape[0]
     block_count = -(-task_count // layout.tasks_per_block)
-    keep = tasks.any(axis=1)
-    task_index = np.nonzero(keep)[0]
-    blocks = (task_index // layout.tasks_per_block).astype(np.int64)
     columns = [word for _, word in layout.counters]
-    counters = tasks[task_index][:, columns].astype(np.uint64)
-    values = np.zeros((block_count, len(columns)), dtype=np.uint64)
-    if task_index.size:
-        if layout.core_word is None:
-            np.add.at(values, blocks, counters)
-        else:
-            cores = tasks[task_index, layout.core_word].astype(np.int64)
-            values = _max_over_cores(blocks, cores, counters, block_count)
+    if layout.core_word is None:
+        values = _block_sums(tasks, columns, block_count, layout.tasks_per_block)
+    else:
+        keep = tasks.any(axis=1)
+        task_index = np.nonzero(keep)[0]
+        values = np.zeros((block_count, len(columns)), dtype=np.uint64)
+        if task_index.size:
+            selected = tasks[task_index]
+            values = _max_over_cores(
+                (task_index // layout.tasks_per_block).astype(np.int64),
+                selected[:, layout.core_word].astype(np.int64),
+                selected[:, columns].astype(np.uint64),
+                block_count,
+            )
     nonzero = np.asarray(values.any(axis=1), dtype=np.bool_)
     return DecodedBlocks(layout, block_count, values, nonzero)
+
+
+def _block_sums(
+    tasks: npt.NDArray[np.uint32], columns: list[int], block_count: int, per_block: int
+) -> Matrix:
+    """Mode 0: per-block column sums (zero tasks add nothing, so no filtering is needed)."""
+    counters = tasks[:, columns]
+    missing = block_count * per_block - counters.shape[0]
+    if missing:
+        counters = np.concatenate(
+            (counters, np.zeros((missing, len(columns)), dtype=counters.dtype))
+        )
+    summed: Matrix = counters.reshape(block_count, per_block, len(columns)).sum(
+        axis=1, dtype=np.uint64
+    )
+    return summed
 
 
 def _max_over_cores(

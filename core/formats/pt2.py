@@ -48,7 +48,13 @@ MAX_MODEL_JSON_BYTES = 512 * 1024 * 1024
 
 @dataclass(frozen=True)
 class Pt2Node:
-    """One top-level FX operator node as the loader would recreate it."""
+    """One top-level FX operator node as the loader would recreate it.
+
+    ``origin_names`` follows ``metadata.from_node`` (first parent at each step, nearest first):
+    the names this node had in earlier graphs, e.g. ``("conv2d", "conv2d")`` for the core-ATen
+    ``convolution``; empty when the file records none. ``producer`` names the node whose output
+    a rebuilt ``getitem`` reads.
+    """
 
     name: str
     target: str
@@ -59,6 +65,7 @@ class Pt2Node:
     torch_fn: str | None
     json_path: str
     producer: str | None = None
+    origin_names: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -159,6 +166,27 @@ def _output_names(outputs: list[Any]) -> list[str]:
     return names
 
 
+_MAX_ORIGIN_DEPTH = 64
+
+
+def _origin_names(value: object) -> tuple[str, ...]:
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return ()
+    names: list[str] = []
+    while isinstance(value, list) and value and len(names) < _MAX_ORIGIN_DEPTH:
+        first = value[0]
+        if not isinstance(first, dict):
+            break
+        name = first.get("name")
+        if isinstance(name, str):
+            names.append(name)
+        value = first.get("from_node")
+    return tuple(names)
+
+
 def _op_type(target: str) -> str:
     return target.removeprefix("torch.ops.")
 
@@ -212,7 +240,20 @@ def read_pt2(data: bytes, source: str) -> Pt2Program:
         frames = parse_stack_trace(trace)
         modules = parse_module_stack(metadata.get("nn_module_stack"))
         torch_fn = metadata.get("torch_fn") if isinstance(metadata.get("torch_fn"), str) else None
-        add(Pt2Node(name, target, _op_type(target), trace, frames, modules, torch_fn, path))
+        origins = _origin_names(metadata.get("from_node"))
+        add(
+            Pt2Node(
+                name,
+                target,
+                _op_type(target),
+                trace,
+                frames,
+                modules,
+                torch_fn,
+                path,
+                origin_names=origins,
+            )
+        )
         multiple = len(outputs) > 1 or (len(outputs) == 1 and "as_tensors" in outputs[0])
         if multiple:
             for output_index, output_name in enumerate(output_names):
@@ -227,6 +268,7 @@ def read_pt2(data: bytes, source: str) -> Pt2Program:
                         torch_fn,
                         f"{path}.outputs[{output_index}]",
                         producer=name,
+                        origin_names=origins,
                     )
                 )
     version = root.get("schema_version")

@@ -108,3 +108,18 @@ def test_truncated_archive() -> None:
         pt2.read_pt2(data[: len(data) // 2], "cut.pt2")
     [problem] = error.value.problems
     assert problem.location == "byte 0" and "zip archive" in problem.message
+
+
+def test_from_node_links_core_aten_names_to_pre_dispatch_names() -> None:
+    core = pt2.read_pt2(read_bytes(CORE), str(CORE))
+    expected = {
+        n["name"]: n["from_node"]
+        for n in read_json(DSCNN / "dscnn_core_aten.pt2.nodes.json")
+        if n["op"] == "call_function"
+    }
+    for node in core.nodes:
+        assert list(node.origin_names[:1]) == expected[node.name][:1]
+    pre_dispatch = {op.local_id for op in pt2.pt2_operators(read_bytes(PRE), str(PRE))}
+    by_name = {node.name: node for node in core.nodes}
+    assert by_name["convolution_1"].origin_names[0] == "conv2d_1"
+    assert all(node.origin_names[0] in pre_dispatch for node in core.nodes)

@@ -14,10 +14,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from perfline.core.backends.nx_common.labels import placeholder_result_id, split_labels
-from perfline.core.backends.nx_common.provenance import Provenance, parse_label
+from perfline.core.backends.nx_common.labels import (
+    KnownLabels,
+    placeholder_result_id,
+    split_labels,
+)
+from perfline.core.backends.nx_common.provenance import Provenance, ProvenanceMemo
 from perfline.core.backends.nx_common.records import SegmentInput, SegmentSpirv, TosaOperation
 from perfline.core.errors import InputError, Problem
+
+_NO_LABELS = KnownLabels()
 
 
 @dataclass(frozen=True)
@@ -48,8 +54,9 @@ def resolve_labels(
     """The SPIR-V result ids and JSON provenance the operation's labels name."""
     ids: dict[int, None] = {}
     provenances: list[Provenance] = []
+    memo = segment.spirv.provenance_memo if segment.spirv is not None else ProvenanceMemo()
     for label in split_labels(operation.raw_labels, known_labels(segment.spirv)):
-        provenance = parse_label(label)
+        provenance = memo.parse(label)
         if provenance is not None:
             provenances.append(provenance)
         for result_id in label_result_ids(segment, label, f"table {table}, id {operation.op_id}"):
@@ -57,9 +64,9 @@ def resolve_labels(
     return tuple(ids), tuple(provenances)
 
 
-def known_labels(spirv: SegmentSpirv | None) -> tuple[str, ...]:
+def known_labels(spirv: SegmentSpirv | None) -> KnownLabels:
     """The debug names label recovery should keep whole."""
-    return tuple(spirv.debug_names.values()) if spirv is not None else ()
+    return spirv.known_labels if spirv is not None else _NO_LABELS
 
 
 def label_result_ids(segment: SegmentInput, label: str, where: str) -> tuple[int, ...]:

@@ -10,9 +10,9 @@ JSON labels apart. Scanning left to right, this module takes at each position:
    decodes and is followed (after blanks) by ``;`` or the end;
 3. else everything up to the next ``;``.
 
-Separators and blanks between labels are skipped. Cost: O(n * k) for n
-characters and k known labels starting with the current character (the known
-labels are bucketed by first character).
+Separators and blanks between labels are skipped. Cost: per label, one set
+look-up for each ``;`` within the longest known label's length (build
+``KnownLabels`` once per segment and reuse it).
 """
 
 from __future__ import annotations
@@ -25,12 +25,35 @@ _PLACEHOLDER = re.compile(r"_spirv_id_(\d+)$")
 _DECODER = json.JSONDecoder()
 
 
-def split_labels(text: str, known: Iterable[str] = ()) -> tuple[str, ...]:
+class KnownLabels:
+    """A set of known labels prepared for recovery (build once per segment)."""
+
+    def __init__(self, labels: Iterable[str] = ()) -> None:
+        self.labels = frozenset(label for label in labels if label)
+        self.longest = max((len(label) for label in self.labels), default=0)
+
+    def end_at(self, text: str, position: int) -> int | None:
+        """The end of the longest known label starting at ``position`` and ending at ``;``
+        or the end of the text, else ``None``."""
+        if not self.labels:
+            return None
+        limit = min(len(text), position + self.longest)
+        ends: list[int] = []
+        separator = text.find(";", position)
+        while 0 <= separator <= limit:
+            ends.append(separator)
+            separator = text.find(";", separator + 1)
+        if limit == len(text):
+            ends.append(len(text))
+        for end in reversed(ends):
+            if text[position:end] in self.labels:
+                return end
+        return None
+
+
+def split_labels(text: str, known: KnownLabels | Iterable[str] = ()) -> tuple[str, ...]:
     """The labels of one ``api_labels`` cell, blanks dropped, in text order."""
-    buckets: dict[str, list[str]] = {}
-    for label in sorted(set(known), key=len, reverse=True):
-        if label:
-            buckets.setdefault(label[0], []).append(label)
+    index = known if isinstance(known, KnownLabels) else KnownLabels(known)
     labels: list[str] = []
     position = 0
     length = len(text)
@@ -38,7 +61,7 @@ def split_labels(text: str, known: Iterable[str] = ()) -> tuple[str, ...]:
         if text[position] == ";" or text[position].isspace():
             position += 1
             continue
-        end = _known_end(text, position, buckets) or _json_end(text, position)
+        end = index.end_at(text, position) or _json_end(text, position)
         if end is None:
             next_separator = text.find(";", position)
             end = length if next_separator < 0 else next_separator
@@ -53,14 +76,6 @@ def placeholder_result_id(label: str) -> int | None:
     """The SPIR-V result id of a ``TOSA<OP>_spirv_id_<N>`` placeholder label, else ``None``."""
     match = _PLACEHOLDER.search(label)
     return int(match.group(1)) if match else None
-
-
-def _known_end(text: str, position: int, buckets: dict[str, list[str]]) -> int | None:
-    for label in buckets.get(text[position], ()):
-        end = position + len(label)
-        if text.startswith(label, position) and (end == len(text) or text[end] == ";"):
-            return end
-    return None
 
 
 def _json_end(text: str, position: int) -> int | None:

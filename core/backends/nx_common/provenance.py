@@ -49,6 +49,26 @@ def display_name(label: str) -> str:
     return label
 
 
+class ProvenanceMemo:
+    """Parsed labels, remembered: one segment's labels are parsed once per build."""
+
+    def __init__(self) -> None:
+        self._parsed: dict[str, LabelProvenance | None] = {}
+
+    def parse(self, label: str) -> LabelProvenance | None:
+        """``parse_label(label)``, computed once per label."""
+        if label not in self._parsed:
+            self._parsed[label] = parse_label(label)
+        return self._parsed[label]
+
+    def display_name(self, label: str) -> str:
+        """``display_name(label)`` using the remembered parse."""
+        provenance = self.parse(label)
+        if provenance is not None:
+            return provenance.operator_name or provenance.node_name or label
+        return label
+
+
 def module_entities(modules: Sequence[ModuleFrame]) -> list[dict[str, Any]]:
     """``nn_module`` entities root to leaf, each parenting the next (leaf last)."""
     if not modules:

@@ -13,6 +13,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from perfline.core.backends.nx_common.labels import KnownLabels
+from perfline.core.backends.nx_common.provenance import ProvenanceMemo
+
 Number = int | float
 
 
@@ -96,6 +99,16 @@ class SegmentSpirv:
     def structural_id_set(self) -> frozenset[int]:
         """The structural ids as a set (computed once)."""
         return frozenset(self.structural_ids())
+
+    @cached_property
+    def known_labels(self) -> KnownLabels:
+        """The debug names prepared for label recovery (computed once)."""
+        return KnownLabels(self.debug_names.values())
+
+    @cached_property
+    def provenance_memo(self) -> ProvenanceMemo:
+        """Parsed labels of this segment (filled on use)."""
+        return ProvenanceMemo()
 
     @cached_property
     def name_index(self) -> Mapping[str, tuple[int, ...]]:

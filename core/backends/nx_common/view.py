@@ -31,7 +31,6 @@ from perfline.core.backends.nx_common.breakdowns import breakdown
 from perfline.core.backends.nx_common.kinds import performance_entity_kinds
 from perfline.core.backends.nx_common.provenance import (
     code_stack_entities,
-    display_name,
     module_entities,
 )
 from perfline.core.backends.nx_common.records import SegmentInput
@@ -226,7 +225,10 @@ class _Builder:
         if existing is not None:
             return existing
         debug_name = debug_name_of(segment.spirv, result_id)
-        name = display_name(debug_name) if debug_name else (fallback or source_id)
+        if debug_name and segment.spirv is not None:
+            name = segment.spirv.provenance_memo.display_name(debug_name)
+        else:
+            name = fallback or source_id
         source = _Source({"id": source_id, "kind": "source_operator", "name": name})
         self.sources[source_id] = source
         return source

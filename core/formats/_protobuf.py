@@ -11,7 +11,7 @@ Cost: linear in the bytes of the messages walked (skipped fields are jumped over
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from perfline.core.errors import InputError, Problem
 
@@ -27,8 +27,7 @@ _WIRE_NAMES = {
 }
 
 
-@dataclass(frozen=True)
-class Field:
+class Field(NamedTuple):
     """One field occurrence: number, wire type, value and the absolute offset of its tag."""
 
     number: int
@@ -76,6 +75,8 @@ class Field:
 
 
 def _varint(buf: memoryview, position: int, base: int, source: str, where: str) -> tuple[int, int]:
+    if position < len(buf) and buf[position] < 0x80:  # fast path: one-byte varint
+        return buf[position], position + 1
     result = 0
     shift = 0
     end = len(buf)

@@ -3,8 +3,7 @@
 ``perfline analyze MODEL.etrecord RUN.etdump [--companion-model M.pte] [--method NAME]``
 (the ETDump may also be given as ``--profiling-data RUN.etdump``) and
 ``perfline analyze [MODEL.vgf] --profiling-data CAPTURE_DIR|DISPATCH_DIR ...``.
-``analyze.py`` calls ``wants_measured`` to decide, then ``run_measured``; this
-module also exposes a stand-alone ``command`` with the same options.
+``analyze.py`` calls ``wants_measured`` to decide, then ``run_measured``.
 """
 
 from __future__ import annotations
@@ -13,15 +12,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import click
-
-from perfline.clients.cli.common import (
-    collapse_options,
-    emit,
-    guarded,
-    pipeline_settings,
-    write_output,
-)
 from perfline.core.errors import InputError, Problem
 from perfline.core.pipeline import PipelineSettings, postprocess
 from perfline.server.ingest.executorch import (
@@ -106,51 +96,3 @@ def run_measured(
         cli_arguments=cli_arguments,
     )
     return postprocess(raw, settings or PipelineSettings(), source="measured result")
-
-
-@click.command("analyze-measured")
-@click.argument("inputs", nargs=-1, metavar="[MODEL.etrecord RUN.etdump | MODEL.vgf]")
-@click.option(
-    "--profiling-data",
-    "profiling_data",
-    multiple=True,
-    metavar="PATH",
-    help="An ETDump, or a structured capture root or dispatch folder (repeatable).",
-)
-@click.option("--method", default=None, help="The ETRecord method to analyse.")
-@click.option(
-    "--companion-model",
-    default=None,
-    metavar="MODEL.pte",
-    help="The deployed .pte (recorded as the model identity).",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print the processed document as JSON.")
-@click.option(
-    "--output-dir",
-    type=click.Path(file_okay=False),
-    default=None,
-    help="Where mlia-output/mlia-output.json is written (default: current folder).",
-)
-@collapse_options
-@guarded
-def command(
-    inputs: tuple[str, ...],
-    profiling_data: tuple[str, ...],
-    method: str | None,
-    companion_model: str | None,
-    as_json: bool,
-    output_dir: str | None,
-    collapse: tuple[str, ...],
-    no_default_collapse: bool,
-) -> None:
-    """Analyse measured profiling data (ETRecord/ETDump or a structured capture)."""
-    processed = run_measured(
-        inputs,
-        profiling_data=profiling_data,
-        method=method,
-        companion_model=companion_model,
-        settings=pipeline_settings(collapse, no_default_collapse),
-        cli_arguments=["analyze", *inputs, *(f"--profiling-data={p}" for p in profiling_data)],
-    )
-    write_output(processed, output_dir)
-    emit(processed, as_json)

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from perfline.clients.cli.analyze_measured import command, run_measured
+from perfline.clients.cli import cli
+from perfline.clients.cli.analyze_measured import run_measured
 from perfline.server.ingest.executorch import load_etdump_document
 from tests.measured._data import MODEL_SOURCE, inspector, pair
 
@@ -227,7 +228,16 @@ def test_line_40_adds_conv_bn_and_relu_averages() -> None:
 def test_cli_json_output(tmp_path: Path) -> None:
     record, dump = pair("portable")
     outcome = CliRunner().invoke(
-        command, [str(record), str(dump), "--json", "--output-dir", str(tmp_path)]
+        cli,
+        [
+            "analyze",
+            str(record),
+            "--profiling-data",
+            str(dump),
+            "--json",
+            "--output-dir",
+            str(tmp_path),
+        ],
     )
     assert outcome.exit_code == 0, outcome.output
     document = json.loads(outcome.output)
@@ -241,8 +251,6 @@ def test_same_inputs_give_the_same_document() -> None:
 
 
 def test_perfline_analyze_dispatches_etrecord_etdump(tmp_path: Path) -> None:
-    from perfline.clients.cli import cli
-
     record, dump = pair("portable")
     outcome = CliRunner().invoke(
         cli, ["analyze", str(record), str(dump), "--json", "--output-dir", str(tmp_path)]

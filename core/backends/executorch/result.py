@@ -33,7 +33,6 @@ from perfline.core.backends.executorch.events import (
     ROLE_OPERATOR,
     Observation,
     Timeline,
-    statistics,
 )
 from perfline.core.backends.executorch.mapping import (
     EXACT,
@@ -52,6 +51,7 @@ from perfline.core.backends.executorch.provenance import (
     provenance_entities,
     source_operator_id,
 )
+from perfline.core.backends.executorch.runtime_metrics import model_metrics, with_cycles
 from perfline.core.backends.executorch.vgf_view import VgfView
 from perfline.core.errors import InputError, Problem
 
@@ -151,7 +151,7 @@ def build_runtime_result(
         known = {kind["id"] for kind in kinds}
         kinds.extend(kind for kind in vgf.entity_kinds if kind["id"] not in known)
         breakdowns = [*breakdowns, *vgf.breakdowns]
-        metrics = _with_cycles(metrics, vgf)
+        metrics = with_cycles(metrics, vgf.total_cycles, vgf.compute_cycles)
     result: dict[str, Any] = {
         "kind": "performance",
         "status": "ok",
@@ -378,58 +378,6 @@ def _attach_runtime_attributes(
         entities[position] = updated
 
 
-def model_metrics(method_observations: Sequence[Observation]) -> list[dict[str, Any]]:
-    """Model-level metrics: measured inference time where present, the rest unavailable."""
-    metrics: list[dict[str, Any]] = []
-    first = next((o for o in method_observations if o.key.occurrence == 0), None)
-    if first is not None:
-        stats = statistics(first.durations_ms)
-        metrics.append(_ms("inference_time", stats.avg, stats.count))
-        for suffix, value in (
-            ("min", stats.min),
-            ("max", stats.max),
-            ("p50", stats.p50),
-            ("p90", stats.p90),
-        ):
-            metrics.append(_ms(f"inference_time_{suffix}", value, stats.count))
-        if stats.avg > 0:
-            metrics.append(
-                {
-                    "name": "inferences_per_second",
-                    "unit": "inferences/s",
-                    "value": 1000.0 / stats.avg,
-                    "samples": stats.count,
-                }
-            )
-    else:
-        metrics.append(
-            _unavailable("inference_time", "ms", "The ETDump has no Method::execute events.")
-        )
-    if not any(metric["name"] == "inferences_per_second" for metric in metrics):
-        metrics.append(
-            _unavailable(
-                "inferences_per_second",
-                "inferences/s",
-                "Inference throughput data is not available.",
-            )
-        )
-    reasons = (
-        ("total_cycles", "cycles", "ETDump timing events carry no cycle counts."),
-        ("target_utilization", "%", "Target utilization data is not available."),
-        (
-            "accelerator_operator_percentage",
-            "%",
-            "Accelerator operator placement data is not available.",
-        ),
-        ("cpu_utilization", "%", "CPU utilization data is not available."),
-        ("model_weight_memory", "bytes", "Model weight memory data is not available."),
-        ("peak_activation_memory", "bytes", "Peak activation memory data is not available."),
-        ("average_memory", "bytes", "Average memory data is not available."),
-    )
-    metrics.extend(_unavailable(name, unit, reason) for name, unit, reason in reasons)
-    return metrics
-
-
 def merge_entities(entities: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Entities with duplicate ids merged: first-seen fields, parent and child ids unioned."""
     merged: dict[str, dict[str, Any]] = {}
@@ -444,25 +392,3 @@ def merge_entities(entities: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             if values:
                 existing[key] = values
     return list(merged.values())
-
-
-def _with_cycles(metrics: list[dict[str, Any]], vgf: VgfView) -> list[dict[str, Any]]:
-    updated: list[dict[str, Any]] = []
-    for metric in metrics:
-        if metric["name"] == "total_cycles" and vgf.total_cycles is not None:
-            updated.append({"name": "total_cycles", "unit": "cycles", "value": vgf.total_cycles})
-            if vgf.compute_cycles is not None:
-                updated.append(
-                    {"name": "compute_cycles", "unit": "cycles", "value": vgf.compute_cycles}
-                )
-        else:
-            updated.append(metric)
-    return updated
-
-
-def _ms(name: str, value: float, samples: int) -> dict[str, Any]:
-    return {"name": name, "unit": "ms", "value": value, "samples": samples}
-
-
-def _unavailable(name: str, unit: str, reason: str) -> dict[str, Any]:
-    return {"name": name, "unit": unit, "availability": "unavailable", "reason": reason}

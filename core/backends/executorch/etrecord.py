@@ -28,6 +28,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from perfline.core.errors import InputError, Problem
+from perfline.core.formats.identity import (
+    ModuleFrame,
+    SourceFrame,
+    parse_module_stack,
+    parse_stack_trace,
+)
 
 EXPORTED_PROGRAM = "exported_program"
 EDGE_PREFIX = "edge_dialect_exported_program/"
@@ -38,23 +44,15 @@ _SIDE_SUFFIXES = ("_state_dict", "_constants", "_example_inputs")
 
 
 @dataclass(frozen=True)
-class ModuleEntry:
-    """One entry of an ``nn_module_stack``: tracer key, qualified path, type."""
-
-    key: str
-    path: str
-    module_type: str | None
-
-
-@dataclass(frozen=True)
 class GraphNode:
     """One ``call_function`` node of a serialized graph."""
 
     name: str
     target: str
     debug_handles: tuple[int, ...]
-    stack_trace: str | None
-    module_stack: tuple[ModuleEntry, ...]
+    frames: tuple[SourceFrame, ...]
+    """Stack frames of ``metadata.stack_trace``, outermost caller first."""
+    module_stack: tuple[ModuleFrame, ...]
     origins: tuple[tuple[str, int | None], ...]
     """``from_node`` entries flattened depth first: (node name, graph id)."""
 
@@ -184,8 +182,8 @@ def _graph_nodes(document: Any, source: str, member: str) -> tuple[GraphNode, ..
                 name=raw["name"],
                 target=str(raw.get("target", "")),
                 debug_handles=_handles(metadata.get("debug_handle"), source, f"{at}.metadata"),
-                stack_trace=_optional_string(metadata.get("stack_trace")),
-                module_stack=_module_stack(metadata.get("nn_module_stack")),
+                frames=parse_stack_trace(_optional_string(metadata.get("stack_trace"))),
+                module_stack=parse_module_stack(metadata.get("nn_module_stack")),
                 origins=_origins(metadata.get("from_node")),
             )
         )
@@ -214,27 +212,6 @@ def _handles(value: Any, source: str, where: str) -> tuple[int, ...]:
 
 def _optional_string(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
-
-
-def _module_stack(value: Any) -> tuple[ModuleEntry, ...]:
-    """``key,path,type;...`` (torch.export serialization) or a ``{key: [path, type]}`` map."""
-    entries: list[ModuleEntry] = []
-    if isinstance(value, str):
-        for item in value.split(";"):
-            if not item:
-                continue
-            parts = item.split(",")
-            key = parts[0]
-            module_type = parts[-1] if len(parts) >= 3 else None
-            path = ",".join(parts[1:-1]) if len(parts) >= 3 else ",".join(parts[1:])
-            entries.append(ModuleEntry(key, path, module_type or None))
-    elif isinstance(value, Mapping):
-        for key, item in value.items():
-            if isinstance(item, list | tuple) and item:
-                path = item[0] if isinstance(item[0], str) else ""
-                module_type = item[1] if len(item) > 1 and isinstance(item[1], str) else None
-                entries.append(ModuleEntry(str(key), path, module_type))
-    return tuple(entries)
 
 
 def _origins(value: Any) -> tuple[tuple[str, int | None], ...]:

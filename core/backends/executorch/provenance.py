@@ -14,23 +14,12 @@ Cost: O(nodes x stack depth).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any
 
 from perfline.core.backends.executorch.etrecord import GraphNode
-from perfline.core.backends.nx_common.provenance import (
-    code_stack_entities,
-    module_entities,
-    parse_label,
-)
-
-SOURCE_PREFIX = "source_operator/"
-
-
-def source_operator_id(name: str) -> str:
-    """The PT2 identity of an exported-program node."""
-    return f"{SOURCE_PREFIX}{name}"
+from perfline.core.backends.nx_common.provenance import code_stack_entities, module_entities
+from perfline.core.formats.identity import source_operator_id
 
 
 def provenance_entities(nodes: Iterable[GraphNode]) -> list[dict[str, Any]]:
@@ -38,28 +27,12 @@ def provenance_entities(nodes: Iterable[GraphNode]) -> list[dict[str, Any]]:
     registry: dict[str, dict[str, Any]] = {}
     operators: list[dict[str, Any]] = []
     for node in nodes:
-        label = json.dumps(
-            {
-                "torch_info": {
-                    "stack_trace": node.stack_trace or "",
-                    "nn_module_stack": {
-                        entry.key: [entry.path or entry.key, entry.module_type]
-                        for entry in node.module_stack
-                    },
-                }
-            }
-        )
-        provenance = parse_label(label)
         parents: list[str] = []
-        if provenance is not None:
-            for chain in (
-                module_entities(provenance.modules),
-                code_stack_entities(provenance.frames),
-            ):
-                for entity in chain:
-                    registry.setdefault(entity["id"], entity)
-                if chain:
-                    parents.append(chain[-1]["id"])
+        for chain in (module_entities(node.module_stack), code_stack_entities(node.frames)):
+            for entity in chain:
+                registry.setdefault(entity["id"], entity)
+            if chain:
+                parents.append(chain[-1]["id"])
         operator: dict[str, Any] = {
             "id": source_operator_id(node.name),
             "kind": "source_operator",

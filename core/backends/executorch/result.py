@@ -47,13 +47,11 @@ from perfline.core.backends.executorch.observations import (
     observation_metrics,
     summed_per_execution,
 )
-from perfline.core.backends.executorch.provenance import (
-    provenance_entities,
-    source_operator_id,
-)
+from perfline.core.backends.executorch.provenance import provenance_entities
 from perfline.core.backends.executorch.runtime_metrics import model_metrics, with_cycles
 from perfline.core.backends.executorch.vgf_view import VgfView
 from perfline.core.errors import InputError, Problem
+from perfline.core.formats.identity import source_operator_id
 
 PRODUCER = "neural-technology-profiling-data"
 BACKEND_OPERATOR = "backend_operator"

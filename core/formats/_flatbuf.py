@@ -13,6 +13,7 @@ check per access; vectors are read lazily per element.
 from __future__ import annotations
 
 import struct
+from typing import NoReturn
 
 import flatbuffers.table
 
@@ -63,8 +64,13 @@ class FlatTable:
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # -- errors -----------------------------------------------------------------------------
-    def fail(self, position: int, message: str, path: str | None = None) -> InputError:
-        """Raise an ``InputError`` at ``position`` of this buffer (never returns)."""
+    @property
+    def position(self) -> int:
+        """Where this table starts in its buffer."""
+        return self._pos
+
+    def fail(self, position: int, message: str, path: str | None = None) -> NoReturn:
+        """Raise an ``InputError`` at ``position`` of this buffer."""
         raise InputError(
             self._source,
             Problem(f"byte {self._base + position} ({path or self.path})", message),
@@ -89,10 +95,6 @@ class FlatTable:
             self.fail(position, f"field '{name}' lies outside its table", f"{self.path}.{name}")
         self._need(position, size, f"field '{name}'", f"{self.path}.{name}")
         return position
-
-    def has(self, slot: int) -> bool:
-        """Whether the field is present (non-default)."""
-        return int(self._tab.Offset(4 + 2 * slot)) != 0
 
     def scalar(self, slot: int, kind: str, name: str, default: int = 0) -> int:
         """An integer field of the given kind (``u8``, ``u16``, ``i32``, ``u32``, ``i64``)."""
@@ -132,7 +134,6 @@ class FlatTable:
             return raw.decode("utf-8")
         except UnicodeDecodeError as error:
             self.fail(target + 4 + error.start, "expected UTF-8 text", path)
-            raise  # pragma: no cover - fail() always raises
 
     def _vector(self, slot: int, element_size: int, name: str) -> tuple[int, int]:
         target = self._target(slot, name)

@@ -300,7 +300,10 @@ def _slots(table: FlatTable, slot: int, name: str) -> tuple[BindingSlot, ...]:
 def _enum(table: FlatTable, slot: int, name: str, values: tuple[str, ...], default: int = 0) -> str:
     raw = table.scalar(slot, "u8", name, default)
     if raw >= len(values):
-        table.fail(0, f"field '{name}': expected one of {', '.join(values)}, found value {raw}")
+        table.fail(
+            table.position,
+            f"field '{name}': expected one of {', '.join(values)}, found value {raw}",
+        )
     return values[raw]
 
 

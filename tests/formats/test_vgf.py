@@ -7,10 +7,12 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
+import flatbuffers.table
 import pytest
 
 from perfline.core.errors import InputError
 from perfline.core.formats import vgf
+from perfline.core.formats._flatbuf import root_table
 from perfline.core.formats.identity import SourceOperator
 from perfline.core.formats.spirv import parse_module, scan_modules
 from tests.formats._data import DSCNN, SYNTHETIC, model_line, read_bytes, read_json
@@ -260,3 +262,17 @@ def test_multi_segment_file_written_by_the_vgf_library() -> None:
     assert operators[0].locations  # from the debug module
     assert operators[23].id == "source_operator/segment_2/spirv-126"
     assert not operators[23].locations  # the plain module has no debug info
+
+
+def test_unknown_segment_type() -> None:
+    data = bytearray(read_bytes(INT_DBG))
+    section = vgf.read_vgf(bytes(data), "x").sections[1]
+    buffer = bytes(data[section.offset : section.offset + section.size])
+    segment = root_table(buffer, "x", "ModelSequenceTable").tables(0, "segments")[0]
+    type_field = segment.position + flatbuffers.table.Table(buffer, segment.position).Offset(4)
+    assert type_field > segment.position  # the type is stored (GRAPH = 1, not the default)
+    data[section.offset + type_field] = 7
+    with pytest.raises(InputError) as error:
+        vgf.read_vgf(bytes(data), "type.vgf")
+    text = _single_problem(error, "type.vgf")
+    assert "segments[0]" in text and "expected one of COMPUTE, GRAPH, found value 7" in text

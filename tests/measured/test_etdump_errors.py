@@ -190,3 +190,33 @@ def test_missing_file(tmp_path: Path) -> None:
         load_etdump_document(record, tmp_path / "absent.etdump")
     with pytest.raises(InputError, match="is not a regular file"):
         load_etdump_document(tmp_path, record)
+
+
+def test_event_missing_from_some_executions_is_counted_over_its_own_samples() -> None:
+    record, _ = _real("portable")
+    runs = []
+    for run in range(3):
+        events = [Event("OPERATOR_CALL", 0, 1000 * (run + 1), instruction_id=0)]
+        if run != 1:
+            events.append(Event("OPERATOR_CALL", 0, 500, instruction_id=1))
+        runs.append(("Execute", events))
+    document = analyze_etdump(
+        InputFile("m.etrecord", record), InputFile("r.etdump", write_etdump(runs)), timestamp=STAMP
+    )
+    result = document["results"][0]
+    assert any("only some of the 3 executions" in warning for warning in result["warnings"])
+    (batch_norm,) = [
+        b for b in result["breakdowns"] if b["entity_id"] == "source_operator/batch_norm"
+    ]
+    metrics = {m["name"]: m for m in batch_norm["metrics"] if m["name"] != "duration"}
+    assert metrics["execution_count"]["value"] == 2
+    assert metrics["duration_avg"]["samples"] == 2
+    executions = [
+        m["qualifiers"]["execution"] for m in batch_norm["metrics"] if m["name"] == "duration"
+    ]
+    assert executions == [0, 2]
+    (conv,) = [b for b in result["breakdowns"] if b["entity_id"] == "source_operator/conv2d"]
+    average = next(m for m in conv["metrics"] if m["name"] == "duration_avg")
+    assert average["value"] == pytest.approx((0.001 + 0.002 + 0.003) / 3)
+    metrics_by_name = {m["name"]: m for m in result["metrics"]}
+    assert metrics_by_name["inference_time"]["availability"] == "unavailable"

@@ -125,6 +125,13 @@ def build_runtime_result(
             f"events are nested inside the OPERATOR_CALL event of the same instruction; each "
             f"operator is counted once, from its OPERATOR_CALL event."
         )
+    incomplete = [o for o in timeline.observations if len(o.executions) < timeline.execution_count]
+    if incomplete:
+        warnings.append(
+            f"{len(incomplete)} runtime event(s) occur in only some of the "
+            f"{timeline.execution_count} executions; their statistics cover the executions in "
+            f"which they occur (see each metric's samples)."
+        )
     if builder.unmapped:
         warnings.append(
             f"{builder.unmapped} runtime observation(s) could not be mapped to source "

@@ -25,7 +25,9 @@ ADDED_WARNING_PREFIXES = ("Retaining entity '",)
 
 
 def _inputs(folder: str) -> list[Path]:
-    return sorted(p for p in (CASES / folder).glob("*.json") if not p.name.endswith(".expected.json"))
+    return sorted(
+        p for p in (CASES / folder).glob("*.json") if not p.name.endswith(".expected.json")
+    )
 
 
 def _settings(case: Path, *, defaults: bool) -> PipelineSettings:

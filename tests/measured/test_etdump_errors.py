@@ -211,6 +211,7 @@ def test_event_missing_from_some_executions_is_counted_over_its_own_samples() ->
     metrics = {m["name"]: m for m in batch_norm["metrics"] if m["name"] != "duration"}
     assert metrics["execution_count"]["value"] == 2
     assert metrics["duration_avg"]["samples"] == 2
+    assert "aggregation" not in metrics["duration_avg"]  # not the same executions as conv2d's
     executions = [
         m["qualifiers"]["execution"] for m in batch_norm["metrics"] if m["name"] == "duration"
     ]
@@ -218,5 +219,6 @@ def test_event_missing_from_some_executions_is_counted_over_its_own_samples() ->
     (conv,) = [b for b in result["breakdowns"] if b["entity_id"] == "source_operator/conv2d"]
     average = next(m for m in conv["metrics"] if m["name"] == "duration_avg")
     assert average["value"] == pytest.approx((0.001 + 0.002 + 0.003) / 3)
+    assert average["aggregation"] == "sum"
     metrics_by_name = {m["name"]: m for m in result["metrics"]}
     assert metrics_by_name["inference_time"]["availability"] == "unavailable"

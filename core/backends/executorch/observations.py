@@ -5,10 +5,11 @@ Every observation becomes: ``duration_avg``, ``duration_min``,
 of executions), ``execution_count`` and one ``duration`` per execution
 (qualifier ``execution`` = its 0-based number, ``samples`` 1). Every metric
 carries the mapping qualifier ``confidence``. Only the average of an
-``exact`` observation has ``aggregation: "sum"``: averages over the same
-executions add up (the mean of a sum is the sum of the means); percentiles,
-extremes and counts never do, and a shared or partial average must not be
-added to the figures of the operators it overlaps.
+``exact`` observation present in every recorded execution has
+``aggregation: "sum"``: averages over the same executions add up (the mean
+of a sum is the sum of the means); percentiles, extremes and counts never
+do, and a shared or partial average must not be added to the figures of the
+operators it overlaps.
 """
 
 from __future__ import annotations
@@ -22,12 +23,22 @@ UNIT_MS = "ms"
 
 
 def observation_metrics(
-    durations_ms: tuple[float, ...], executions: tuple[int, ...], confidence: str
+    durations_ms: tuple[float, ...],
+    executions: tuple[int, ...],
+    confidence: str,
+    *,
+    all_executions: bool = True,
 ) -> list[dict[str, Any]]:
-    """The metric list of one observation (see the module docstring)."""
+    """The metric list of one observation (see the module docstring).
+
+    ``all_executions`` says whether the observation occurred in every recorded
+    execution; an average over only some of them is not additive either.
+    """
     stats = statistics(durations_ms)
     qualifiers = {"confidence": confidence}
-    metrics = [_average(stats, confidence)]
+    metrics = [
+        _average(stats, additive=confidence == EXACT and all_executions, confidence=confidence)
+    ]
     for name, value in (
         ("duration_min", stats.min),
         ("duration_max", stats.max),
@@ -64,9 +75,9 @@ def observation_metrics(
     return metrics
 
 
-def _average(stats: Statistics, confidence: str) -> dict[str, Any]:
+def _average(stats: Statistics, *, additive: bool, confidence: str) -> dict[str, Any]:
     metric: dict[str, Any] = {"name": "duration_avg", "unit": UNIT_MS, "value": stats.avg}
-    if confidence == EXACT:
+    if additive:
         metric["aggregation"] = "sum"
     metric["samples"] = stats.count
     metric["qualifiers"] = {"confidence": confidence}

@@ -109,7 +109,7 @@ def build_runtime_result(
         )
     _check_instructions(record, timeline, method, etdump_source)
     index = build_handle_index(record, method)
-    builder = _Builder(method)
+    builder = _Builder(method, timeline.execution_count)
     operators = [o for o in timeline.observations if o.key.role == ROLE_OPERATOR]
     _place_operators(builder, record, index, method, operators)
     for observation in timeline.observations:
@@ -184,8 +184,9 @@ def build_runtime_result(
 
 
 class _Builder:
-    def __init__(self, method: str) -> None:
+    def __init__(self, method: str, execution_count: int) -> None:
         self.method = method
+        self.execution_count = execution_count
         self.entities: list[dict[str, Any]] = []
         self.breakdowns: list[dict[str, Any]] = []
         self.source_events: dict[str, dict[str, Any]] = {}
@@ -206,7 +207,12 @@ class _Builder:
         self.breakdowns.append(
             {
                 "entity_id": entity_id,
-                "metrics": observation_metrics(durations, executions, confidence),
+                "metrics": observation_metrics(
+                    durations,
+                    executions,
+                    confidence,
+                    all_executions=len(executions) == self.execution_count,
+                ),
                 "id": entity_id,
             }
         )

@@ -12,7 +12,6 @@ next analysis. Cost per ranged edit: O(lines in the map).
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
 
 
 class LineTracker:
@@ -40,19 +39,33 @@ class LineTracker:
             self._map = {i: i for i in range(len(self.text_lines))}
         return self._map
 
-    def apply_range(self, start_line: int, end_line: int, new_text: str, full_text: str) -> None:
-        """A change replacing lines ``start_line``..``end_line`` (0-based, inclusive ends)."""
+    def apply_range(
+        self,
+        start: tuple[int, int],
+        end: tuple[int, int],
+        new_text: str,
+        full_text: str,
+    ) -> None:
+        """A change replacing ``start``..``end`` ((line, column), 0-based) with ``new_text``.
+
+        An edit starting at column 0 carries the end line's remainder to the last inserted
+        line (so inserting lines above a line moves it down); one starting inside a line
+        keeps that line. Lines wholly inside the replaced range are deleted.
+        """
+        start_line, start_column = start
+        end_line = end[0]
         added = new_text.count("\n")
-        removed = end_line - start_line
-        delta = added - removed
+        delta = added - (end_line - start_line)
         mapping = self._ensure_map()
         for origin, now in mapping.items():
-            if now is None or now <= start_line:
+            if now is None or now < start_line:
                 continue
-            if now <= end_line:
-                mapping[origin] = None
-            else:
+            if now > end_line:
                 mapping[origin] = now + delta
+            elif start_column == 0:
+                mapping[origin] = start_line + added if now == end_line else None
+            elif now != start_line:
+                mapping[origin] = None
         self.text_lines = full_text.split("\n")
         self.edited = True
 
@@ -71,14 +84,3 @@ class LineTracker:
             mapping[origin] = None if now is None else moved.get(now)
         self.text_lines = new_lines
         self.edited = True
-
-
-def apply_changes(
-    tracker: LineTracker, changes: Sequence[tuple[int, int, str] | None], text: str
-) -> None:
-    """Apply a ``didChange`` batch; ``None`` stands for a full-text change."""
-    for change in changes:
-        if change is None:
-            tracker.apply_full(text)
-        else:
-            tracker.apply_range(change[0], change[1], change[2], text)

@@ -76,7 +76,7 @@ class PerflineProtocol(LanguageServerProtocol):
     shared = False
 
     def get_message_type(self, method: str) -> Any:  # type: ignore[override]
-        if method.startswith("perfline/"):
+        if method in api.METHODS:
             return RawRequest
         return super().get_message_type(method)
 
@@ -215,12 +215,12 @@ class PerflineServer(LanguageServer):
         except Exception:
             self.progress_tokens.pop(job, None)
             return
-        if self.progress_tokens.get(job) != token:
-            self.work_done_progress.end(token, t.WorkDoneProgressEnd(message="done"))
-            return
         self.work_done_progress.begin(
             token, t.WorkDoneProgressBegin(title=f"perfline: analysing {job}", cancellable=False)
         )
+        if self.progress_tokens.get(job) != token:
+            # The run ended while the client created the token.
+            self.work_done_progress.end(token, t.WorkDoneProgressEnd(message="done"))
 
     def _end_progress(self, job: str) -> None:
         self._cancel_progress_timer(job)
@@ -447,7 +447,12 @@ def _register(server: PerflineServer) -> None:
         for change in params.content_changes:
             if isinstance(change, t.TextDocumentContentChangePartial):
                 rng = change.range
-                tracker.apply_range(rng.start.line, rng.end.line, change.text, doc.source)
+                tracker.apply_range(
+                    (rng.start.line, rng.start.character),
+                    (rng.end.line, rng.end.character),
+                    change.text,
+                    doc.source,
+                )
             else:
                 tracker.apply_full(doc.source)
         ls.publish_all_diagnostics()

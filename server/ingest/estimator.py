@@ -36,9 +36,11 @@ from perfline.core.backends.nx_estimator.result import EstimatedSegment, build_p
 from perfline.core.backends.nx_estimator.spirv_convolutions import segment_convolutions
 from perfline.core.backends.nx_estimator.statistics import performance_statistics
 from perfline.core.backends.nx_estimator.summary import read_summary
+from perfline.core.backends.nx_estimator.tosa_identity import rename_entities, tosa_id_map
 from perfline.core.backends.nx_estimator.vgf_checks import check_graph_shapes
 from perfline.core.envelope import build_document, iso_timestamp, model_info, run_id_for, sha256_hex
 from perfline.core.errors import InputError, Problem
+from perfline.core.formats.tosa import tosa_operators
 from perfline.core.formats.vgf import SegmentGraph, read_vgf, segment_graphs
 
 PERFORMANCE_SUFFIX = "_performance_database.dat"
@@ -321,20 +323,30 @@ def analyze_outputs(
         estimated.append(EstimatedSegment(segment, summary, output.summary_name))
     model_bytes = _read(model, hashes, mtimes) if model is not None else None
     source_bytes = _read(source_model, hashes, mtimes) if source_model is not None else None
+    renames: dict[str, str] = {}
+    if source_model is not None and source_bytes is not None and _is_tosa(source_model):
+        locations = [
+            (operator.id, operator.label)
+            for operator in tosa_operators(source_bytes, str(source_model))
+        ]
+        for graph in segments.graphs:
+            renames.update(tosa_id_map(graph.index, graph.debug_names, locations))
     results: list[dict[str, Any]] = []
     statistics: dict[str, Any] | None = None
     if compatibility:
         compute_warning = compute_segments_warning(segments.compute_names)
         warnings = [compute_warning] if compute_warning else []
-        results.append(build_compatibility_result(inputs, warnings=warnings))
+        results.append(
+            rename_entities(build_compatibility_result(inputs, warnings=warnings), renames)
+        )
     if performance:
         outcome = build_performance_result(
             estimated,
             skipped_compute_segments=segments.compute_names,
             convolutions=convolutions,
         )
-        results.append(outcome.result)
-        statistics = performance_statistics(outcome.view)
+        results.append(rename_entities(outcome.result, renames))
+        statistics = performance_statistics(outcome.view, renames)
     notes = None
     if model is None:
         model_record = model_info(outputs[0].name, "unknown", _read(outputs[0].debug))
@@ -344,7 +356,11 @@ def analyze_outputs(
         )
     elif source_model is not None and source_bytes is not None:
         model_record = model_info(source_model.name, _model_format(source_model), source_bytes)
-        notes = f"The model was converted to {model.name} for the NX estimator."
+        notes = (
+            f"The model was converted to {model.name} for the NX estimator; operators whose "
+            "location matches exactly one TOSA operator use its TOSA identity, the others "
+            "their identity in that VGF."
+        )
     else:
         assert model_bytes is not None
         model_record = model_info(model.name, _model_format(model), model_bytes)
@@ -369,6 +385,10 @@ def write_statistics(output_dir: Path, statistics: dict[str, Any]) -> Path:
     target = output_dir / STATISTICS_FILE
     target.write_text(json.dumps(statistics, indent=4) + "\n", encoding="utf-8")
     return target
+
+
+def _is_tosa(model: Path) -> bool:
+    return model.name.lower().endswith(TOSA_SUFFIXES)
 
 
 def _model_format(model: Path) -> str:

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from perfline.clients.cli import cli
-from tests.nx_estimator._data import DSCNN_VGF
+from tests.nx_estimator._data import DSCNN_TOSA, DSCNN_TOSA_DUMP, DSCNN_VGF
 from tests.nx_estimator.test_vgf_labels import write_outputs
 
 
@@ -133,7 +133,7 @@ shutil.copy({str(DSCNN_VGF)!r}, target)
     )
     monkeypatch.setenv("PATH", f"{tools}{os.pathsep}{os.environ.get('PATH', '')}")
     tosa = tmp_path / "dscnn_int_dbg.tosa"
-    tosa.write_bytes(b"stand-in TOSA flatbuffer")
+    shutil.copy(DSCNN_TOSA, tosa)
     estimator = _estimator(tmp_path)
     out = tmp_path / "out"
     code, output = _analyze(
@@ -151,6 +151,20 @@ shutil.copy({str(DSCNN_VGF)!r}, target)
         "ml-sdk-model-converter",
         "nx-performance-estimator",
     ]
+    assert document["model"]["name"] == "dscnn_int_dbg.tosa"
+    assert document["model"]["format"] == "tosa"
+    # Source operators carry the canonical TOSA identity: the operator index of the TOSA
+    # file whose location text the VGF debug name repeats (read here from the dump that the
+    # TOSA library wrote, an independent route).
+    (block,) = json.loads(DSCNN_TOSA_DUMP.read_text())["regions"][0]["blocks"]
+    located = [op for op in block["operators"] if op.get("location_text")]
+    result = document["results"][0]
+    sources = {e["id"]: e for e in result["entities"] if e["kind"] == "source_operator"}
+    assert set(sources) == {f"source_operator/{op['index']}" for op in located}
+    first_depthwise = next(op for op in located if op["op"] == "DEPTHWISE_CONV2D")
+    assert first_depthwise["index"] == 25
+    assert sources["source_operator/25"]["placement"] == "NX"
+    assert any(e["kind"] == "code_line" for e in result["entities"])
 
 
 def test_tosa_without_model_converter_is_a_clear_error(

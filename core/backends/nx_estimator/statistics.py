@@ -9,14 +9,18 @@ operator ids and operator types.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from perfline.core.backends.nx_common.associations import source_operator_id
 from perfline.core.backends.nx_common.view import SegmentsView
 
 
-def performance_statistics(view: SegmentsView) -> dict[str, Any]:
-    """The statistics document of a built view."""
+def performance_statistics(
+    view: SegmentsView, renames: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """The statistics document of a built view (source ids renamed by ``renames``)."""
+    renames = renames or {}
     statistics: dict[str, Any] = {}
     for chain in view.chains:
         totals = chain.totals
@@ -44,8 +48,11 @@ def performance_statistics(view: SegmentsView) -> dict[str, Any]:
             "operators": [
                 {
                     "source_operator_ids": [
-                        source_operator_id(chain.segment_index, result_id)
-                        for result_id in association.result_ids
+                        renames.get(sid, sid)
+                        for sid in (
+                            source_operator_id(chain.segment_index, result_id)
+                            for result_id in association.result_ids
+                        )
                     ],
                     "operator_types": list(association.operator_types),
                 }

@@ -48,14 +48,14 @@ def test_unknown_dimension_is_named() -> None:
 def test_compute_segment_is_skipped_with_a_warning(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = ingest.segment_graphs
+    real = vgf_format.segment_graphs
 
     def with_compute(vgf: vgf_format.VgfFile, source: str) -> tuple[vgf_format.SegmentGraph, ...]:
         graphs = real(vgf, source)
         compute = dataclasses.replace(graphs[0], index=1, type="COMPUTE", name="postprocess_shader")
         return (*graphs, compute)
 
-    monkeypatch.setattr(ingest, "segment_graphs", with_compute)
+    monkeypatch.setattr(f"{ingest.__name__}.segment_graphs", with_compute)
     write_outputs(tmp_path)
     result = CliRunner().invoke(
         cli, ["analyze", str(DSCNN_VGF), str(tmp_path), "--output-dir", str(tmp_path), "--json"]

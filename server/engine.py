@@ -324,11 +324,12 @@ class Engine:
             if recheck:
                 self._recheck_later()
             for name, plan in planned.items():
-                state = self._jobs.get(name)
-                if state is None:
+                existing = self._jobs.get(name)
+                if existing is None:
                     self._jobs[name] = _JobState(plan=plan)
-                elif state.plan != plan:
-                    state.plan = plan
+                elif existing.plan != plan:
+                    existing.plan = plan
+                    existing.last_digests = None  # new inputs or options: rerun
             names = sorted(self._jobs)
             jobs_changed = {n: s.plan for n, s in self._jobs.items()} != before
             if (files_changed or config_changed) and not jobs_changed:
@@ -337,11 +338,11 @@ class Engine:
             self._emit(EngineEvent("jobs"))
         for name in names:
             with self._lock:
-                state = self._jobs.get(name)
-                if state is None or state.vanished_at is not None:
+                current = self._jobs.get(name)
+                if current is None or current.vanished_at is not None:
                     continue
-                digests = self._current_digests(state.plan)
-                needs = state.last_digests is None or digests != state.last_digests
+                digests = self._current_digests(current.plan)
+                needs = current.last_digests is None or digests != current.last_digests
             if needs:
                 self._schedule(name)
 

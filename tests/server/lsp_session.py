@@ -100,8 +100,17 @@ async def start(root: Path, transport: str, caps: str) -> AsyncIterator[Session]
         await client.start_io(sys.executable, "-m", "perfline", "serve", "--stdio", env=_env())
     else:
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "perfline", "serve", "--tcp", "127.0.0.1:0", "-w", str(root),
-            stderr=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.DEVNULL, env=_env(),
+            sys.executable,
+            "-m",
+            "perfline",
+            "serve",
+            "--tcp",
+            "127.0.0.1:0",
+            "-w",
+            str(root),
+            stderr=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.DEVNULL,
+            env=_env(),
         )
         assert process.stderr is not None
         line = (await asyncio.wait_for(process.stderr.readline(), 30)).decode()

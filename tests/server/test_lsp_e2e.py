@@ -123,7 +123,9 @@ async def _code_lenses(session: Session) -> None:
     lenses = await session.client.text_document_code_lens_async(
         t.CodeLensParams(t.TextDocumentIdentifier(uri))
     )
-    titles = {(lens.range.start.line + 1): lens.command.title for lens in lenses or [] if lens.command}
+    titles = {
+        (lens.range.start.line + 1): lens.command.title for lens in lenses or [] if lens.command
+    }
     assert sorted(titles) == [12, 23, 31, 39]
     assert titles[12].startswith("nn.Module DSBlock: ") and "of the model" in titles[12]
     assert titles[23].startswith("function forward: ")
@@ -207,7 +209,9 @@ async def _refresh_after_a_file_change(session: Session) -> None:
     etdump.write_bytes(content)
     _notify(session, etdump.as_uri())
     await _wait(
-        lambda: any(c.get("kind") == "result" and not c.get("error") for c in session.changes[changes:])
+        lambda: any(
+            c.get("kind") == "result" and not c.get("error") for c in session.changes[changes:]
+        )
     )
     hints = await session.hints(uri)
     assert [h.position.line + 1 for h in hints] == KWS_FIGURE_LINES

@@ -222,3 +222,43 @@ def test_event_missing_from_some_executions_is_counted_over_its_own_samples() ->
     assert average["aggregation"] == "sum"
     metrics_by_name = {m["name"]: m for m in result["metrics"]}
     assert metrics_by_name["inference_time"]["availability"] == "unavailable"
+
+
+def test_delegate_internal_events_mapped_by_the_etrecords_delegate_map() -> None:
+    """With a per-delegate map, internal events resolve to source operators (exact or shared)."""
+    record, dump = _real("xnnpack")
+    delegate_map = {
+        "forward": {
+            "0": {
+                "name": "XnnpackBackend",
+                "delegate_map": {
+                    "Convolution (NHWC, F32) IGEMM #1": [1, 2, 3],
+                    "Convolution (NHWC, F32) DWConv #1": [4],
+                    "Mean (ND) Reduce2 #1": [28, 99],
+                },
+            }
+        }
+    }
+    mapped = _rezip(
+        record, drop=("delegate_map",), add={"delegate_map": json.dumps(delegate_map).encode()}
+    )
+    result = analyze_etdump(
+        InputFile("m.etrecord", mapped), InputFile("r.etdump", dump), timestamp=STAMP
+    )["results"][0]
+    entities = {e["id"]: e for e in result["entities"]}
+    base = "backend_operator/forward/delegate_0/"
+    igemm = entities[base + "Convolution (NHWC, F32) IGEMM #1"]
+    assert igemm["attributes"]["confidence"] == "shared"
+    assert igemm["child_ids"] == [
+        "source_operator/conv2d",
+        "source_operator/batch_norm",
+        "source_operator/relu",
+    ]
+    assert igemm["attributes"]["delegate_call"] == "backend_operator/forward/delegate_0"
+    assert (
+        entities[base + "Convolution (NHWC, F32) DWConv #1"]["attributes"]["confidence"] == "exact"
+    )
+    mean = entities[base + "Mean (ND) Reduce2 #1"]["attributes"]
+    assert mean["confidence"] == "partial"
+    assert mean["unresolved_debug_handles"] == [99]
+    assert entities[base + "Static Reshape (NC) #1"]["attributes"]["confidence"] == "unmapped"

@@ -359,6 +359,7 @@ def _place_internal(
         {
             "backend": backend,
             "delegate_debug_identifier": identifier,
+            "delegate_call": f"{BACKEND_OPERATOR}/{method}/delegate_{key.instruction_id}",
             **_event_attributes(observation, resolution),
             "confidence": confidence,
         },

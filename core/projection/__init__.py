@@ -1,11 +1,34 @@
-"""Breakdown projection (placeholder: returns the result unchanged until implemented)."""
+"""Breakdown projection (seed 001 "Entity breakdown projection"; core.md §6).
+
+Entry point: ``project_breakdowns(result)``. The result has been validated,
+collapsed and augmented with code lines. The returned result's breakdowns are
+the authoritative ones (exact duplicates removed, first-seen order) followed by
+the projected ones (targets in sorted id order); everything else is unchanged.
+When nothing is projected and no duplicate removed, the returned dict equals
+the input. The input is never mutated.
+
+Pieces (one concept each): ``index`` (integer graph, leaves, roots,
+competition), ``figures`` (canonical figures, arithmetic), ``authority``
+(origins, duplicates, shadowing), ``frontiers`` (Stage A), ``scopes`` (Stage B),
+``records`` (population), ``contributors`` (eligibility), ``derivations``
+(priority levels, covers), ``recipes`` (Stage C), ``engine`` (orchestration).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
+from perfline.core.projection.engine import project, projected_breakdowns
+
 
 def project_breakdowns(result: Mapping[str, Any]) -> dict[str, Any]:
-    """Project missing breakdowns across the entity graph."""
-    return dict(result)
+    """Project missing breakdowns across the entity graph of one result."""
+    output = dict(result)
+    if not result.get("entities"):
+        return output
+    authority, index, decided = project(result)
+    if not decided and not authority.duplicates_removed:
+        return output
+    output["breakdowns"] = [*authority.kept_breakdowns, *projected_breakdowns(index, decided)]
+    return output

@@ -1,0 +1,89 @@
+"""Authoritative origins and shadowing (§6.1).
+
+Decides which breakdowns are exact duplicates (removed, first occurrence kept),
+which entities are authoritative (own a breakdown), each one's origin figure
+set (or that it is unusable: it stays authoritative but contributes nothing),
+and which origins are *shadowed*: an authoritative entity with a direct
+authoritative child across a kind pair the result itself declares. Cost: linear
+in breakdowns and metrics, plus one pass over each authoritative entity's children.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from perfline.core.projection.figures import (
+    Figures,
+    canonical_json,
+    metric_view,
+    origin_figures,
+)
+from perfline.core.projection.index import GraphIndex
+
+
+@dataclass(frozen=True, slots=True)
+class Authority:
+    """The authoritative side of a result."""
+
+    kept_breakdowns: tuple[Any, ...]
+    duplicates_removed: bool
+    authoritative: frozenset[int]
+    figures: Mapping[int, Figures]
+    shadowed: frozenset[int]
+
+
+def _breakdown_signature(breakdown: Mapping[str, Any]) -> str:
+    metrics = breakdown.get("metrics")
+    metric_keys = sorted(
+        canonical_json(metric_view(m)) if isinstance(m, Mapping) else canonical_json(m)
+        for m in (metrics if isinstance(metrics, list) else [])
+    )
+    return canonical_json(
+        [
+            breakdown.get("entity_id"),
+            breakdown.get("id"),
+            breakdown.get("qualifiers") or {},
+            metric_keys,
+        ]
+    )
+
+
+def find_authority(
+    breakdowns: Sequence[Any], index: GraphIndex, declared: frozenset[tuple[str, str]]
+) -> Authority:
+    """Deduplicate breakdowns and derive the authoritative origins."""
+    seen: set[str] = set()
+    kept: list[Any] = []
+    owned: dict[int, list[Mapping[str, Any]]] = {}
+    for breakdown in breakdowns:
+        signature = _breakdown_signature(breakdown)
+        if signature in seen:
+            continue
+        seen.add(signature)
+        kept.append(breakdown)
+        owner = index.position.get(breakdown.get("entity_id"))
+        if owner is not None:
+            owned.setdefault(owner, []).append(breakdown)
+    figures: dict[int, Figures] = {}
+    for owner, records in owned.items():
+        figure_set = origin_figures(records)
+        if figure_set is not None:
+            figures[owner] = figure_set
+    authoritative = frozenset(owned)
+    shadowed = frozenset(
+        owner
+        for owner in authoritative
+        if any(
+            child in authoritative and (index.kinds[owner], index.kinds[child]) in declared
+            for child in index.children[owner]
+        )
+    )
+    return Authority(
+        kept_breakdowns=tuple(kept),
+        duplicates_removed=len(kept) != len(breakdowns),
+        authoritative=authoritative,
+        figures=figures,
+        shadowed=shadowed,
+    )

@@ -1,0 +1,498 @@
+"""Derivations of one target from its contributors: the six priority levels (§6.5).
+
+Levels 3 and 5 are single copies (without / with uncontested extras), filtered
+as the reference does (sealed first, else fewest origins, when nothing is
+required; otherwise every copy that carries all required origins). Levels 4
+and 6 are *covers*: sets of contributors with pairwise disjoint origins that
+jointly cover the required units U and carry the required origins RO, with no
+removable member, whose figures combine (§6.2).
+
+The number of covers can be exponential (every tiling of a row by overlapping
+views). Two ways avoid enumerating them:
+
+* **Origin atoms** (exact, used first): when every contributor is *faithful*
+  (figures = combination of its origins' own figures), every value sums
+  exactly in any order, and every available origin is *forced* (some required
+  unit is covered only by contributors holding it), then every cover uses all
+  available origins, so every cover has the same figures, the same extras and
+  is a partition of those origins into contributors. Only the existence of a
+  partition (with >= 2 parts), and for recipes whether an all-sealed and a
+  not-all-sealed one exist, must be found: a depth-first search over origins
+  with memoized dead ends.
+* **Bounded search** otherwise: depth-first over the lowest uncovered unit /
+  required origin, each cover seen once; it stops after ``SEARCH_BUDGET``
+  steps (derivations found so far are used). NX-shaped results stay far below it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from perfline.core.projection.contributors import Contributor
+from perfline.core.projection.figures import Figures, combine, exact_values
+from perfline.core.projection.records import Record
+
+SEARCH_BUDGET = 200_000
+PRODUCT_BUDGET = 10_000
+PARTITION_BUDGET = 200_000
+
+
+@dataclass(frozen=True, slots=True)
+class Derivation:
+    """A candidate record for a target, with the size of its extras."""
+
+    record: Record
+    extra_count: int
+
+
+class Conflict:
+    """Marker: the best level holds different figure sets."""
+
+
+CONFLICT = Conflict()
+
+
+def single_copies(
+    contributors: Sequence[Contributor], required: frozenset[int], with_extras: bool
+) -> list[Contributor]:
+    """Every contributor (without / with extras) that covers ``required`` on its own."""
+    return [c for c in contributors if bool(c.extras) == with_extras and c.covered >= required]
+
+
+def filter_copies(copies: list[Contributor], required_origins: frozenset[int]) -> list[Contributor]:
+    """Levels 3/5 selection among complete single copies."""
+    if required_origins:
+        return [c for c in copies if c.origins >= required_origins]
+    sealed = [c for c in copies if c.sealed]
+    if sealed:
+        return sealed
+    if not copies:
+        return copies
+    fewest = min(len(c.origins) for c in copies)
+    return [c for c in copies if len(c.origins) == fewest]
+
+
+def _copy(contributor: Contributor) -> Derivation:
+    return Derivation(contributor.record(), len(contributor.extras))
+
+
+def covers(
+    contributors: Sequence[Contributor],
+    required: frozenset[int],
+    required_origins: frozenset[int],
+    need_extra: bool,
+    origin_figures: dict[int, Figures],
+) -> list[Derivation]:
+    """Every distinct arithmetic derivation (levels 4/6) over ``contributors``."""
+    pool = [c for c in contributors if c.covered & required or c.origins & required_origins]
+    if len(pool) < 2:
+        return []
+    reachable_units: set[int] = set()
+    reachable_origins: set[int] = set()
+    for contributor in pool:
+        reachable_units |= contributor.covered
+        reachable_origins |= contributor.origins
+    if not required <= reachable_units or not required_origins <= reachable_origins:
+        return []
+    if not all(exact_values(c.figures) for c in pool):
+        return _search_covers(pool, required, required_origins, need_extra)
+    outcomes: list[list[_Outcome]] = []
+    for component in _components(pool, required):
+        found = _component_outcomes(component, required, required_origins, origin_figures)
+        if not found:
+            return []
+        outcomes.append(found)
+    return _products(outcomes, need_extra)
+
+
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    """One way a component can be covered, up to what matters for its records."""
+
+    figures: Figures
+    origins: frozenset[int]
+    extras: frozenset[int]
+    sealed: bool
+    single: bool
+    faithful: bool = True
+
+
+def _components(pool: list[Contributor], required: frozenset[int]) -> list[list[Contributor]]:
+    """Contributors linked by a shared origin or a shared required unit (union-find)."""
+    parent = list(range(len(pool)))
+
+    def find(node: int) -> int:
+        while parent[node] != node:
+            parent[node] = parent[parent[node]]
+            node = parent[node]
+        return node
+
+    owner: dict[tuple[int, int], int] = {}
+    for position, contributor in enumerate(pool):
+        keys = [(0, u) for u in contributor.covered & required]
+        keys += [(1, o) for o in contributor.origins]
+        for key in keys:
+            known = owner.get(key)
+            if known is None:
+                owner[key] = position
+            else:
+                a, b = find(known), find(position)
+                if a != b:
+                    parent[a] = b
+    groups: dict[int, list[Contributor]] = {}
+    for position, contributor in enumerate(pool):
+        groups.setdefault(find(position), []).append(contributor)
+    return list(groups.values())
+
+
+def _component_outcomes(
+    component: list[Contributor],
+    required: frozenset[int],
+    required_origins: frozenset[int],
+    origin_figures: dict[int, Figures],
+) -> list[_Outcome]:
+    units: frozenset[int] = frozenset().union(*(c.covered for c in component)) & required
+    origins: frozenset[int] = frozenset().union(*(c.origins for c in component))
+    needed = origins & required_origins
+    fast = _atom_outcomes(component, units, needed, origins, origin_figures)
+    if fast is not None:
+        return fast
+    # faithful contributors that differ only in their sealed flag are one slot
+    slots: dict[tuple[frozenset[int], frozenset[int], frozenset[int]], Contributor] = {}
+    flags: dict[int, set[bool]] = {}
+    representatives: list[Contributor] = []
+    for contributor in component:
+        if contributor.faithful:
+            slot_key = (contributor.origins, contributor.covered, contributor.extras)
+            known = slots.get(slot_key)
+            if known is not None:
+                flags[id(known)].add(contributor.sealed)
+                continue
+            slots[slot_key] = contributor
+        flags[id(contributor)] = {contributor.sealed}
+        representatives.append(contributor)
+    by_origins: dict[frozenset[int], Figures | None] = {}
+    found: dict[tuple[str, frozenset[int], frozenset[int], bool, bool], _Outcome] = {}
+    for parts in _search_selections(representatives, units, needed):
+        union: frozenset[int] = frozenset().union(*(c.origins for c in parts))
+        if len(parts) == 1:
+            figures: Figures | None = parts[0].figures
+        elif all(c.faithful for c in parts):
+            if union not in by_origins:
+                by_origins[union] = combine([c.figures for c in parts])
+            figures = by_origins[union]
+        else:
+            figures = combine([c.figures for c in parts])
+        if figures is None:
+            continue
+        extras: frozenset[int] = frozenset().union(*(c.extras for c in parts))
+        variants: set[bool] = set()
+        if all(True in flags[id(c)] for c in parts):
+            variants.add(True)
+        if any(False in flags[id(c)] for c in parts):
+            variants.add(False)
+        for sealed in sorted(variants, reverse=True):
+            faithful = all(c.faithful for c in parts)
+            outcome = _Outcome(figures, union, extras, sealed, len(parts) == 1, faithful)
+            key = (figures.key, union, extras, sealed, outcome.single)
+            found.setdefault(key, outcome)
+    return list(found.values())
+
+
+def _atom_outcomes(
+    component: list[Contributor],
+    units: frozenset[int],
+    needed: frozenset[int],
+    available: frozenset[int],
+    origin_figures: dict[int, Figures],
+) -> list[_Outcome] | None:
+    """Outcomes when every origin of the component is forced (see module docstring)."""
+    if len(component) < 3 or not all(c.faithful for c in component):
+        return None
+    if any(origin not in origin_figures for origin in available):
+        return None
+    holders: dict[int, frozenset[int]] = {}
+    for contributor in component:
+        for unit in contributor.covered & units:
+            known = holders.get(unit)
+            holders[unit] = contributor.origins if known is None else known & contributor.origins
+    forced: set[int] = set(needed)
+    for held in holders.values():
+        forced |= held
+    if forced != available:
+        return None
+    flags = _partitions(component, available)
+    if flags is None:
+        return None
+    extras: frozenset[int] = frozenset().union(*(c.extras for c in component))
+    outcomes: list[_Outcome] = []
+    if flags:
+        figures = combine([origin_figures[o] for o in sorted(available)])
+        if figures is None:
+            return []
+        outcomes = [_Outcome(figures, available, extras, sealed, False) for sealed in flags]
+    for contributor in component:
+        if contributor.origins == available:
+            outcomes.append(
+                _Outcome(contributor.figures, available, extras, contributor.sealed, True)
+            )
+    return outcomes
+
+
+def _products(outcomes: list[list[_Outcome]], need_extra: bool) -> list[Derivation]:
+    """Combine one outcome per component; each distinct record once.
+
+    Outcomes that differ only in their sealed flag are one class; a product is
+    sealed-capable iff each chosen class is, and unsealed-capable iff any is.
+    """
+    classes: list[list[tuple[_Outcome, bool, bool]]] = []
+    for options in outcomes:
+        merged: dict[tuple[str, frozenset[int], frozenset[int], bool, bool], list[_Outcome]] = {}
+        for option in options:
+            key = (
+                option.figures.key,
+                option.origins,
+                option.extras,
+                option.single,
+                option.faithful,
+            )
+            merged.setdefault(key, []).append(option)
+        classes.append(
+            [
+                (group[0], any(o.sealed for o in group), any(not o.sealed for o in group))
+                for group in merged.values()
+            ]
+        )
+    partial: list[tuple[list[_Outcome], frozenset[int], bool, bool]] = [
+        ([], frozenset(), True, False)
+    ]
+    for options_of_class in classes:
+        grown: list[tuple[list[_Outcome], frozenset[int], bool, bool]] = []
+        for chosen, extras, can_seal, can_unseal in partial:
+            for option, sealed_ok, unsealed_ok in options_of_class:
+                grown.append(
+                    (
+                        [*chosen, option],
+                        extras | option.extras,
+                        can_seal and sealed_ok,
+                        can_unseal or unsealed_ok,
+                    )
+                )
+            if len(grown) > PRODUCT_BUDGET:
+                break
+        partial = grown
+    results: dict[tuple[str, frozenset[int], bool], Derivation] = {}
+    for chosen, extras, can_seal, can_unseal in partial:
+        if len(chosen) == 1 and chosen[0].single:
+            continue
+        if need_extra and not extras:
+            continue
+        figures = chosen[0].figures if len(chosen) == 1 else combine([o.figures for o in chosen])
+        if figures is None:
+            continue
+        origins: frozenset[int] = frozenset().union(*(o.origins for o in chosen))
+        faithful = all(o.faithful for o in chosen)
+        for sealed, possible in ((True, can_seal), (False, can_unseal)):
+            if possible:
+                record = Record(figures, origins, sealed, faithful)
+                results.setdefault(record.identity, Derivation(record, len(extras)))
+    return list(results.values())
+
+
+def _partitions(pool: list[Contributor], available: frozenset[int]) -> list[bool] | None:
+    """Sealed flags of partitions of ``available`` into >= 2 contributors (None: budget)."""
+    by_origin: dict[int, list[Contributor]] = {}
+    for contributor in pool:
+        if contributor.origins == available:
+            continue
+        for origin in contributor.origins:
+            by_origin.setdefault(origin, []).append(contributor)
+    for options in by_origin.values():
+        options.sort(key=lambda c: (not c.sealed, len(c.origins)))
+    steps = 0
+    dead: set[tuple[frozenset[int], bool, bool]] = set()
+
+    def search(remaining: frozenset[int], only_sealed: bool, need_unsealed: bool) -> bool:
+        nonlocal steps
+        if not remaining:
+            return not need_unsealed
+        state = (remaining, only_sealed, need_unsealed)
+        if state in dead:
+            return False
+        steps += 1
+        if steps > PARTITION_BUDGET:
+            raise _BudgetExceeded
+        pivot = min(remaining)
+        for option in by_origin.get(pivot, ()):
+            if only_sealed and not option.sealed:
+                continue
+            if not option.origins <= remaining:
+                continue
+            still = need_unsealed and option.sealed
+            if search(remaining - option.origins, only_sealed, still):
+                return True
+        dead.add(state)
+        return False
+
+    try:
+        flags: list[bool] = []
+        if search(available, True, False):
+            flags.append(True)
+        if search(available, False, True):
+            flags.append(False)
+        return flags
+    except _BudgetExceeded:
+        return None
+
+
+class _BudgetExceeded(Exception):
+    pass
+
+
+def _search_selections(
+    pool: list[Contributor],
+    required: frozenset[int],
+    required_origins: frozenset[int],
+) -> list[list[Contributor]]:
+    """Every minimal origin-disjoint selection covering ``required`` and ``required_origins``.
+
+    Depth-first over the lowest uncovered unit (then required origin); each
+    selection once. Stops after ``SEARCH_BUDGET`` steps.
+    """
+    elements: list[tuple[int, int]] = [(0, u) for u in sorted(required)]
+    elements += [(1, o) for o in sorted(required_origins)]
+    options: dict[tuple[int, int], list[int]] = {element: [] for element in elements}
+    for position, contributor in enumerate(pool):
+        for unit in contributor.covered & required:
+            options[(0, unit)].append(position)
+        for origin in contributor.origins & required_origins:
+            options[(1, origin)].append(position)
+    if any(not found for found in options.values()):
+        return []
+    results: list[list[Contributor]] = []
+    seen: set[frozenset[int]] = set()
+    steps = 0
+    chosen: list[int] = []
+
+    def minimal(selection: list[int]) -> bool:
+        for skip in selection:
+            units: set[int] = set()
+            origins: set[int] = set()
+            for position in selection:
+                if position != skip:
+                    units |= pool[position].covered
+                    origins |= pool[position].origins
+            if required <= units and required_origins <= origins:
+                return False
+        return True
+
+    def visit(covered: frozenset[int], used: frozenset[int]) -> None:
+        nonlocal steps
+        steps += 1
+        if steps > SEARCH_BUDGET:
+            return
+        element = next(
+            (
+                e
+                for e in elements
+                if (e[0] == 0 and e[1] not in covered) or (e[0] == 1 and e[1] not in used)
+            ),
+            None,
+        )
+        if element is None:
+            key = frozenset(chosen)
+            if key in seen:
+                return
+            seen.add(key)
+            if minimal(chosen):
+                results.append([pool[p] for p in chosen])
+            return
+        for position in options[element]:
+            option = pool[position]
+            if not option.origins.isdisjoint(used):
+                continue
+            chosen.append(position)
+            visit(covered | option.covered, used | option.origins)
+            chosen.pop()
+
+    visit(frozenset(), frozenset())
+    return results
+
+
+def _search_covers(
+    pool: list[Contributor],
+    required: frozenset[int],
+    required_origins: frozenset[int],
+    need_extra: bool,
+) -> list[Derivation]:
+    """Covers of >= 2 members, summed in search order (used when floats could round)."""
+    results: list[Derivation] = []
+    for parts in _search_selections(pool, required, required_origins):
+        if len(parts) < 2:
+            continue
+        extras: frozenset[int] = frozenset().union(*(c.extras for c in parts))
+        if need_extra and not extras:
+            continue
+        figures = combine([c.figures for c in parts])
+        if figures is None:
+            continue
+        record = Record(
+            figures,
+            frozenset().union(*(c.origins for c in parts)),
+            all(c.sealed for c in parts),
+            all(c.faithful for c in parts),
+        )
+        results.append(Derivation(record, len(extras)))
+    return results
+
+
+def resolve(
+    contributors: Sequence[Contributor],
+    required: frozenset[int],
+    required_origins: frozenset[int],
+    origin_figures: dict[int, Figures],
+) -> Record | Conflict | None:
+    """Levels 3-6 for one target: the winning record, a conflict, or nothing."""
+    extra_free = [c for c in contributors if not c.extras]
+    level3 = filter_copies(single_copies(extra_free, required, False), required_origins)
+    if level3:
+        return _decide([_copy(c) for c in level3])
+    level4 = covers(extra_free, required, required_origins, False, origin_figures)
+    if level4:
+        return _decide(level4)
+    level5 = filter_copies(single_copies(contributors, required, True), required_origins)
+    if level5:
+        return _decide([_copy(c) for c in level5])
+    level6 = covers(contributors, required, required_origins, True, origin_figures)
+    if level6:
+        return _decide(level6)
+    return None
+
+
+def _decide(derivations: list[Derivation]) -> Record | Conflict:
+    fewest = min(d.extra_count for d in derivations)
+    best = [d for d in derivations if d.extra_count == fewest]
+    key = best[0].record.figures.key
+    if any(d.record.figures.key != key for d in best[1:]):
+        return CONFLICT
+    return best[0].record
+
+
+def all_derivations(
+    contributors: Sequence[Contributor],
+    required: frozenset[int],
+    required_origins: frozenset[int],
+    origin_figures: dict[int, Figures],
+) -> list[Record]:
+    """Every complete derivation at levels 3-6 carrying ``required_origins`` (recipes)."""
+    records: list[Record] = []
+    for contributor in contributors:
+        if contributor.covered >= required and contributor.origins >= required_origins:
+            records.append(contributor.record())
+    extra_free = [c for c in contributors if not c.extras]
+    for derivation in covers(extra_free, required, required_origins, False, origin_figures):
+        records.append(derivation.record)
+    for derivation in covers(contributors, required, required_origins, True, origin_figures):
+        records.append(derivation.record)
+    return records

@@ -1,0 +1,104 @@
+"""Projection of one result: Stage A -> B -> C -> final resolution (§6.3-§6.6).
+
+Orchestrates the pieces; returns, per projected target, the record whose
+figures it receives. Targets are visited in sorted id order (integer order of
+the index). Contributors are memoized per target for the stages that use the
+initial population.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from perfline.core.kinds import declared_kind_pairs
+from perfline.core.projection.authority import Authority, find_authority
+from perfline.core.projection.contributors import Contributor, eligible_contributors
+from perfline.core.projection.derivations import resolve
+from perfline.core.projection.frontiers import resolve_frontiers
+from perfline.core.projection.index import GraphIndex, build_index
+from perfline.core.projection.recipes import peer_exposures, run_fixed_point, select_producers
+from perfline.core.projection.records import Population, Record
+from perfline.core.projection.scopes import (
+    Scope,
+    authoritative_units,
+    blocked_unit_index,
+    scope_of,
+)
+
+
+def project(result: Mapping[str, Any]) -> tuple[Authority, GraphIndex, dict[int, Record]]:
+    """Decide what each target receives."""
+    entities = result.get("entities") or []
+    breakdowns = result.get("breakdowns") or []
+    declared = declared_kind_pairs(result)
+    index = build_index(entities)
+    authority = find_authority(breakdowns, index, declared)
+    origins = authority.authoritative - authority.shadowed
+    origin_figures = {o: f for o, f in authority.figures.items() if o in origins}
+    targets = [t for t in range(len(index.ids)) if t not in authority.authoritative]
+    frontiers = resolve_frontiers(index, targets, origins, origin_figures, declared)
+
+    population = Population(index)
+    for origin in sorted(origin_figures):
+        population.expose(Record(origin_figures[origin], frozenset((origin,)), False), origin)
+    for target in sorted(frontiers.sealed):
+        population.expose(frontiers.sealed[target], target)
+
+    auth_units = authoritative_units(index, origins)
+    blocked_by_unit = blocked_unit_index(index, frontiers.blocked)
+    scopes: dict[int, Scope] = {
+        target: scope_of(index, target, auth_units, frontiers.blocked, blocked_by_unit)
+        for target in targets
+        if not frontiers.is_frontier(target)
+    }
+
+    initial: dict[int, list[Contributor]] = {}
+
+    def initial_contributors(target: int) -> list[Contributor]:
+        found = initial.get(target)
+        if found is None:
+            found = eligible_contributors(target, index, population)
+            initial[target] = found
+        return found
+
+    producers = select_producers(index, scopes, initial_contributors)
+    peers = peer_exposures(scopes, initial_contributors, origin_figures)
+    initial.clear()
+    for record, member in peers:
+        population.expose(record, member)
+    run_fixed_point(index, population, producers, scopes, origin_figures)
+
+    decided: dict[int, Record] = dict(frontiers.sealed)
+    for target in sorted(scopes):
+        scope = scopes[target]
+        if scope.vetoed or not scope.required:
+            continue
+        found = eligible_contributors(target, index, population)
+        outcome = resolve(found, scope.required, scope.required_origins, origin_figures)
+        if isinstance(outcome, Record):
+            decided[target] = outcome
+    return authority, index, decided
+
+
+def projected_breakdowns(index: GraphIndex, decided: Mapping[int, Record]) -> list[dict[str, Any]]:
+    """Output breakdowns for the decided targets, sorted by target id (§6.7)."""
+    out: list[dict[str, Any]] = []
+    for target in sorted(decided):
+        for group in decided[target].figures.groups:
+            breakdown: dict[str, Any] = {
+                "entity_id": index.ids[target],
+                "metrics": [_deep_copy(metric) for _, metric in group.metrics],
+            }
+            if group.qualifiers:
+                breakdown["qualifiers"] = _deep_copy(group.qualifiers)
+            out.append(breakdown)
+    return out
+
+
+def _deep_copy(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {key: _deep_copy(item) for key, item in value.items()}
+    if isinstance(value, Sequence) and not isinstance(value, str):
+        return [_deep_copy(item) for item in value]
+    return value

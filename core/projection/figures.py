@@ -1,0 +1,235 @@
+"""Figure sets: canonical metrics, origin records' figures and arithmetic (§6.1, §6.2).
+
+A *figure set* is what a record would print on a target: one group per distinct
+breakdown-qualifier object (groups sorted by canonical qualifier JSON), each
+holding metrics de-duplicated by identity (name, unit, canonical qualifiers) and
+sorted by it. Two figure sets are equal iff their canonical key (sorted-key,
+compact JSON) is equal, so ``5`` and ``5.0`` differ.
+
+Decides: whether an authoritative entity's breakdowns form a usable figure set,
+and what a combination of several records gives (only explicit ``sum`` metrics
+present in every part survive; a copy is never filtered). Cost: linear in the
+number of metrics involved; keys are built once per figure set.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+MAX_SAFE_INTEGER = 2**53 - 1
+_METRIC_KEYS = (
+    "name",
+    "unit",
+    "value",
+    "aggregation",
+    "samples",
+    "qualifiers",
+    "availability",
+    "reason",
+)
+
+
+def canonical_json(value: Any) -> str:
+    """Sorted-key compact JSON: the comparison text of figures and qualifiers."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def metric_view(metric: Mapping[str, Any]) -> dict[str, Any]:
+    """The re-serialized form of a metric: schema key order, absent/empty fields left out."""
+    view: dict[str, Any] = {}
+    for key in _METRIC_KEYS:
+        if key not in metric:
+            continue
+        value = metric[key]
+        if value is None or (
+            isinstance(value, (dict, list, str)) and not value and key != "name" and key != "unit"
+        ):
+            continue
+        view[key] = value
+    return view
+
+
+def metric_identity(metric: Mapping[str, Any]) -> tuple[str, str, str]:
+    """(name, unit, canonical qualifiers): the correspondence key of a metric."""
+    qualifiers = metric.get("qualifiers") or {}
+    return (str(metric.get("name")), str(metric.get("unit")), canonical_json(qualifiers))
+
+
+Identity = tuple[str, str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """One breakdown-qualifier group of a figure set.
+
+    ``addends`` holds the metrics that may take part in a sum on their own
+    (numeric, available, ``sum`` aggregation, valid ``samples``), by identity.
+    """
+
+    qualifier_key: str
+    qualifiers: Mapping[str, Any]
+    metrics: tuple[tuple[Identity, Mapping[str, Any]], ...]
+    addends: Mapping[Identity, Mapping[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class Figures:
+    """A canonical figure set with its comparison key."""
+
+    groups: tuple[Group, ...]
+    key: str
+    by_qualifier: Mapping[str, Group]
+
+
+def make_group(
+    qualifier_key: str,
+    qualifiers: Mapping[str, Any],
+    metrics: tuple[tuple[Identity, Mapping[str, Any]], ...],
+) -> Group:
+    """A group with its addends worked out."""
+    addends = {identity: metric for identity, metric in metrics if _addend(metric)}
+    return Group(qualifier_key, qualifiers, metrics, addends)
+
+
+def make_figures(groups: Sequence[Group]) -> Figures:
+    """Sort the groups and compute the canonical key."""
+    ordered = tuple(sorted(groups, key=lambda group: group.qualifier_key))
+    payload = [
+        {"qualifiers": dict(group.qualifiers), "metrics": [m for _, m in group.metrics]}
+        for group in ordered
+    ]
+    return Figures(
+        ordered, canonical_json(payload), {group.qualifier_key: group for group in ordered}
+    )
+
+
+def _canonical_metrics(
+    metrics: Sequence[Any],
+) -> tuple[tuple[tuple[str, str, str], Mapping[str, Any]], ...] | None:
+    by_identity: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for metric in metrics:
+        if not isinstance(metric, Mapping):
+            return None
+        view = metric_view(metric)
+        identity = metric_identity(view)
+        known = by_identity.get(identity)
+        if known is None:
+            by_identity[identity] = view
+        elif canonical_json(known) != canonical_json(view):
+            return None
+    return tuple(sorted(by_identity.items(), key=lambda item: item[0]))
+
+
+def origin_figures(breakdowns: Sequence[Mapping[str, Any]]) -> Figures | None:
+    """The figure set of one authoritative entity, or ``None`` when it is unusable.
+
+    Unusable: a breakdown without metrics, two metrics with one identity but
+    different fields, or two breakdowns with equal qualifiers but different figures.
+    """
+    groups: dict[str, Group] = {}
+    for breakdown in breakdowns:
+        metrics = breakdown.get("metrics")
+        if not isinstance(metrics, list) or not metrics:
+            return None
+        canonical = _canonical_metrics(metrics)
+        if canonical is None:
+            return None
+        qualifiers = breakdown.get("qualifiers") or {}
+        qualifier_key = canonical_json(qualifiers)
+        group = make_group(qualifier_key, qualifiers, canonical)
+        known = groups.get(qualifier_key)
+        if known is None:
+            groups[qualifier_key] = group
+        elif canonical_json([m for _, m in known.metrics]) != canonical_json(
+            [m for _, m in canonical]
+        ):
+            return None
+    return make_figures(list(groups.values()))
+
+
+def _addend(metric: Mapping[str, Any]) -> bool:
+    value = metric.get("value")
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return False
+    if "availability" in metric or "reason" in metric or metric.get("aggregation") != "sum":
+        return False
+    if "samples" in metric:
+        samples = metric["samples"]
+        if not isinstance(samples, int) or isinstance(samples, bool):
+            return False
+        if samples < 0 or samples > MAX_SAFE_INTEGER:
+            return False
+    return True
+
+
+def combine(parts: Sequence[Figures]) -> Figures | None:
+    """Add figure sets in the given order (§6.2); ``None`` when nothing survives.
+
+    Only qualifier groups present in every part, and in them only metric
+    identities every part can add, survive; samples must be all present (and
+    their total safe) or all absent; the total must be finite.
+    """
+    common = set(parts[0].by_qualifier)
+    for part in parts[1:]:
+        common &= part.by_qualifier.keys()
+    groups: list[Group] = []
+    for qualifier_key in sorted(common):
+        members = [part.by_qualifier[qualifier_key] for part in parts]
+        identities = set(members[0].addends)
+        for member in members[1:]:
+            identities &= member.addends.keys()
+        summed: list[tuple[Identity, Mapping[str, Any]]] = []
+        for identity in sorted(identities):
+            metrics = [member.addends[identity] for member in members]
+            first = metrics[0]
+            with_samples = "samples" in first
+            samples_total = 0
+            if any(("samples" in m) != with_samples for m in metrics):
+                continue
+            if with_samples:
+                samples_total = sum(int(m["samples"]) for m in metrics)
+                if samples_total > MAX_SAFE_INTEGER:
+                    continue
+            total: int | float = 0
+            for metric in metrics:
+                total = total + metric["value"]
+            if isinstance(total, float) and not math.isfinite(total):
+                continue
+            result: dict[str, Any] = {
+                "name": first["name"],
+                "unit": first["unit"],
+                "value": total,
+                "aggregation": "sum",
+            }
+            if with_samples:
+                result["samples"] = samples_total
+            if first.get("qualifiers"):
+                result["qualifiers"] = first["qualifiers"]
+            summed.append((identity, result))
+        if summed:
+            groups.append(make_group(qualifier_key, members[0].qualifiers, tuple(summed)))
+    if not groups:
+        return None
+    return make_figures(groups)
+
+
+def exact_values(figures: Figures) -> bool:
+    """True when every summable value is exact in binary floating point under any order.
+
+    Integers are; floats are when they are integral and small. Used to decide
+    whether different summation orders could round differently.
+    """
+    for group in figures.groups:
+        for _, metric in group.metrics:
+            value = metric.get("value")
+            if (
+                isinstance(value, float)
+                and metric.get("aggregation") == "sum"
+                and (not value.is_integer() or abs(value) >= 2**40)
+            ):
+                return False
+    return True

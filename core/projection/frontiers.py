@@ -1,0 +1,78 @@
+"""Stage A: declared authoritative frontiers (§6.3).
+
+A target's frontier is its direct parents that are usable-or-not authoritative,
+unshadowed origins across a kind pair the result declares. A target with a
+frontier is decided here and only here: every frontier parent must have a usable
+record whose extras (its leaves outside the target) are uncontested; one parent
+is copied, several are added in sorted id order. Success gives a *sealed* record
+whose origins are the frontier; failure *blocks* the target, which then never
+receives figures and imposes its frontier on wider views (Stage B).
+Cost: O(parents) per target plus the parents' leaf sets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from perfline.core.projection.figures import Figures, combine
+from perfline.core.projection.index import GraphIndex
+from perfline.core.projection.records import Record
+
+
+@dataclass(frozen=True, slots=True)
+class Frontiers:
+    """Outcome of Stage A."""
+
+    sealed: Mapping[int, Record]
+    blocked: Mapping[int, frozenset[int]]
+
+    def is_frontier(self, target: int) -> bool:
+        """Was ``target`` decided by its declared frontier?"""
+        return target in self.sealed or target in self.blocked
+
+
+def resolve_frontiers(
+    index: GraphIndex,
+    targets: list[int],
+    origins: frozenset[int],
+    figures: Mapping[int, Figures],
+    declared: frozenset[tuple[str, str]],
+) -> Frontiers:
+    """Decide every frontier target (``origins`` = authoritative minus shadowed)."""
+    sealed: dict[int, Record] = {}
+    blocked: dict[int, frozenset[int]] = {}
+    kinds = index.kinds
+    for target in targets:
+        frontier = [
+            parent
+            for parent in index.parents[target]
+            if parent in origins and (kinds[parent], kinds[target]) in declared
+        ]
+        if not frontier:
+            continue
+        frontier_set = frozenset(frontier)
+        record = _frontier_record(index, target, frontier, figures)
+        if record is None:
+            blocked[target] = frontier_set
+        else:
+            sealed[target] = Record(record, frontier_set, True, True)
+    return Frontiers(sealed, blocked)
+
+
+def _frontier_record(
+    index: GraphIndex, target: int, frontier: list[int], figures: Mapping[int, Figures]
+) -> Figures | None:
+    inside = index.leaves[target]
+    parts: list[Figures] = []
+    for parent in frontier:
+        figure_set = figures.get(parent)
+        if figure_set is None:
+            return None
+        extras = index.leaves[parent] - inside
+        if extras and index.any_contested(target, extras):
+            return None
+        parts.append(figure_set)
+    if len(parts) == 1:
+        return parts[0]
+    return combine(parts)

@@ -1,0 +1,106 @@
+"""Integer-indexed view of a result's entity graph for projection (§2, §6.1).
+
+Entities are numbered in sorted id order, so "sorted id order" is integer order.
+Computed once per result, bottom-up / top-down over one topological order:
+
+* ``leaves[x]``: terminal descendants ("units") as a frozenset of indices;
+* ``roots[x]``: root ancestors (x itself when it has no parent);
+* ``kind_leaves[k]``: union of the leaves of every entity of kind k.
+
+Competition (§6.1) is answered from these without scanning entities: for a
+unit u outside leaves(t), u is *contested* for t iff u lies under another
+entity of t's kind (``kind_leaves``) or u and t share a root ancestor (every
+entity sharing an ancestor with t sits under one of t's roots, and a root's
+leaves are the union of its descendants' leaves). Cost: O(E + edges) plus the
+total size of the leaf sets (entities x depth for tree-like hierarchies);
+identical root sets are interned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from perfline.core.graph import build_graph
+
+
+@dataclass(frozen=True, slots=True)
+class GraphIndex:
+    """Projection's read-only graph facts, by entity index."""
+
+    ids: tuple[str, ...]
+    position: Mapping[str, int]
+    kinds: tuple[str, ...]
+    parents: tuple[tuple[int, ...], ...]
+    children: tuple[tuple[int, ...], ...]
+    leaves: tuple[frozenset[int], ...]
+    roots: tuple[frozenset[int], ...]
+    kind_leaves: Mapping[str, frozenset[int]]
+
+    def contested(self, target: int, unit: int) -> bool:
+        """Is ``unit`` (outside leaves(target)) claimed by a competitor of ``target``?"""
+        if unit in self.kind_leaves[self.kinds[target]]:
+            return True
+        return not self.roots[unit].isdisjoint(self.roots[target])
+
+    def any_contested(self, target: int, units: Iterable[int]) -> bool:
+        """Is any of ``units`` (all outside leaves(target)) contested for ``target``?"""
+        same_kind = self.kind_leaves[self.kinds[target]]
+        target_roots = self.roots[target]
+        roots = self.roots
+        return any(u in same_kind or not roots[u].isdisjoint(target_roots) for u in units)
+
+
+def build_index(entities: Sequence[Mapping[str, Any]]) -> GraphIndex:
+    """Index a validated, acyclic entity list."""
+    graph = build_graph(entities)
+    ids = tuple(sorted(graph.ids))
+    position = {entity_id: index for index, entity_id in enumerate(ids)}
+    kinds = tuple(graph.kinds[entity_id] for entity_id in ids)
+    parents = tuple(tuple(sorted(position[p] for p in graph.parents[i])) for i in ids)
+    children = tuple(tuple(sorted(position[c] for c in graph.children[i])) for i in ids)
+    order = [position[entity_id] for entity_id in graph.topological_order()]
+    count = len(ids)
+
+    leaves: list[frozenset[int]] = [frozenset()] * count
+    for node in reversed(order):
+        kids = children[node]
+        if not kids:
+            leaves[node] = frozenset((node,))
+        elif len(kids) == 1:
+            leaves[node] = leaves[kids[0]]
+        else:
+            acc: set[int] = set()
+            for kid in kids:
+                acc |= leaves[kid]
+            leaves[node] = frozenset(acc)
+
+    interned: dict[frozenset[int], frozenset[int]] = {}
+    roots: list[frozenset[int]] = [frozenset()] * count
+    for node in order:
+        ups = parents[node]
+        if not ups:
+            value = frozenset((node,))
+        elif len(ups) == 1:
+            value = roots[ups[0]]
+        else:
+            gathered: set[int] = set()
+            for up in ups:
+                gathered |= roots[up]
+            value = frozenset(gathered)
+        roots[node] = interned.setdefault(value, value)
+
+    by_kind: dict[str, set[int]] = {}
+    for node in range(count):
+        by_kind.setdefault(kinds[node], set()).update(leaves[node])
+    return GraphIndex(
+        ids=ids,
+        position=position,
+        kinds=kinds,
+        parents=parents,
+        children=children,
+        leaves=tuple(leaves),
+        roots=tuple(roots),
+        kind_leaves={kind: frozenset(units) for kind, units in by_kind.items()},
+    )

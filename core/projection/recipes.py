@@ -1,0 +1,163 @@
+"""Stage C: recipe producers, peer exposure and the recipe fixed point (§6.6).
+
+*Producers* are dynamic targets whose derivations another view could copy
+instead of re-adding raw origins: t is one iff some other dynamic c with a
+different U meets reach(t) (the units of t's contributors, when they cover
+U(t)) and sees no contested unit among U(t) - leaves(c). A strict dynamic
+ancestor of t with a different U qualifies at once; otherwise the candidates
+are the ancestors of reach(t), walked upwards once with early exit.
+
+*Peers* (dynamic targets with identical U) whose contributors are partly sealed
+expose what they resolve from their sealed contributors alone.
+
+The *fixed point* lets every producer expose all its complete derivations,
+pass after pass on a snapshot of the population, until a pass adds nothing
+(at most max(1, #producers) passes). A producer is re-derived only when an
+entry touching its leaves was added or changed since its last derivation, so
+a pass costs in proportion to what changed. Cost per derivation: see
+``derivations``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from perfline.core.projection.contributors import Contributor, eligible_contributors
+from perfline.core.projection.derivations import all_derivations, resolve
+from perfline.core.projection.figures import Figures
+from perfline.core.projection.index import GraphIndex
+from perfline.core.projection.records import Population, Record
+from perfline.core.projection.scopes import Scope
+
+
+@dataclass(frozen=True, slots=True)
+class Dynamic:
+    """The dynamic targets and their scopes."""
+
+    scopes: Mapping[int, Scope]
+
+
+def select_producers(
+    index: GraphIndex,
+    scopes: Mapping[int, Scope],
+    contributors: Callable[[int], list[Contributor]],
+) -> list[int]:
+    """Dynamic targets that may expose recipes (sorted)."""
+    producers: list[int] = []
+    for target in sorted(scopes):
+        scope = scopes[target]
+        if not scope.required:
+            continue
+        found = contributors(target)
+        covered: set[int] = set()
+        for contributor in found:
+            covered |= contributor.covered
+        if not scope.required <= covered:
+            continue
+        reach: set[int] = set(covered)
+        for contributor in found:
+            reach |= contributor.extras
+        if _has_consumer(index, target, scope, frozenset(reach), scopes):
+            producers.append(target)
+    return producers
+
+
+def _has_consumer(
+    index: GraphIndex,
+    target: int,
+    scope: Scope,
+    reach: frozenset[int],
+    scopes: Mapping[int, Scope],
+) -> bool:
+    required = scope.required
+    # strict ancestors of the target contain all of U(t)
+    seen: set[int] = {target}
+    stack = list(index.parents[target])
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        other = scopes.get(node)
+        if other is not None and other.required != required:
+            return True
+        stack.extend(index.parents[node])
+    # any other entity whose leaves meet reach(t): ancestors-or-self of reach units
+    visited: set[int] = {target}
+    stack = list(reach)
+    while stack:
+        node = stack.pop()
+        if node in visited:
+            continue
+        visited.add(node)
+        stack.extend(index.parents[node])
+        other = scopes.get(node)
+        if other is None or other.required == required or node in seen:
+            continue
+        outside = required - index.leaves[node]
+        if not outside or not index.any_contested(node, outside):
+            return True
+    return False
+
+
+def peer_exposures(
+    scopes: Mapping[int, Scope],
+    contributors: Callable[[int], list[Contributor]],
+    origin_figures: dict[int, Figures],
+) -> list[tuple[Record, int]]:
+    """Records exposed by members of groups of dynamic targets with identical U."""
+    groups: dict[frozenset[int], list[int]] = {}
+    for target in sorted(scopes):
+        required = scopes[target].required
+        if required:
+            groups.setdefault(required, []).append(target)
+    exposed: list[tuple[Record, int]] = []
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        for member in members:
+            scope = scopes[member]
+            if scope.vetoed:
+                continue
+            found = contributors(member)
+            sealed = [c for c in found if c.sealed]
+            if not sealed or len(sealed) == len(found):
+                continue
+            outcome = resolve(sealed, scope.required, scope.required_origins, origin_figures)
+            if isinstance(outcome, Record):
+                exposed.append((outcome, member))
+    return exposed
+
+
+def run_fixed_point(
+    index: GraphIndex,
+    population: Population,
+    producers: list[int],
+    scopes: Mapping[int, Scope],
+    origin_figures: dict[int, Figures],
+) -> None:
+    """Let producers expose their derivations until nothing new appears."""
+    active = [p for p in producers if not scopes[p].vetoed]
+    dirty_units: set[int] | None = None  # None: everything is new
+    for _ in range(max(1, len(producers))):
+        pending: list[tuple[Record, int]] = []
+        for producer in active:
+            if dirty_units is not None and dirty_units.isdisjoint(index.leaves[producer]):
+                continue
+            scope = scopes[producer]
+            found = eligible_contributors(producer, index, population)
+            for record in all_derivations(
+                found, scope.required, scope.required_origins, origin_figures
+            ):
+                pending.append((record, producer))
+        added = False
+        dirty: set[int] = set()
+        for record, producer in pending:
+            entry, new, changed = population.expose(record, producer)
+            added = added or new
+            if changed:
+                dirty |= entry.units
+        if not added:
+            break
+        dirty_units = dirty

@@ -1,0 +1,110 @@
+"""Records and the exposure population (§6.5).
+
+A *record* is a figure set plus the set of authoritative origins it represents
+and whether it is *sealed* (built from a complete declared frontier). Records
+are values: two exposures with equal figures, origins and sealed flag are one
+population entry, remembered with every entity that exposes it.
+
+``faithful`` is internal bookkeeping for the fast cover search: it is true when
+the figures are exactly the combination of the record's origins' own figures
+(false once contributors with different origins but equal figures were merged).
+
+The population keeps a unit -> entries index so a target finds the entries that
+touch its leaves without scanning the whole population. Cost: O(units of the
+record) per new entry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from perfline.core.projection.figures import Figures
+from perfline.core.projection.index import GraphIndex
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """Figures with the origins they account for."""
+
+    figures: Figures
+    origins: frozenset[int]
+    sealed: bool
+    faithful: bool = True
+
+    @property
+    def identity(self) -> tuple[str, frozenset[int], bool]:
+        """Population identity: figures, origins and sealed flag."""
+        return (self.figures.key, self.origins, self.sealed)
+
+
+@dataclass(slots=True)
+class Entry:
+    """One population entry: a record, its units and who exposes it."""
+
+    serial: int
+    record: Record
+    units: frozenset[int]
+    exposers: set[int] = field(default_factory=set)
+
+
+class Population:
+    """Every exposed record, de-duplicated, indexed by unit."""
+
+    def __init__(self, index: GraphIndex) -> None:
+        self._index = index
+        self._entries: dict[tuple[str, frozenset[int], bool], Entry] = {}
+        self._by_unit: dict[int, list[Entry]] = {}
+        self._origin_units: dict[frozenset[int], frozenset[int]] = {}
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __iter__(self) -> Iterator[Entry]:
+        return iter(self._entries.values())
+
+    def units_of(self, origins: frozenset[int]) -> frozenset[int]:
+        """Union of the leaves of ``origins`` (memoized)."""
+        known = self._origin_units.get(origins)
+        if known is not None:
+            return known
+        leaves = self._index.leaves
+        if len(origins) == 1:
+            (only,) = origins
+            units = leaves[only]
+        else:
+            gathered: set[int] = set()
+            for origin in origins:
+                gathered |= leaves[origin]
+            units = frozenset(gathered)
+        self._origin_units[origins] = units
+        return units
+
+    def expose(self, record: Record, exposer: int) -> tuple[Entry, bool, bool]:
+        """Add ``record`` as exposed by ``exposer``.
+
+        Returns the entry, whether it is new, and whether its exposers changed.
+        """
+        identity = record.identity
+        entry = self._entries.get(identity)
+        if entry is None:
+            entry = Entry(len(self._entries), record, self.units_of(record.origins), {exposer})
+            self._entries[identity] = entry
+            for unit in entry.units:
+                self._by_unit.setdefault(unit, []).append(entry)
+            return entry, True, True
+        if exposer in entry.exposers:
+            return entry, False, False
+        entry.exposers.add(exposer)
+        return entry, False, True
+
+    def touching(self, units: frozenset[int], limit: int | None = None) -> list[Entry]:
+        """Entries whose units meet ``units``, in population order."""
+        found: dict[int, Entry] = {}
+        by_unit = self._by_unit
+        for unit in units:
+            for entry in by_unit.get(unit, ()):
+                if limit is not None and entry.serial >= limit:
+                    continue
+                found[entry.serial] = entry
+        return [found[serial] for serial in sorted(found)]

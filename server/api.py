@@ -37,8 +37,8 @@ class ApiError(Exception):
 
 
 def _params(params: Any) -> Mapping[str, Any]:
-    if params is None:
-        return {}
+    if params is None or (isinstance(params, list) and not params):
+        return {}  # no params (some clients encode an empty object as [])
     if not isinstance(params, Mapping):
         raise ApiError(INVALID_PARAMS, "params must be a JSON object")
     return params

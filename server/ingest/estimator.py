@@ -484,7 +484,7 @@ def convert_tosa(
         if stem.lower().endswith(suffix):
             stem = stem[: -len(suffix)]
             break
-    target = folder / f"{stem}.vgf"
+    target = (folder / f"{stem}.vgf").resolve()
     command = [executable, "-i", str(tosa.resolve()), "-o", str(target), "--emit-debug-info"]
     _run_tool("model-converter", command, folder, runner, timeout, str(tosa))
     if not target.is_file():

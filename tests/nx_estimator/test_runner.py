@@ -135,17 +135,20 @@ shutil.copy({str(DSCNN_VGF)!r}, target)
     tosa = tmp_path / "dscnn_int_dbg.tosa"
     shutil.copy(DSCNN_TOSA, tosa)
     estimator = _estimator(tmp_path)
-    out = tmp_path / "out"
+    monkeypatch.chdir(tmp_path)  # a relative output folder: tools run in other folders
+    out = Path("out")
     code, output = _analyze(
-        str(tosa), "--estimator", str(estimator), "--output-dir", str(out), "--json"
+        tosa.name, "--estimator", str(estimator), "--output-dir", "out", "--json"
     )
     assert code == 0, output
     document = json.loads(output)
     converted = out / "ml-sdk-model-converter" / "dscnn_int_dbg.vgf"
     assert converted.is_file()
-    assert json.loads((converted.parent / "converter.json").read_text())[:2] == [
+    assert json.loads((converted.parent / "converter.json").read_text())[:4] == [
         "-i",
         str(tosa.resolve()),
+        "-o",
+        str(converted.resolve()),
     ]
     assert [b["id"] for b in document["backends"]] == [
         "ml-sdk-model-converter",
@@ -186,3 +189,20 @@ def test_unrecognized_input_is_named(tmp_path: Path) -> None:
     code, output = _analyze(str(other), "--output-dir", str(tmp_path))
     assert code == 2
     assert str(other) in output and "unrecognized input" in output
+
+
+@pytest.mark.skipif(shutil.which("model-converter") is None, reason="model-converter not installed")
+def test_real_model_converter(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the ML SDK's model-converter on PATH: the real conversion of the DS-CNN TOSA."""
+    tosa = tmp_path / "dscnn_int.tosa"
+    shutil.copy(DSCNN_TOSA, tosa)
+    estimator = _estimator(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    code, output = _analyze(
+        tosa.name, "--estimator", str(estimator), "--output-dir", "out", "--json"
+    )
+    assert code == 0, output
+    result = json.loads(output)["results"][0]
+    lines = {e["attributes"]["line"] for e in result["entities"] if e["kind"] == "code_line"}
+    assert lines == {24, 26, 40, 41, 42, 44}
+    assert "source_operator/25" in {e["id"] for e in result["entities"]}

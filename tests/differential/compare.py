@@ -169,13 +169,17 @@ def classify(document: Any, settings: Settings, ours: Outcome, theirs: Outcome) 
 
 
 def compare_seeds(
-    python: str, seeds: Iterable[int], batch: int = 100, timeout: float = 1800
+    python: str,
+    seeds: Iterable[int],
+    batch: int = 100,
+    timeout: float = 1800,
+    chains: int | None = None,
 ) -> Summary:
     summary = Summary()
     seeds = list(seeds)
     for start in range(0, len(seeds), batch):
         chunk = seeds[start : start + batch]
-        requests = [(generate(seed), settings_for(seed)) for seed in chunk]
+        requests = [(generate(seed, chains), settings_for(seed)) for seed in chunk]
         answers = run_oracle(python, requests, timeout)
         for seed, (document, settings), theirs in zip(chunk, requests, answers, strict=True):
             ours = run_perfline(document, settings)
@@ -193,9 +197,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--batch", type=int, default=100)
     parser.add_argument("--show", type=int, default=30)
+    parser.add_argument("--chains", type=int, help="chains per document (default: 1-14 by seed)")
     args = parser.parse_args(argv)
     summary = compare_seeds(
-        args.python, range(args.first_seed, args.first_seed + args.count), args.batch
+        args.python,
+        range(args.first_seed, args.first_seed + args.count),
+        args.batch,
+        chains=args.chains,
     )
     print(summary.report(args.show))
     return 0 if not summary.disagreements() else 1

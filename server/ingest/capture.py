@@ -75,6 +75,8 @@ class _Reads:
             return json.loads(data.decode("utf-8"))
         except UnicodeDecodeError as error:
             raise InputError(str(path), Problem(f"byte {error.start}", "not UTF-8 text")) from None
+        except RecursionError:
+            raise InputError(str(path), "JSON nested too deeply") from None
         except json.JSONDecodeError as error:
             raise InputError(
                 str(path),

@@ -23,6 +23,7 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -41,6 +42,9 @@ DEBUG_HANDLE_MAP = "debug_handle_map"
 DELEGATE_MAP = "delegate_map"
 EXPORT_GRAPH_ID = "export_graph_id"
 _SIDE_SUFFIXES = ("_state_dict", "_constants", "_example_inputs")
+_MAX_ORIGINS = 10_000
+#: Largest JSON member read (decompressed), against zip bombs.
+MAX_MEMBER_BYTES = 512 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -135,9 +139,22 @@ class _MemberReader:
         self._source = source
 
     def text(self, member: str) -> str:
+        size = self._archive.getinfo(member).file_size
+        if size > MAX_MEMBER_BYTES:
+            raise InputError(
+                self._source,
+                Problem(f"member {member!r}", f"{size} bytes uncompressed is too large to read"),
+            )
         try:
             return self._archive.read(member).decode("utf-8")
-        except (zipfile.BadZipFile, OSError, UnicodeDecodeError, EOFError) as error:
+        except (
+            zipfile.BadZipFile,
+            OSError,
+            UnicodeDecodeError,
+            EOFError,
+            zlib.error,
+            NotImplementedError,
+        ) as error:
             raise InputError(
                 self._source, Problem(f"member {member!r}", f"unreadable: {error}")
             ) from None
@@ -146,6 +163,10 @@ class _MemberReader:
         text = self.text(member)
         try:
             return json.loads(text)
+        except RecursionError:
+            raise InputError(
+                self._source, Problem(f"member {member!r}", "JSON nested too deeply")
+            ) from None
         except json.JSONDecodeError as error:
             raise InputError(
                 self._source,
@@ -215,26 +236,24 @@ def _optional_string(value: Any) -> str | None:
 
 
 def _origins(value: Any) -> tuple[tuple[str, int | None], ...]:
+    """``from_node`` entries depth first (iteratively: the chains can be long)."""
     if isinstance(value, str):
         try:
             value = json.loads(value)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             return ()
     found: list[tuple[str, int | None]] = []
-
-    def walk(items: Any) -> None:
-        if not isinstance(items, list):
-            return
-        for item in items:
-            if not isinstance(item, Mapping):
-                continue
+    stack: list[Any] = [value]
+    while stack and len(found) < _MAX_ORIGINS:
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(reversed(item))
+        elif isinstance(item, Mapping):
             name = item.get("name")
             graph_id = item.get("graph_id")
             if isinstance(name, str):
                 found.append((name, graph_id if isinstance(graph_id, int) else None))
-            walk(item.get("from_node"))
-
-    walk(value)
+            stack.append(item.get("from_node"))
     return tuple(found)
 
 

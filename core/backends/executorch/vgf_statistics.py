@@ -145,7 +145,7 @@ def decode_payload(
 def _wrapper(data: bytes, source: str, where: str) -> Mapping[str, Any]:
     try:
         wrapper = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
         raise InputError(
             source, Problem(where, f"VGF_NEURAL_STATISTICS metadata is not JSON: {error}")
         ) from None

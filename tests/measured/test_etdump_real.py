@@ -55,8 +55,19 @@ def _assert_same_statistics(breakdown: dict[str, Any], event: dict[str, Any]) ->
     assert _metric(breakdown, "execution_count")["value"] == event["num_samples"]
 
 
-def test_portable_operator_statistics_equal_the_inspector() -> None:
-    result = _document("portable")["results"][0]
+def _cli_document(backend: str, tmp_path: Path) -> dict[str, Any]:
+    record, dump = pair(backend)
+    outcome = CliRunner().invoke(
+        cli, ["analyze", str(record), str(dump), "--json", "--output-dir", str(tmp_path)]
+    )
+    assert outcome.exit_code == 0, outcome.output
+    document: dict[str, Any] = json.loads(outcome.output)
+    return document
+
+
+def test_portable_operator_statistics_equal_the_inspector(tmp_path: Path) -> None:
+    """``perfline analyze X.etrecord X.etdump --json``: every operator as the Inspector reads it."""
+    result = _cli_document("portable", tmp_path)["results"][0]
     breakdowns = _breakdowns_by_entity(result)
     by_instruction: dict[int, str] = {}
     for entity in result["entities"]:

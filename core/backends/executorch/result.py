@@ -175,6 +175,7 @@ def build_runtime_result(
         "time_unit": "ns (ExecuTorch default tick), reported in ms",
         "operator_event": OPERATOR_CALL if timeline.nested_kernel_events else "per instruction",
         "nested_kernel_events_skipped": timeline.nested_kernel_events,
+        "nested_kernel_event_names": list(timeline.nested_kernel_names),
         "ignored_runtime_events": list(timeline.ignored_runtime_events),
         "confidence_counts": dict(sorted(builder.confidence_counts.items())),
     }

@@ -6,7 +6,9 @@ code lines are exactly what derivation would produce from its code stacks:
 the same ids, each with the derived name and ``attributes`` ``{file, line}``,
 no parents, and as children exactly the stacks at that location (so every
 such stack already has its line as a parent). Anything else is rejected with
-the reference's message. Cost: linear in the entities plus the plan.
+the reference's message. Such a result is served as it is: collapse leaves it
+alone too (its stacks were collapsed, or not, when it was produced; collapsing
+now would orphan its code lines). Cost: linear in the entities plus the plan.
 """
 
 from __future__ import annotations
@@ -15,8 +17,31 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from perfline.core.code_line_plan import PlannedLine
-from perfline.core.graph import EntityGraph
+from perfline.core.code_line_plan import PlannedLine, plan_code_lines
+from perfline.core.graph import EntityGraph, build_graph
+from perfline.core.kinds import CODE_LINE
+
+
+def existing_code_lines(entities: Sequence[Any]) -> list[str]:
+    """Ids of the ``code_line`` entities already in a result."""
+    return [
+        entity["id"]
+        for entity in entities
+        if isinstance(entity, Mapping)
+        and entity.get("kind") == CODE_LINE
+        and isinstance(entity.get("id"), str)
+    ]
+
+
+def result_already_processed(result: Mapping[str, Any]) -> bool:
+    """Whether ``result`` holds code lines that are exactly its own derivation."""
+    entities = result.get("entities")
+    if not isinstance(entities, list):
+        return False
+    line_ids = existing_code_lines(entities)
+    if not line_ids:
+        return False
+    return already_processed(entities, build_graph(entities), plan_code_lines(entities), line_ids)
 
 
 def already_processed(

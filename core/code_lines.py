@@ -23,10 +23,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from perfline.core.code_line_plan import plan_code_lines
-from perfline.core.code_line_processed import already_processed
+from perfline.core.code_line_processed import already_processed, existing_code_lines
 from perfline.core.errors import StageError
 from perfline.core.graph import build_graph, string_items
-from perfline.core.kinds import CODE_LINE
 
 
 def derive_code_lines(result: Mapping[str, Any]) -> dict[str, Any]:
@@ -35,13 +34,7 @@ def derive_code_lines(result: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(entities, list):
         return dict(result)
     plan = plan_code_lines(entities)
-    line_ids = [
-        entity["id"]
-        for entity in entities
-        if isinstance(entity, Mapping)
-        and entity.get("kind") == CODE_LINE
-        and isinstance(entity.get("id"), str)
-    ]
+    line_ids = existing_code_lines(entities)
     if line_ids:
         if already_processed(entities, build_graph(entities), plan, line_ids):
             return dict(result)

@@ -10,6 +10,9 @@ Decisions (the reference's semantics, spec core.md §4):
   a warning ``Retaining entity '<id>' because collapsing it would create an
   undeclared entity-kind relationship.`` is added to the result's
   ``warnings`` (the reference only logs it: a documented deviation).
+* A result whose code lines show it was already processed
+  (``code_line_processed``) is returned unchanged: its stacks were collapsed,
+  or not, when it was produced.
 * If nothing was accepted the result is returned unchanged (apart from those
   warnings). Otherwise every retained entity's ``parent_ids`` and
   ``child_ids`` are rewritten to its nearest retained neighbours (see
@@ -29,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from perfline.core.code_line_processed import result_already_processed
 from perfline.core.collapse_contract import contracted_links
 from perfline.core.collapse_match import select_candidates
 from perfline.core.collapse_rules import CollapseRule
@@ -52,7 +56,7 @@ def collapse_result(result: Mapping[str, Any], rules: Sequence[CollapseRule]) ->
     if not isinstance(entities, list) or not rules:
         return dict(result)
     candidates = select_candidates(entities, rules)
-    if not candidates:
+    if not candidates or result_already_processed(result):
         return dict(result)
     graph = build_graph(entities)
     collapsed, retained = accept_candidates(graph, candidates, allowed_kind_pairs(result))

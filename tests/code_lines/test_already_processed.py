@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 
 from perfline.core.code_lines import derive_code_lines
+from perfline.core.collapse import collapse_result
+from perfline.core.collapse_rules import CollapseRule
 from perfline.core.errors import StageError
 
 from ..collapse.builders import entity, result
@@ -28,6 +30,20 @@ def test_processed_output_comes_back_unchanged() -> None:
     processed = derive_code_lines(fresh())
     again = derive_code_lines(processed)
     assert again == processed and again is not processed
+
+
+def test_collapse_leaves_a_processed_result_alone() -> None:
+    processed = derive_code_lines(fresh())
+    rule = (CollapseRule("code_stack", "file", ("/n.py",)),)
+    assert collapse_result(processed, rule) == processed
+    collapsed = collapse_result(fresh(), rule)
+    assert [e["id"] for e in collapsed["entities"]] == ["op", "s1", "s2"]
+
+
+def test_collapse_still_applies_when_code_lines_are_foreign() -> None:
+    tampered = tamper("name")
+    rule = (CollapseRule("code_stack", "file", ("/n.py",)),)
+    assert "s3" not in [e["id"] for e in collapse_result(tampered, rule)["entities"]]
 
 
 def reject_message(ids: list[str]) -> str:

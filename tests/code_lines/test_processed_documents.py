@@ -35,6 +35,11 @@ def outputs() -> list[tuple[str, Path, PipelineSettings]]:
     for expected in sorted((CASES / "random" / "nt-defaults").glob("*.expected.json")):
         stem = CASES / "random" / expected.name.removesuffix(".expected.json")
         found.append((f"nt-defaults/{stem.name}", expected, settings_for(stem, True)))
+    # A bare-mlia output (torch frames kept) read with perfline's NX defaults on:
+    # already processed, so not collapsed again.
+    for expected in sorted((CASES / "random").glob("*_x.expected.json")):
+        stem = expected.with_name(expected.name.removesuffix(".expected.json"))
+        found.append((f"defaults-on-bare/{stem.name}", expected, settings_for(stem, True)))
     return found
 
 

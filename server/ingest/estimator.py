@@ -38,10 +38,11 @@ from perfline.core.backends.nx_estimator.statistics import performance_statistic
 from perfline.core.backends.nx_estimator.summary import read_summary
 from perfline.core.backends.nx_estimator.tosa_identity import rename_entities, tosa_id_map
 from perfline.core.backends.nx_estimator.vgf_checks import check_graph_shapes
+from perfline.core.backends.nx_estimator.vgf_split import single_segment_vgf
 from perfline.core.envelope import build_document, iso_timestamp, model_info, run_id_for, sha256_hex
 from perfline.core.errors import InputError, Problem
 from perfline.core.formats.tosa import tosa_operators
-from perfline.core.formats.vgf import SegmentGraph, read_vgf, segment_graphs
+from perfline.core.formats.vgf import SegmentGraph, VgfFile, read_vgf, segment_graphs
 
 PERFORMANCE_SUFFIX = "_performance_database.dat"
 DEBUG_SUFFIX = "_debug_database.dat"
@@ -50,6 +51,7 @@ VGF_SUFFIXES = (".vgf",)
 TOSA_SUFFIXES = (".tosa", ".tosamlir", ".mlirbc", ".tosa.mlir")
 ESTIMATOR_FOLDER = "nx-performance-estimator"
 CONVERTER_FOLDER = "ml-sdk-model-converter"
+SEGMENTS_FOLDER = "gcpe-vgf-segments"
 STATISTICS_FILE = "nx_performance_statistics.json"
 DEFAULT_TIMEOUT_SECONDS = 3600.0
 _TAIL_LINES = 20
@@ -193,6 +195,8 @@ class ModelSegments:
 
     graphs: tuple[SegmentGraph, ...]
     compute_names: tuple[str, ...]
+    vgf: VgfFile | None = None
+    data: bytes = b""
 
 
 def model_segments(model: Path | None, *, check_shapes: bool = False) -> ModelSegments:
@@ -205,7 +209,8 @@ def model_segments(model: Path | None, *, check_shapes: bool = False) -> ModelSe
         return ModelSegments((), ())
     if not model.name.lower().endswith(VGF_SUFFIXES):
         raise InputError(str(model), "expected a .vgf model here (convert TOSA first)")
-    vgf = read_vgf(_read(model), str(model))
+    data = _read(model)
+    vgf = read_vgf(data, str(model))
     if check_shapes:
         check_graph_shapes(vgf, str(model))
     segments = segment_graphs(vgf, str(model))
@@ -223,7 +228,7 @@ def model_segments(model: Path | None, *, check_shapes: bool = False) -> ModelSe
             )
     if not graphs:
         raise InputError(str(model), "no VGF graph segments found for NX estimation")
-    return ModelSegments(tuple(graphs), tuple(compute))
+    return ModelSegments(tuple(graphs), tuple(compute), vgf, data)
 
 
 def run_name(model: Path, segment: SegmentGraph, graph_count: int) -> str:
@@ -504,41 +509,51 @@ def run_estimator(
 ) -> tuple[OutputSet, ...]:
     """Run ``graph-compiler-performance-estimator`` once per graph segment of a VGF.
 
-    ``estimator`` comes from the command line or the user's settings only.
-    Only single-segment VGFs are passed to the estimator as they are; VGFs with
-    several segments would need single-segment copies, which are not written yet.
+    ``estimator`` comes from the command line or the user's settings only. A VGF
+    holding exactly one (graph) segment is passed as it is; otherwise each graph
+    segment is written to ``gcpe-vgf-segments/<stem>_segment_<i>.vgf`` first (the
+    estimator accepts single-segment files only) and compute segments are skipped.
     """
     if not estimator.is_file() or not os.access(estimator, os.X_OK):
         raise InputError(str(estimator), "expected the estimator executable (a runnable file)")
     segments = model_segments(model, check_shapes=True)
-    if len(segments.graphs) != 1 or segments.compute_names:
-        raise InputError(
-            str(model),
-            f"the file has {len(segments.graphs)} graph and {len(segments.compute_names)} "
-            "compute segment(s); running the estimator is supported for single-segment VGFs "
-            "only (run it yourself per segment and pass its outputs instead)",
-        )
+    assert segments.vgf is not None
     workdir = output_dir / ESTIMATOR_FOLDER
     workdir.mkdir(parents=True, exist_ok=True)
-    graph = segments.graphs[0]
-    name = run_name(model, graph, 1)
-    (workdir / name).mkdir(exist_ok=True)
-    command = [str(estimator.resolve()), "-i", str(model.resolve()), "-o", name]
-    if system_config != "default":
-        command += ["-s", str(Path(system_config).resolve())]
-    if compiler_config != "default":
-        command += ["-c", str(Path(compiler_config).resolve())]
-    _run_tool("Graph Compiler Performance Estimator", command, workdir, runner, timeout, str(model))
-    files = {
-        suffix: workdir / f"{name}{suffix}"
-        for suffix in (PERFORMANCE_SUFFIX, DEBUG_SUFFIX, SUMMARY_SUFFIX)
-    }
-    for path in files.values():
-        if not path.is_file():
-            raise ToolError(
-                f"Expected output file '{path}' of the NX Performance Estimator does not exist."
+    single = len(segments.graphs) == 1 and not segments.compute_names
+    outputs: list[OutputSet] = []
+    for graph in segments.graphs:
+        name = run_name(model, graph, len(segments.graphs))
+        vgf_path = model.resolve()
+        if not single:
+            folder = output_dir / SEGMENTS_FOLDER
+            folder.mkdir(parents=True, exist_ok=True)
+            vgf_path = (folder / f"{run_name(model, graph, 2)}.vgf").resolve()
+            vgf_path.write_bytes(
+                single_segment_vgf(segments.data, segments.vgf, graph.index, str(model))
             )
-    return (OutputSet(name, files[PERFORMANCE_SUFFIX], files[DEBUG_SUFFIX], files[SUMMARY_SUFFIX]),)
+        (workdir / name).mkdir(exist_ok=True)
+        command = [str(estimator.resolve()), "-i", str(vgf_path), "-o", name]
+        if system_config != "default":
+            command += ["-s", str(Path(system_config).resolve())]
+        if compiler_config != "default":
+            command += ["-c", str(Path(compiler_config).resolve())]
+        _run_tool(
+            "Graph Compiler Performance Estimator", command, workdir, runner, timeout, str(vgf_path)
+        )
+        files = {
+            suffix: workdir / f"{name}{suffix}"
+            for suffix in (PERFORMANCE_SUFFIX, DEBUG_SUFFIX, SUMMARY_SUFFIX)
+        }
+        for path in files.values():
+            if not path.is_file():
+                raise ToolError(
+                    f"Expected output file '{path}' of the NX Performance Estimator does not exist."
+                )
+        outputs.append(
+            OutputSet(name, files[PERFORMANCE_SUFFIX], files[DEBUG_SUFFIX], files[SUMMARY_SUFFIX])
+        )
+    return tuple(outputs)
 
 
 def _run_tool(

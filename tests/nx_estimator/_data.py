@@ -10,6 +10,7 @@ DSCNN = "ds_cnn_large_fully_quantized_int8"
 PERFORMANCE_DB = DATA / f"{DSCNN}_performance_database.dat"
 DEBUG_DB = DATA / f"{DSCNN}_debug_database.dat"
 DSCNN_VGF = DATA / "dscnn_int_dbg.vgf"
+DSCNN_MULTI = DATA / "dscnn_multi_segment.vgf"  # graph, compute, graph (make_multi_segment_vgf.py)
 DSCNN_TOSA = DATA / "dscnn_int.tosa"  # the TOSA file dscnn_int_dbg.vgf was converted from
 DSCNN_TOSA_DUMP = DATA / "dscnn_int.tosa.json"  # what the tosa flatbuffer library reads in it
 

@@ -13,7 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from perfline.clients.cli import cli
-from tests.nx_estimator._data import DSCNN_TOSA, DSCNN_TOSA_DUMP, DSCNN_VGF
+from perfline.core.formats.vgf import read_vgf
+from tests.nx_estimator._data import DSCNN_MULTI, DSCNN_TOSA, DSCNN_TOSA_DUMP, DSCNN_VGF
 from tests.nx_estimator.test_vgf_labels import write_outputs
 
 
@@ -30,7 +31,7 @@ def _estimator(tmp_path: Path, *, fail: bool = False, skip_summary: bool = False
     body = f"""
 args = sys.argv[1:]
 name = args[args.index("-o") + 1]
-json.dump({{"args": args, "cwd": os.getcwd()}}, open("call.json", "w"))
+json.dump({{"args": args, "cwd": os.getcwd()}}, open(name + ".call.json", "w"))
 if {fail!r}:
     for n in range(30):
         print(f"diagnostic line {{n}}")
@@ -66,7 +67,7 @@ def test_successful_run_gives_the_same_result_as_its_outputs(tmp_path: Path) -> 
     assert code == 0, output
     document = json.loads(output)
     workdir = out / "nx-performance-estimator"
-    call = json.loads((workdir / "call.json").read_text())
+    call = json.loads((workdir / "dscnn_int_dbg.call.json").read_text())
     assert call["args"] == [
         "-i",
         str(DSCNN_VGF.resolve()),
@@ -206,3 +207,40 @@ def test_real_model_converter(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     lines = {e["attributes"]["line"] for e in result["entities"] if e["kind"] == "code_line"}
     assert lines == {24, 26, 40, 41, 42, 44}
     assert "source_operator/25" in {e["id"] for e in result["entities"]}
+
+
+def test_multi_segment_vgf_is_split_per_graph_segment(tmp_path: Path) -> None:
+    estimator = _estimator(tmp_path)
+    out = tmp_path / "out"
+    code, output = _analyze(
+        str(DSCNN_MULTI), "--estimator", str(estimator), "--output-dir", str(out), "--json"
+    )
+    assert code == 0, output
+    workdir = out / "nx-performance-estimator"
+    for index, name in ((0, "graph_a"), (2, "graph_b")):
+        run = f"dscnn_multi_segment_segment_{index}"
+        args = json.loads((workdir / f"{run}.call.json").read_text())["args"]
+        single = out / "gcpe-vgf-segments" / f"{run}.vgf"
+        assert args == ["-i", str(single.resolve()), "-o", run]
+        vgf = read_vgf(single.read_bytes(), str(single))
+        assert [(s.name, s.type, s.module_index) for s in vgf.segments] == [(name, "GRAPH", 0)]
+        original = read_vgf(DSCNN_MULTI.read_bytes(), str(DSCNN_MULTI))
+        assert vgf.modules[0].spirv == original.modules[original.segments[index].module_index].spirv
+        assert vgf.resources == original.resources
+    assert not (workdir / "dscnn_multi_segment_segment_1.call.json").exists()
+    result = json.loads(output)["results"][0]
+    assert result["warnings"] == [
+        "VGF compute segment(s) shader will not be estimated by the NX Performance Estimator "
+        "and will not contribute to performance totals."
+    ]
+    entities = {e["id"]: e for e in result["entities"]}
+    assert entities["segment/0"]["name"] == "graph_a"
+    assert entities["segment/2"]["name"] == "graph_b"
+    assert "segment/1" not in entities
+    assert "chain/segment_2/3000" in entities
+    assert "source_operator/segment_2/spirv-147" in entities
+    metrics = {m["name"]: m for m in result["metrics"]}
+    assert metrics["total_cycles"]["value"] == 2 * 20000  # each run's summary says 20000
+    assert metrics["inference_time"]["value"] == pytest.approx(2 * 0.02)
+    assert metrics["infs_per_sec"]["value"] == pytest.approx(1000 / 0.04)
+    assert metrics["dram_footprint"]["value"] == 9000  # the maximum, not the sum

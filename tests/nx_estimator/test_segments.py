@@ -91,3 +91,23 @@ def test_summary_without_databases_names_the_missing_file(tmp_path: Path) -> Non
     result = CliRunner().invoke(cli, ["analyze", str(tmp_path), "--output-dir", str(tmp_path)])
     assert result.exit_code == 2
     assert "dscnn_int_dbg_debug_database.dat" in result.output
+
+
+def test_single_segment_copy_keeps_segment_resources_constants_and_bindings() -> None:
+    from perfline.core.backends.nx_estimator.vgf_split import (
+        _constant_bindings,
+        single_segment_vgf,
+    )
+
+    data = DSCNN_VGF.read_bytes()
+    vgf = _vgf()
+    copy = single_segment_vgf(data, vgf, 0, "m.vgf")
+    again = vgf_format.read_vgf(copy, "copy.vgf")
+    assert again.segments == vgf.segments
+    assert again.resources == vgf.resources
+    assert again.constants == vgf.constants
+    assert again.modules[0].spirv == vgf.modules[0].spirv
+    assert (again.inputs, again.input_names) == (vgf.inputs, vgf.input_names)
+    bindings = _constant_bindings(data, vgf, 0, "m.vgf")
+    assert bindings is not None and len(bindings) == len(vgf.segments[0].constants)
+    assert _constant_bindings(copy, again, 0, "copy.vgf") == bindings

@@ -76,8 +76,8 @@ class PerflineProtocol(LanguageServerProtocol):
     shared = False
 
     def get_message_type(self, method: str) -> Any:  # type: ignore[override]
-        if method in api.METHODS:
-            return RawRequest
+        if method.startswith("perfline/") and method != api.RESULT_CHANGED:
+            return RawRequest  # also unknown perfline/* methods: they get "method not found"
         return super().get_message_type(method)
 
     @lsp_method(t.EXIT)

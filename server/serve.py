@@ -15,6 +15,7 @@ import contextlib
 import ipaddress
 import logging
 import os
+import signal
 import socket
 import sys
 import threading
@@ -162,11 +163,16 @@ async def _run_shared(
     entry = advertise(workspace, endpoint)
     if ready is not None:
         ready.set()
+    stop = asyncio.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
     try:
         async with server:
-            await server.serve_forever()
-    except asyncio.CancelledError:
-        pass
+            serving = asyncio.ensure_future(server.serve_forever())
+            await stop.wait()
+            serving.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await serving
     finally:
         with contextlib.suppress(OSError):
             entry.unlink()

@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from perfline.core.backends.nx_common.labels import placeholder_result_id, split_labels
 from perfline.core.backends.nx_common.naming import snake_case
 from perfline.core.backends.nx_common.records import (
     DebugLinks,
+    MemoryTraffic,
     SegmentInput,
     SegmentSpirv,
     StripeRow,
@@ -168,3 +171,50 @@ def test_real_vgf_convolution_shapes_give_no_advice() -> None:
         (CONVOLUTION, (1, 1), 12),
     ]
     assert depthwise_advice(convolutions) == []
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 5), st.integers(0, 3), st.integers(0, 1000), st.integers(0, 1000)),
+        min_size=1,
+        max_size=40,
+    )
+)
+def test_stripe_figures_are_conserved(rows: list[tuple[int, int, int, int]]) -> None:
+    """Every stripe is counted once per level: chains, cascades and the segment agree."""
+    stripes = tuple(
+        StripeRow(str(n), op, total, (MemoryTraffic("DRAM", op, total, 1),))
+        for n, (_, _, op, total) in enumerate(rows)
+    )
+    links = DebugLinks(
+        stripe_chain={str(n): str(chain) for n, (chain, _, _, _) in enumerate(rows)},
+        stripe_cascade={str(n): str(cascade) for n, (_, cascade, _, _) in enumerate(rows)},
+        chain_fused={},
+        fused_tosa={},
+        nx_operations={},
+    )
+    view = build_segments_view([SegmentInput(0, "s", stripes, links)])
+    sums: dict[str, dict[str, float]] = {"chain": {}, "cascade": {}}
+    for item in view.breakdowns:
+        kind = item["entity_id"].split("/")[0]
+        for metric in item["metrics"]:
+            sums[kind][metric["name"]] = sums[kind].get(metric["name"], 0) + metric["value"]
+    expected = {
+        "total_cycles": sum(r[3] for r in rows),
+        "op_cycles": sum(r[2] for r in rows),
+        "dram_read_bytes": sum(r[2] for r in rows),
+        "dram_write_bytes": sum(r[3] for r in rows),
+        "dram_traffic_cycles": len(rows),
+    }
+    assert sums["chain"] == expected
+    assert sums["cascade"] == expected
+    (totals,) = view.segment_totals
+    assert (totals.op_cycles, totals.total_cycles) == (
+        expected["op_cycles"],
+        expected["total_cycles"],
+    )
+    chains = [e for e in view.entities if e["kind"] == "chain"]
+    assert sorted(len(e["attributes"]["stripe_ids"]) for e in chains) == sorted(
+        sum(1 for r in rows if r[0] == chain) for chain in {r[0] for r in rows}
+    )

@@ -6,13 +6,22 @@
 
 import * as vscode from 'vscode';
 
+import { blockRange } from './blocks';
 import { renderBreakdown } from './breakdownView';
 import type { Controller } from './controller';
 import { messageOf } from './controller';
 import { breakdownRows, codeLineIds } from './documentModel';
 import { fileSafe } from './format';
 import { jobPickItems } from './jobs';
-import { annotationsAt, jobArgument, Methods, parseLineAnnotations } from './protocol';
+import {
+  annotationsAt,
+  jobArgument,
+  type LineAnnotation,
+  type LineAnnotationsParams,
+  Methods,
+  parseLineAnnotations,
+  resultDocument,
+} from './protocol';
 import type { VirtualDocuments } from './virtualDocs';
 
 export const NO_WORKSPACE =
@@ -71,7 +80,7 @@ export function registerCommands(
           return;
         }
         const { raw } = await controller.result(job);
-        const uri = docs.set(`/${fileSafe(job)}/result.json`, `${JSON.stringify(raw, null, 2)}\n`);
+        const uri = docs.set(`/${fileSafe(job)}/result.json`, `${JSON.stringify(resultDocument(raw), null, 2)}\n`);
         const document = await vscode.workspace.openTextDocument(uri);
         await vscode.window.showTextDocument(document, { preview: false });
       }),
@@ -79,7 +88,13 @@ export function registerCommands(
     vscode.commands.registerCommand(
       'perfline.showBreakdown',
       guarded('Show Breakdown', async (controller, arg) => {
-        await showBreakdown(controller, docs, jobArgument(arg));
+        await showBreakdown(controller, docs, jobArgument(arg), currentLine());
+      }),
+    ),
+    vscode.commands.registerCommand(
+      'perfline.showBlock',
+      guarded('Show Block Breakdown', async (controller, uri, line) => {
+        await showBreakdown(controller, docs, undefined, (await codeBlock(uri, line)) ?? currentLine());
       }),
     ),
     vscode.commands.registerCommand(
@@ -120,20 +135,62 @@ async function pickJob(controller: Controller): Promise<string | undefined> {
   return picked?.jobId;
 }
 
-/** The current line's breakdown when it has figures, else the whole model's. */
-async function showBreakdown(controller: Controller, docs: VirtualDocuments, jobArg: string | undefined): Promise<void> {
+/** Lines (0-based, inclusive) whose breakdown is shown, and how the view is titled. */
+interface Selection {
+  readonly uri: vscode.Uri;
+  readonly start: number;
+  readonly end: number;
+  readonly title: string;
+}
+
+/** The editor's current line, when it shows a file. */
+function currentLine(): Selection | undefined {
   const editor = vscode.window.activeTextEditor;
+  if (editor?.document.uri.scheme !== 'file') {
+    return undefined;
+  }
+  const line = editor.selection.active.line;
+  const where = `${vscode.workspace.asRelativePath(editor.document.uri)}:${line + 1}`;
+  return { uri: editor.document.uri, start: line, end: line, title: `Breakdown of ${where}` };
+}
+
+/** The block (def/class) whose header is at 1-based `line` of `uri`, from a code lens. */
+async function codeBlock(uriArg: unknown, lineArg: unknown): Promise<Selection | undefined> {
+  if (typeof uriArg !== 'string' || typeof lineArg !== 'number') {
+    return undefined;
+  }
+  const uri = vscode.Uri.parse(uriArg);
+  const document = await vscode.workspace.openTextDocument(uri);
+  const lines = Array.from({ length: document.lineCount }, (_, i) => document.lineAt(i).text);
+  const { start, end } = blockRange(lines, lineArg - 1);
+  const header = (lines[start] ?? '').trim().replace(/:\s*(#.*)?$/, '');
+  const where = `${vscode.workspace.asRelativePath(uri)}:${start + 1}-${end + 1}`;
+  return { uri, start, end, title: `Breakdown of ${header} (${where})` };
+}
+
+/** The breakdown of the selected lines when they have figures, else the whole model's. */
+async function showBreakdown(
+  controller: Controller,
+  docs: VirtualDocuments,
+  jobArg: string | undefined,
+  selection: Selection | undefined,
+): Promise<void> {
   let job = jobArg ?? controller.currentJob;
-  let ids: readonly string[] = [];
+  let ids: string[] = [];
   let title = 'Model breakdown';
-  if (editor?.document.uri.scheme === 'file') {
-    const line = editor.selection.active.line;
-    const raw = await controller.request(Methods.lineAnnotations, { uri: editor.document.uri.toString() });
-    const here = annotationsAt(parseLineAnnotations(raw), line, job);
-    if (here.length > 0) {
-      job = jobArg ?? here[0]?.job ?? job;
-      ids = here.flatMap((a) => a.entityIds);
-      title = `Breakdown of ${vscode.workspace.asRelativePath(editor.document.uri)}:${line + 1}`;
+  if (selection !== undefined) {
+    const params: LineAnnotationsParams = { file: selection.uri.toString() };
+    const annotations = parseLineAnnotations(await controller.request(Methods.lineAnnotations, params));
+    const here: LineAnnotation[] = [];
+    for (let line = selection.start; line <= selection.end; line += 1) {
+      here.push(...annotationsAt(annotations, line, job));
+    }
+    const chosenJob = jobArg ?? (here.some((a) => a.job === job) ? job : here[0]?.job);
+    const ofJob = here.filter((a) => a.job === undefined || a.job === chosenJob);
+    if (ofJob.length > 0) {
+      job = chosenJob ?? job;
+      ids = [...new Set(ofJob.flatMap((a) => a.entityIds))];
+      title = selection.title;
     }
   }
   if (job === undefined) {
@@ -151,7 +208,7 @@ async function showBreakdown(controller: Controller, docs: VirtualDocuments, job
   const rows = breakdownRows(doc, ids.length > 0 ? ids : codeLineIds(doc));
   const label = controller.knownJobs.find((j) => j.id === job)?.label ?? job;
   const text = renderBreakdown({ title, jobLabel: label, document: doc, rows });
-  const name = ids.length > 0 ? `line-${(editor?.selection.active.line ?? 0) + 1}` : 'model';
+  const name = ids.length > 0 && selection !== undefined ? `lines-${selection.start + 1}-${selection.end + 1}` : 'model';
   const uri = docs.set(`/${fileSafe(job)}/breakdown-${name}.md`, text);
   const document = await vscode.workspace.openTextDocument(uri);
   await vscode.window.showTextDocument(document, { preview: false, viewColumn: vscode.ViewColumn.Beside });

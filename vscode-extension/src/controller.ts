@@ -163,8 +163,9 @@ export class Controller implements vscode.Disposable {
       this.jobs = parseJobs(await this.request(Methods.jobs, {}));
       this.activeJob = chooseActiveJob(this.jobs, this.activeJob);
       this.totals = [];
-      if (this.activeJob !== undefined) {
-        const { doc } = await this.result(this.activeJob);
+      const active = this.jobs.find((j) => j.id === this.activeJob);
+      if (active !== undefined && active.hasResult !== false) {
+        const { doc } = await this.result(active.id);
         this.totals = doc === undefined ? [] : modelTotals(doc, this.settings.hints.metric);
       }
     } catch (error) {
@@ -364,6 +365,7 @@ export class Controller implements vscode.Disposable {
     });
     this.status.text = view.text;
     this.status.tooltip = view.tooltip;
+    this.status.accessibilityInformation = { label: view.accessibilityLabel, role: 'button' };
     this.status.command = view.command;
     this.status.backgroundColor = view.isError ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
   }

@@ -177,7 +177,8 @@ function headlineRank(metric: Metric, preferred: string): number {
 
 /**
  * The model-level figures to headline: numeric metrics of the best performance result, the
- * preferred metric first, then time, then cycles, at most `count`.
+ * preferred metric first, then time, then cycles, one per unit (so `inference_time` is not
+ * followed by its own min/max), at most `count`.
  */
 export function modelTotals(doc: StandardizedDocument, preferred: string, count = 2): Metric[] {
   const result = performanceResults(doc).find((r) => r.metrics.some((m) => m.value !== undefined));
@@ -190,8 +191,9 @@ export function modelTotals(doc: StandardizedDocument, preferred: string, count 
     .sort(
       (a, b) => headlineRank(a.metric, preferred) - headlineRank(b.metric, preferred) || a.index - b.index,
     )
-    .slice(0, count)
-    .map(({ metric }) => metric);
+    .map(({ metric }) => metric)
+    .filter((metric, i, sorted) => sorted.findIndex((m) => m.unit === metric.unit) === i)
+    .slice(0, count);
 }
 
 /** A row of a breakdown table: one entity with its metrics keyed by `metricLabel`. */

@@ -11,6 +11,9 @@ export interface Job {
   readonly backend: string | undefined;
   readonly inputs: readonly string[];
   readonly error: string | undefined;
+  /** Whether the job has a (possibly stale) result to show; `undefined` when not reported. */
+  readonly hasResult: boolean | undefined;
+  readonly stale: boolean;
 }
 
 type Json = Record<string, unknown>;
@@ -41,7 +44,16 @@ function errorText(value: unknown): string | undefined {
 
 export function parseJob(raw: unknown): Job | undefined {
   if (typeof raw === 'string') {
-    return { id: raw, label: raw, state: undefined, backend: undefined, inputs: [], error: undefined };
+    return {
+      id: raw,
+      label: raw,
+      state: undefined,
+      backend: undefined,
+      inputs: [],
+      error: undefined,
+      hasResult: undefined,
+      stale: false,
+    };
   }
   if (!isObject(raw)) {
     return undefined;
@@ -60,6 +72,8 @@ export function parseJob(raw: unknown): Job | undefined {
     backend: firstString(raw, ['backend', 'producer']),
     inputs,
     error: errorText(raw.error) ?? errorText(raw.errors),
+    hasResult: typeof raw.hasResult === 'boolean' ? raw.hasResult : undefined,
+    stale: raw.stale === true,
   };
 }
 
@@ -87,12 +101,16 @@ export function parseJobs(raw: unknown): Job[] {
   });
 }
 
-/** Keeps the previous choice while it exists, else the first job without an error, else the first. */
+/**
+ * Keeps the previous choice while it exists; else the first job with a result and no error, else
+ * the first with a result, else the first.
+ */
 export function chooseActiveJob(jobs: readonly Job[], previous: string | undefined): string | undefined {
   if (previous !== undefined && jobs.some((j) => j.id === previous)) {
     return previous;
   }
-  return (jobs.find((j) => j.error === undefined) ?? jobs[0])?.id;
+  const withResult = jobs.filter((j) => j.hasResult !== false);
+  return (withResult.find((j) => j.error === undefined) ?? withResult[0] ?? jobs[0])?.id;
 }
 
 export interface JobPickItem {
@@ -105,7 +123,9 @@ export interface JobPickItem {
 
 export function jobPickItems(jobs: readonly Job[], active: string | undefined): JobPickItem[] {
   return jobs.map((job) => {
-    const bits = [job.backend, job.state].filter((b): b is string => b !== undefined);
+    const bits = [job.backend, job.state, job.stale ? 'stale' : undefined].filter(
+      (b): b is string => b !== undefined,
+    );
     const detail = job.error !== undefined ? `error: ${job.error}` : job.inputs.join(', ');
     return {
       label: `${job.id === active ? '$(check) ' : ''}${job.label}`,

@@ -11,6 +11,7 @@ import * as vscode from 'vscode';
 import {
   CloseAction,
   ErrorAction,
+  ExecuteCommandRequest,
   LanguageClient,
   type LanguageClientOptions,
   RevealOutputChannelOn,
@@ -22,6 +23,13 @@ import type { ServerCommand } from './serverCommand';
 import { configurationFor, type PerflineSettings, serverSettings } from './settings';
 
 export const CLIENT_ID = 'perfline';
+
+/**
+ * Commands the extension implements itself. The server also offers `perfline.reanalyze` and the
+ * code lens command `perfline.showBlock` through `workspace/executeCommand`; registering them a
+ * second time would fail, so the client skips those ids when the server announces them.
+ */
+export const CLIENT_COMMANDS: ReadonlySet<string> = new Set(['perfline.reanalyze', 'perfline.showBlock']);
 
 export interface ClientHooks {
   readonly settings: () => PerflineSettings;
@@ -95,6 +103,7 @@ export function createServerRun(command: ServerCommand, cwd: string, hooks: Clie
   };
 
   const client = new LanguageClient(CLIENT_ID, 'perfline', serverOptions, clientOptions);
+  skipServerCommands(client, CLIENT_COMMANDS);
   return {
     client,
     kill: () => {
@@ -102,5 +111,15 @@ export function createServerRun(command: ServerCommand, cwd: string, hooks: Clie
         child.kill();
       }
     },
+  };
+}
+
+/** Filters the server's `executeCommandProvider.commands` before the library registers them. */
+function skipServerCommands(client: LanguageClient, skipped: ReadonlySet<string>): void {
+  const feature = client.getFeature(ExecuteCommandRequest.method);
+  const register = feature.register.bind(feature);
+  feature.register = (data) => {
+    const commands = data.registerOptions.commands.filter((command) => !skipped.has(command));
+    register({ ...data, registerOptions: { ...data.registerOptions, commands } });
   };
 }

@@ -19,18 +19,21 @@ export interface JobParams {
 
 export interface EntityParams {
   readonly job: string;
-  readonly id: string;
+  readonly entityId: string;
+  readonly resultIndex?: number;
 }
 
-export interface UriParams {
-  readonly uri: string;
+export interface LineAnnotationsParams {
+  /** `file://` URI or workspace path of the source file. */
+  readonly file: string;
+  readonly job?: string;
 }
 
 export function reanalyzeParams(job: string | undefined): Partial<JobParams> {
   return job === undefined ? {} : { job };
 }
 
-/** One annotated line of `perfline/lineAnnotations`; `line` is 0-based like LSP positions. */
+/** The entities of one job on one source line; `line` is 0-based like LSP positions. */
 export interface LineAnnotation {
   readonly line: number;
   readonly job: string | undefined;
@@ -43,38 +46,40 @@ function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function strings(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
-}
-
 /**
- * Reads `perfline/lineAnnotations` answers: `{lines: [...]}` or `[...]`, each item with `line`
- * (0-based) or `line_number` (1-based), entity ids in `entity_ids`/`entities` (strings or
- * `{id}`) and an optional `job`.
+ * Reads a `perfline/lineAnnotations` answer, `{file, lines: [{line, currentLine, label,
+ * entities: [{job, entityId, ...}]}]}` with 1-based `line` (as analysed) and `currentLine` (after
+ * the editor's unsaved edits, `null` when the line was deleted). Returns one annotation per line
+ * and job, at the current line, 0-based.
  */
 export function parseLineAnnotations(raw: unknown): LineAnnotation[] {
-  const items = Array.isArray(raw) ? raw : isObject(raw) ? (Array.isArray(raw.lines) ? raw.lines : Array.isArray(raw.annotations) ? raw.annotations : []) : [];
-  const topJob = isObject(raw) && typeof raw.job === 'string' ? raw.job : undefined;
-  return items.flatMap((item): LineAnnotation[] => {
+  const items = isObject(raw) && Array.isArray(raw.lines) ? raw.lines : [];
+  const out: LineAnnotation[] = [];
+  for (const item of items) {
     if (!isObject(item)) {
-      return [];
+      continue;
     }
-    let line: number | undefined;
-    if (typeof item.line === 'number') {
-      line = item.line;
-    } else if (typeof item.line_number === 'number') {
-      line = item.line_number - 1;
+    const oneBased = 'currentLine' in item ? item.currentLine : item.line;
+    if (typeof oneBased !== 'number' || !Number.isInteger(oneBased) || oneBased < 1) {
+      continue;
     }
-    if (line === undefined) {
-      return [];
+    const byJob = new Map<string | undefined, string[]>();
+    for (const entity of Array.isArray(item.entities) ? item.entities : []) {
+      if (!isObject(entity) || typeof entity.entityId !== 'string') {
+        continue;
+      }
+      const job = typeof entity.job === 'string' ? entity.job : undefined;
+      const ids = byJob.get(job) ?? [];
+      if (!ids.includes(entity.entityId)) {
+        ids.push(entity.entityId);
+      }
+      byJob.set(job, ids);
     }
-    const fromObjects = Array.isArray(item.entities)
-      ? item.entities.flatMap((e) => (typeof e === 'string' ? [e] : isObject(e) && typeof e.id === 'string' ? [e.id] : []))
-      : [];
-    const ids = [...strings(item.entity_ids), ...fromObjects];
-    const job = typeof item.job === 'string' ? item.job : topJob;
-    return [{ line, job, entityIds: [...new Set(ids)] }];
-  });
+    for (const [job, entityIds] of byJob) {
+      out.push({ line: oneBased - 1, job, entityIds });
+    }
+  }
+  return out;
 }
 
 /** The annotations of one 0-based line, for the active job when one is given and present. */
@@ -86,6 +91,11 @@ export function annotationsAt(
   const onLine = annotations.filter((a) => a.line === line);
   const ofJob = onLine.filter((a) => a.job === undefined || a.job === job);
   return ofJob.length > 0 ? ofJob : onLine;
+}
+
+/** The processed document inside a `perfline/result` answer (`{job, ..., document}`). */
+export function resultDocument(raw: unknown): unknown {
+  return isObject(raw) && isObject(raw.document) ? raw.document : raw;
 }
 
 /** A job id passed as the first command argument (string or `{job}`), if any. */

@@ -23,9 +23,18 @@ export interface StatusView {
   /** Command run on click. */
   readonly command: 'perfline.selectJob' | 'perfline.showLog';
   readonly isError: boolean;
+  /** What screen readers announce: the text without icons, prefixed with `perfline:`. */
+  readonly accessibilityLabel: string;
 }
 
 export function statusView(input: StatusInput): StatusView {
+  const view = statusParts(input);
+  const plain = view.text.replace(/\$\([^)]*\)\s*/g, '').trim();
+  const label = plain === 'perfline' ? `perfline: ${input.server}` : `perfline: ${plain}`;
+  return { ...view, accessibilityLabel: input.busy ? `${label} (analysing)` : label };
+}
+
+function statusParts(input: StatusInput): Omit<StatusView, 'accessibilityLabel'> {
   if (input.server === 'failed') {
     return {
       text: '$(error) perfline',

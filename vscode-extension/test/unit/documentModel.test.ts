@@ -30,6 +30,7 @@ const measured = {
         { name: 'model_weight_memory', unit: 'bytes', value: 24_000 },
         { name: 'total_cycles', unit: 'cycles', value: 1834 },
         { name: 'inference_time', unit: 'ms', value: 2.04 },
+        { name: 'inference_time_min', unit: 'ms', value: 1.9 },
       ],
       entities: [
         { id: 'code_line/a', kind: 'code_line', name: 'dscnn.py:40', attributes: { file: '/k/dscnn.py', line: 40 } },
@@ -106,6 +107,13 @@ describe('modelTotals', () => {
         ['inference_time', 2.04],
         ['total_cycles', 1834],
       ],
+    );
+  });
+
+  it('shows one figure per unit', () => {
+    assert.deepEqual(
+      modelTotals(doc, 'auto', 5).map((m) => m.name),
+      ['inference_time', 'total_cycles', 'model_weight_memory'],
     );
   });
 

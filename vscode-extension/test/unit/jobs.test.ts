@@ -34,7 +34,38 @@ describe('parseJobs', () => {
   });
 });
 
+describe('parseJobs on a perfline/jobs answer', () => {
+  it('reads name, state, stale, hasResult and the error message', () => {
+    const [job] = parseJobs({
+      jobs: [
+        {
+          name: 'dscnn-measured',
+          backend: 'executorch',
+          inputs: ['dscnn_portable.etrecord', 'dscnn_portable.etdump'],
+          state: 'ok',
+          stale: true,
+          error: { message: 'truncated ETDump', file: 'dscnn_portable.etdump', line: null },
+          generation: 2,
+          runs: 2,
+          hasResult: true,
+        },
+      ],
+    });
+    assert.ok(job);
+    assert.deepEqual(
+      [job.id, job.label, job.state, job.stale, job.hasResult, job.error],
+      ['dscnn-measured', 'dscnn-measured', 'ok', true, true, 'truncated ETDump'],
+    );
+  });
+});
+
 describe('chooseActiveJob', () => {
+  it('prefers a job that has a result', () => {
+    const jobs = parseJobs({ jobs: [{ name: 'pending', hasResult: false }, { name: 'done', hasResult: true }] });
+    assert.equal(chooseActiveJob(jobs, undefined), 'done');
+    assert.equal(chooseActiveJob(parseJobs({ jobs: [{ name: 'p', hasResult: false }] }), undefined), 'p');
+  });
+
   const jobs = parseJobs({ jobs: [{ id: 'broken', error: 'x' }, { id: 'good' }, { id: 'other' }] });
 
   it('keeps the previous choice while it exists', () => {
@@ -50,9 +81,11 @@ describe('chooseActiveJob', () => {
 
 describe('jobPickItems', () => {
   it('marks the active job and shows errors as detail', () => {
-    const jobs = parseJobs({ jobs: [{ id: 'a', backend: 'nx', state: 'ok', inputs: ['m.vgf'] }, { id: 'b', error: 'bad' }] });
+    const jobs = parseJobs({
+      jobs: [{ id: 'a', backend: 'nx', state: 'ok', stale: true, inputs: ['m.vgf'] }, { id: 'b', error: 'bad' }],
+    });
     const items = jobPickItems(jobs, 'a');
-    assert.deepEqual(items[0], { label: '$(check) a', description: 'nx · ok', detail: 'm.vgf', jobId: 'a', picked: true });
+    assert.deepEqual(items[0], { label: '$(check) a', description: 'nx · ok · stale', detail: 'm.vgf', jobId: 'a', picked: true });
     assert.equal(items[1]?.detail, 'error: bad');
     assert.equal(items[1].picked, false);
   });

@@ -1,43 +1,64 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { annotationsAt, jobArgument, parseLineAnnotations, reanalyzeParams } from '../../src/protocol';
+import {
+  annotationsAt,
+  jobArgument,
+  parseLineAnnotations,
+  reanalyzeParams,
+  resultDocument,
+} from '../../src/protocol';
 
 describe('parseLineAnnotations', () => {
-  it('reads 0-based lines and entity ids from {lines}', () => {
+  it('reads the 1-based current lines and groups entity ids by job', () => {
     const annotations = parseLineAnnotations({
-      uri: 'file:///w/dscnn.py',
-      job: 'kws',
+      file: '/w/dscnn.py',
       lines: [
-        { line: 41, entity_ids: ['code_line/a', 'code_line/a'] },
-        { line: 12, entities: [{ id: 'code_line/b' }, 'code_line/c'], job: 'other' },
-        { entity_ids: ['no line'] },
+        {
+          line: 42,
+          currentLine: 44,
+          label: '0.42 ms p50 · 21%',
+          entities: [
+            { job: 'kws', entityId: 'code_line/a' },
+            { job: 'kws', entityId: 'code_line/a' },
+            { job: 'est', entityId: 'code_line/z' },
+          ],
+        },
+        { line: 12, currentLine: 12, entities: [{ job: 'kws', entityId: 'code_line/b' }, { job: 'kws' }] },
       ],
     });
     assert.deepEqual(annotations, [
-      { line: 41, job: 'kws', entityIds: ['code_line/a'] },
-      { line: 12, job: 'other', entityIds: ['code_line/b', 'code_line/c'] },
+      { line: 43, job: 'kws', entityIds: ['code_line/a'] },
+      { line: 43, job: 'est', entityIds: ['code_line/z'] },
+      { line: 11, job: 'kws', entityIds: ['code_line/b'] },
     ]);
   });
 
-  it('converts 1-based line_number', () => {
-    assert.deepEqual(parseLineAnnotations([{ line_number: 1, entity_ids: ['x'] }]), [
-      { line: 0, job: undefined, entityIds: ['x'] },
-    ]);
+  it('drops lines deleted by unsaved edits and falls back to the analysed line', () => {
+    const annotations = parseLineAnnotations({
+      lines: [
+        { line: 5, currentLine: null, entities: [{ job: 'j', entityId: 'x' }] },
+        { line: 7, entities: [{ job: 'j', entityId: 'y' }] },
+        { line: 0, entities: [{ job: 'j', entityId: 'bad' }] },
+      ],
+    });
+    assert.deepEqual(annotations, [{ line: 6, job: 'j', entityIds: ['y'] }]);
   });
 
   it('returns nothing for other shapes', () => {
     assert.deepEqual(parseLineAnnotations({ something: 1 }), []);
+    assert.deepEqual(parseLineAnnotations([{ line: 1 }]), []);
     assert.deepEqual(parseLineAnnotations(null), []);
   });
 });
 
 describe('annotationsAt', () => {
-  const annotations = parseLineAnnotations([
-    { line: 3, job: 'a', entity_ids: ['1'] },
-    { line: 3, job: 'b', entity_ids: ['2'] },
-    { line: 4, job: 'b', entity_ids: ['3'] },
-  ]);
+  const annotations = parseLineAnnotations({
+    lines: [
+      { line: 4, entities: [{ job: 'a', entityId: '1' }, { job: 'b', entityId: '2' }] },
+      { line: 5, entities: [{ job: 'b', entityId: '3' }] },
+    ],
+  });
 
   it("prefers the active job's annotations of the line", () => {
     assert.deepEqual(annotationsAt(annotations, 3, 'b').map((a) => a.entityIds), [['2']]);
@@ -46,6 +67,14 @@ describe('annotationsAt', () => {
   it('falls back to any job on that line', () => {
     assert.equal(annotationsAt(annotations, 4, 'a').length, 1);
     assert.equal(annotationsAt(annotations, 9, 'a').length, 0);
+  });
+});
+
+describe('resultDocument', () => {
+  it('unwraps the document of a perfline/result answer', () => {
+    const document = { schema_version: '1.2.0', results: [] };
+    assert.equal(resultDocument({ job: 'kws', generation: 3, stale: false, document }), document);
+    assert.deepEqual(resultDocument({ results: [] }), { results: [] });
   });
 });
 

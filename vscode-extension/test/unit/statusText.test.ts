@@ -24,12 +24,14 @@ describe('statusView', () => {
     assert.equal(view.text, '$(pulse) 2.04 ms · 1.8k cycles');
     assert.match(view.tooltip, /^perfline job: kws\ninference_time \[ms\]: 2.04 ms\ntotal_cycles \[cycles\]: 1.8k cycles\n/);
     assert.equal(view.command, 'perfline.selectJob');
+    assert.equal(view.accessibilityLabel, 'perfline: 2.04 ms · 1.8k cycles');
   });
 
   it('spins while an analysis runs and says what it does', () => {
     const view = statusView({ ...base, busy: true, progressMessage: 'Analysing kws: parsing ETDump' });
     assert.equal(view.text, '$(sync~spin) 2.04 ms · 1.8k cycles');
     assert.match(view.tooltip, /Analysing: Analysing kws: parsing ETDump/);
+    assert.equal(view.accessibilityLabel, 'perfline: 2.04 ms · 1.8k cycles (analysing)');
   });
 
   it('falls back to the job name without totals, and warns on job errors', () => {
@@ -42,6 +44,7 @@ describe('statusView', () => {
     const view = statusView({ ...base, server: 'failed' });
     assert.equal(view.isError, true);
     assert.equal(view.command, 'perfline.showLog');
+    assert.equal(view.accessibilityLabel, 'perfline: failed');
   });
 
   it('spins while starting', () => {

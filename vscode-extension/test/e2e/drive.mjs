@@ -1,0 +1,280 @@
+// @ts-check
+/**
+ * Drives code-server (a real VS Code) in headless Chromium with playwright-core and checks what
+ * the perfline extension shows for one source file of the example workspace. Expected values come
+ * from `perfline annotate` (--json for the line labels, the text form for the code lens titles).
+ * Every check is reported; the exit code is 1 if any failed. Screenshots go to --shots.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+
+import { chromium } from 'playwright-core';
+
+const { values: args } = parseArgs({
+  options: {
+    url: { type: 'string' },
+    chromium: { type: 'string', default: '/usr/bin/chromium' },
+    file: { type: 'string' },
+    expected: { type: 'string' },
+    'expected-text': { type: 'string' },
+    shots: { type: 'string' },
+    timeout: { type: 'string', default: '120000' },
+  },
+});
+const need = (name) => {
+  const value = args[name];
+  if (typeof value !== 'string' || value === '') {
+    throw new Error(`--${name} is required`);
+  }
+  return value;
+};
+const url = need('url');
+const fileName = need('file');
+const shots = need('shots');
+const timeout = Number(args.timeout);
+
+/** Lines with a hint label in `perfline annotate --json`, 1-based. */
+const expected = JSON.parse(readFileSync(need('expected'), 'utf8'));
+const labelled = expected.lines.filter((l) => typeof l.label === 'string' && l.label !== '');
+if (labelled.length === 0) {
+  throw new Error('perfline annotate produced no labelled lines: nothing to check');
+}
+const shareOf = (label) => {
+  const match = /(<?)(\d+(?:\.\d+)?)%/.exec(label);
+  return match ? Number(match[2]) - (match[1] ? 0.5 : 0) : -1;
+};
+const dominant = [...labelled].sort((a, b) => shareOf(b.label) - shareOf(a.label))[0];
+/** Code lens titles in the text form: lines like `   │ ▸ nn.Module DSBlock: 10.8 ms · 90% of the model`. */
+const lensTitles = readFileSync(need('expected-text'), 'utf8')
+  .split('\n')
+  .map((line) => /│\s*▸\s*(.+?)\s*$/.exec(line)?.[1])
+  .filter((title) => title !== undefined);
+
+/** @type {{name: string, ok: boolean, detail: string}[]} */
+const results = [];
+const check = (name, ok, detail) => {
+  results.push({ name, ok, detail });
+  console.log(`${ok ? 'PASS' : 'FAIL'} ${name}: ${detail}`);
+};
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `probe` until it returns a truthy value or the time is up; returns the last value. */
+async function until(probe, ms = timeout, every = 500) {
+  const end = Date.now() + ms;
+  let last;
+  while (Date.now() < end) {
+    last = await probe();
+    if (last) {
+      return last;
+    }
+    await sleep(every);
+  }
+  return last;
+}
+
+const browser = await chromium.launch({
+  executablePath: args.chromium,
+  headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking'],
+});
+const page = await browser.newPage({ viewport: { width: 1600, height: 1300 } });
+const shot = async (name) => {
+  await page.screenshot({ path: join(shots, `${name}.png`) });
+  console.log(`screenshot ${name}.png`);
+};
+
+/** `{line -> text}` of the active editor, joining view lines with the line-number gutter by `top`. */
+const editorLines = () =>
+  page.evaluate(() => {
+    const editors = [...document.querySelectorAll('.editor-group-container.active .monaco-editor')];
+    const editor = editors.find((e) => e.querySelector('.view-lines')) ?? document.querySelector('.monaco-editor');
+    if (!editor) {
+      return {};
+    }
+    const numbers = new Map();
+    for (const el of editor.querySelectorAll('.margin-view-overlays .line-numbers')) {
+      const holder = el.parentElement;
+      const top = holder ? parseFloat(holder.style.top) : NaN;
+      numbers.set(top, Number((el.textContent ?? '').trim()));
+    }
+    const out = {};
+    for (const el of editor.querySelectorAll('.view-lines .view-line')) {
+      const line = numbers.get(parseFloat(el.style.top));
+      if (line !== undefined) {
+        out[line] = (el.textContent ?? '').replace(/\u00a0/g, ' ');
+      }
+    }
+    return out;
+  });
+
+const runCommand = async (title) => {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 10_000 });
+  await input.fill(`>${title}`);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 10_000 });
+  await page.keyboard.press('Enter');
+};
+
+let exitCode = 0;
+try {
+  await page.goto(url, { waitUntil: 'domcontentloaded', timeout });
+  await page.waitForSelector('.monaco-workbench', { timeout });
+  await sleep(3000);
+
+  // Open the model source with Quick Open.
+  await page.keyboard.press('Control+P');
+  const quick = page.locator('.quick-input-widget input');
+  await quick.waitFor({ state: 'visible', timeout: 15_000 });
+  await quick.fill(fileName);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: fileName }).first().waitFor({ timeout: 30_000 });
+  await page.keyboard.press('Enter');
+  await page.locator('.tab.active', { hasText: fileName }).waitFor({ timeout: 30_000 });
+
+  // 1. Inlay hint on the dominant line, then every labelled line.
+  const hintLine = dominant.currentLine ?? dominant.line;
+  const seen = await until(async () => {
+    const lines = await editorLines();
+    return (lines[hintLine] ?? '').includes(dominant.label) ? lines : undefined;
+  });
+  const lines = await editorLines();
+  check(
+    'inlay hint on the dominant line',
+    Boolean(seen),
+    `line ${hintLine} expected to end with "${dominant.label}", editor shows "${(lines[hintLine] ?? '<line not rendered>').trim()}"`,
+  );
+  const missing = labelled.filter((l) => !(lines[l.currentLine ?? l.line] ?? '').includes(l.label));
+  check(
+    'inlay hints on every labelled line',
+    missing.length === 0,
+    missing.length === 0
+      ? `${labelled.length} lines match perfline annotate`
+      : `missing on ${missing.map((l) => `${l.line} ("${l.label}")`).join(', ')}`,
+  );
+
+  // 2. Code lens titles.
+  const lenses = await until(async () => {
+    const texts = await page.locator('.monaco-editor .codelens-decoration').allInnerTexts();
+    return texts.length > 0 ? texts : undefined;
+  }, 30_000);
+  const shown = (lenses ?? []).map((t) => t.trim());
+  const matched = lensTitles.filter((title) => shown.some((s) => s.includes(title)));
+  check(
+    'code lens',
+    lensTitles.length > 0 && matched.length === lensTitles.length,
+    `expected ${JSON.stringify(lensTitles)}, shown ${JSON.stringify(shown)}`,
+  );
+  await shot('1-editor-hints-lenses');
+
+  // 3. Status bar item with the model totals.
+  const statusLabel = await until(async () => {
+    const labels = await page
+      .locator('#workbench\\.parts\\.statusbar [aria-label^="perfline"]')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
+    return labels.find((l) => /\d/.test(l) && !l.includes('analysing'));
+  }, 60_000);
+  check('status bar item', Boolean(statusLabel), `aria-label "${statusLabel ?? '<none with a figure>'}"`);
+  if (statusLabel) {
+    await page.locator(`#workbench\\.parts\\.statusbar [aria-label="${statusLabel}"]`).first().hover();
+    await sleep(1500);
+    await shot('2-status-bar-tooltip');
+    await page.screenshot({ path: join(shots, '2b-status-bar-zoom.png'), clip: { x: 0, y: 1300 - 260, width: 760, height: 260 } });
+    await page.mouse.move(800, 600);
+  }
+
+  // 4. Hover table on the dominant line.
+  const token = page
+    .locator('.editor-group-container.active .view-lines .view-line', { hasText: dominant.label })
+    .locator('span span')
+    .filter({ hasText: /\w{3,}/ })
+    .first();
+  let hoverText = '';
+  let hasTable = false;
+  const visibleHover = () =>
+    page.evaluate(() => {
+      const hovers = [...document.querySelectorAll('.monaco-hover-content')].filter(
+        (el) => el instanceof HTMLElement && el.offsetParent !== null && el.innerText.trim() !== '',
+      );
+      const hover = hovers.find((el) => el.querySelector('table')) ?? hovers[0];
+      return hover instanceof HTMLElement ? { text: hover.innerText, table: hover.querySelector('table') !== null } : undefined;
+    });
+  for (let attempt = 0; attempt < 5 && !hasTable; attempt += 1) {
+    await page.mouse.move(10, 10);
+    const box = await token.boundingBox();
+    if (box === null) {
+      break;
+    }
+    await page.mouse.move(box.x + box.width / 2 - 2, box.y + box.height / 2);
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 3 });
+    const found = await until(visibleHover, 6_000, 250);
+    if (found) {
+      hoverText = found.text;
+      hasTable = found.table;
+    }
+  }
+  check(
+    'hover table',
+    hasTable && /metric/.test(hoverText) && /value/.test(hoverText),
+    `table=${hasTable}; hover text: ${JSON.stringify(hoverText.slice(0, 400))}`,
+  );
+  await shot('3-hover');
+  await page.keyboard.press('Escape');
+
+  // 5. Show Breakdown on the dominant line (cursor placed there by clicking it).
+  await token.click();
+  await runCommand('perfline: Show Breakdown');
+  const breakdownTab = page.locator('.tab', { hasText: /breakdown-lines-/ });
+  let breakdownText = '';
+  try {
+    await breakdownTab.first().waitFor({ timeout: 30_000 });
+    await sleep(1000);
+    breakdownText = await page
+      .locator('.editor-group-container.active .view-lines')
+      .first()
+      .innerText();
+  } catch {
+    breakdownText = '';
+  }
+  check(
+    'Show Breakdown',
+    breakdownText.includes(`${fileName}:${hintLine}`),
+    `breakdown document: ${JSON.stringify(breakdownText.slice(0, 300))}`,
+  );
+  await shot('4-breakdown');
+
+  // 6. Show Result JSON.
+  await runCommand('perfline: Show Result JSON');
+  let resultOk = false;
+  try {
+    await page.locator('.tab', { hasText: 'result.json' }).first().waitFor({ timeout: 30_000 });
+    await sleep(1000);
+    const text = await page.locator('.editor-group-container.active .view-lines').first().innerText();
+    resultOk = text.includes('"schema_version"') && text.includes('"run_id"');
+  } catch {
+    resultOk = false;
+  }
+  check('Show Result JSON', resultOk, resultOk ? 'processed document opened' : 'result.json not shown');
+  await shot('5-result-json');
+} catch (error) {
+  check('driver', false, error instanceof Error ? error.stack ?? error.message : String(error));
+  await shot('error').catch(() => undefined);
+} finally {
+  if (results.some((r) => !r.ok)) {
+    exitCode = 1;
+    try {
+      await runCommand('perfline: Show Log');
+      await sleep(2000);
+      const log = await page.locator('.panel .monaco-editor .view-lines').first().innerText({ timeout: 5_000 });
+      console.log(`--- perfline log (visible part) ---\n${log}`);
+      await shot('6-log');
+    } catch {
+      console.log('(could not read the perfline log)');
+    }
+  }
+  await browser.close();
+}
+const failed = results.filter((r) => !r.ok).length;
+console.log(`\n${results.length - failed}/${results.length} checks passed`);
+process.exit(exitCode);

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# End-to-end check of the extension in a real VS Code (code-server 4.100.3 = VS Code 1.100.3)
+# driven by headless Chromium through playwright-core:
+#   1. builds perfline-<version>.vsix (npm run package),
+#   2. installs code-server outside git ($PERFLINE_E2E_HOME, default ~/.cache/perfline-e2e),
+#   3. installs Debian's chromium if missing,
+#   4. side-loads the .vsix into a fresh user-data dir, sets perfline.server.python,
+#   5. opens examples/kws, and drive.mjs asserts on the page: the inlay hint text on the expected
+#      line of dscnn.py, the hover table, a code lens, the status bar item, Show Breakdown.
+# The expected lines, labels and lens titles come from `perfline annotate` (in-process analysis);
+# the editor gets its figures from the server the extension itself starts.
+# Screenshots go to test/e2e/screenshots/ (gitignored). Exit code 0 only if every check passed.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+EXT=$(cd "$HERE/../.." && pwd)
+REPO=$(cd "$EXT/.." && pwd)
+WS=$(cd "${PERFLINE_E2E_WORKSPACE:-$REPO/examples/kws}" && pwd)
+PY=${PERFLINE_PYTHON:-$REPO/.venv/bin/python}
+[ -x "$PY" ] || PY=$(command -v python3)
+E2E_HOME=${PERFLINE_E2E_HOME:-$HOME/.cache/perfline-e2e}
+CS_HOME=$E2E_HOME/code-server
+CS=$CS_HOME/node_modules/.bin/code-server
+WORK=$HERE/.work
+SHOTS=$HERE/screenshots
+SOURCE=$WS/dscnn.py
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "checks"
+[ -f "$SOURCE" ] || { echo "missing $SOURCE"; exit 2; }
+[ -f "$WS/perfline.toml" ] || { echo "missing $WS/perfline.toml"; exit 2; }
+"$PY" -c 'import perfline.server' || { echo "$PY cannot import perfline.server (pip install -e . first)"; exit 2; }
+echo "workspace $WS, python $PY"
+
+step "build the .vsix"
+cd "$EXT"
+[ -d node_modules ] || npm ci --no-audit --no-fund
+npm run --silent package
+VERSION=$(node -p "require('./package.json').version")
+VSIX=$EXT/perfline-$VERSION.vsix
+[ -f "$VSIX" ] || { echo "no $VSIX"; exit 2; }
+
+step "code-server 4.100.3"
+CS_HOME=$CS_HOME "$HERE/install-code-server.sh"
+
+step "chromium"
+if ! command -v chromium >/dev/null; then
+  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium
+fi
+CHROMIUM=$(command -v chromium)
+"$CHROMIUM" --version || true
+
+step "expected figures (perfline annotate, in-process)"
+rm -rf "$WORK"
+mkdir -p "$WORK/data/User" "$WORK/ext" "$SHOTS"
+rm -f "$SHOTS"/*.png
+(cd "$WS" && "$PY" -m perfline annotate --json "$SOURCE") > "$WORK/expected.json"
+(cd "$WS" && "$PY" -m perfline annotate --no-color "$SOURCE") > "$WORK/expected.txt"
+grep -c . "$WORK/expected.txt" >/dev/null
+
+step "side-load the extension"
+"$CS" --user-data-dir "$WORK/data" --extensions-dir "$WORK/ext" --install-extension "$VSIX"
+cat > "$WORK/data/User/settings.json" <<JSON
+{
+  "perfline.server.python": "$PY",
+  "editor.inlayHints.enabled": "on",
+  "editor.codeLens": true,
+  "editor.minimap.enabled": false,
+  "workbench.startupEditor": "none",
+  "workbench.tips.enabled": false,
+  "security.workspace.trust.enabled": false,
+  "telemetry.telemetryLevel": "off",
+  "extensions.autoCheckUpdates": false,
+  "extensions.autoUpdate": false,
+  "update.mode": "none",
+  "window.commandCenter": false,
+  "git.openRepositoryInParentFolders": "never",
+  "chat.commandCenter.enabled": false,
+  "workbench.secondarySideBar.defaultVisibility": "hidden"
+}
+JSON
+
+step "start code-server"
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+printf 'bind-addr: 127.0.0.1:%s\nauth: none\ncert: false\n' "$PORT" > "$WORK/config.yaml"
+"$CS" --config "$WORK/config.yaml" --auth none --bind-addr "127.0.0.1:$PORT" \
+  --disable-telemetry --disable-update-check --disable-workspace-trust --disable-getting-started-override \
+  --user-data-dir "$WORK/data" --extensions-dir "$WORK/ext" "$WS" > "$WORK/code-server.log" 2>&1 &
+CS_PID=$!
+cleanup() {
+  kill "$CS_PID" 2>/dev/null || true
+  wait "$CS_PID" 2>/dev/null || true
+}
+trap cleanup EXIT
+for _ in $(seq 1 120); do
+  if curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null 2>&1; then break; fi
+  kill -0 "$CS_PID" 2>/dev/null || { cat "$WORK/code-server.log"; exit 2; }
+  sleep 0.5
+done
+echo "code-server on 127.0.0.1:$PORT (pid $CS_PID)"
+
+step "drive VS Code in headless chromium"
+set +e
+node "$HERE/drive.mjs" \
+  --url "http://127.0.0.1:$PORT/?folder=$WS" \
+  --chromium "$CHROMIUM" \
+  --file "$(basename "$SOURCE")" \
+  --expected "$WORK/expected.json" \
+  --expected-text "$WORK/expected.txt" \
+  --shots "$SHOTS"
+status=$?
+set -e
+find "$WORK/data/logs" -name '*perfline*' -newer "$WORK/config.yaml" -exec cp {} "$WORK/" \; 2>/dev/null || true
+echo "screenshots: $SHOTS"; ls -1 "$SHOTS"
+exit $status

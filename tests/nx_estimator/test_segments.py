@@ -13,7 +13,7 @@ from perfline.clients.cli import cli
 from perfline.core.backends.nx_estimator.vgf_checks import check_graph_shapes, unshaped_resources
 from perfline.core.errors import InputError
 from perfline.core.formats import vgf as vgf_format
-from perfline.server.ingest import estimator as ingest
+from perfline.server.ingest import estimator_files as ingest
 from tests.nx_estimator._data import DSCNN_VGF
 from tests.nx_estimator.test_vgf_labels import write_outputs
 

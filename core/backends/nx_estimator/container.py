@@ -99,6 +99,19 @@ def read_single_cdata(source: str, text: str, root: str) -> CsvTable:
     return table
 
 
+def check_cell_count(
+    source: str, table: str, number: int, row: CsvRow, header: tuple[str, ...], found: int
+) -> None:
+    """Raise ``InputError`` when row ``number`` has a different number of cells than columns."""
+    if found == len(header):
+        return
+    message = f"expected {len(header)} cells, found {found}"
+    if found < len(header):
+        missing = ", ".join(repr(name) for name in header[found:])
+        message += f" (missing {missing})"
+    raise InputError(source, Problem(f"table {table}, row {number} (line {row.line})", message))
+
+
 def split_csv_line(text: str) -> list[str]:
     """One CSV line split on commas (quotes respected), cells trimmed and unquoted."""
     cells = next(csv.reader(io.StringIO(text), skipinitialspace=True), [])

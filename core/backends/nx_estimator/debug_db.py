@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from perfline.core.backends.nx_common.records import DebugLinks, TosaOperation
 from perfline.core.backends.nx_estimator.container import (
     CsvTable,
+    check_cell_count,
     decode,
     read_tables,
     unquote,
@@ -115,15 +116,7 @@ def _rows(source: str, table: CsvTable) -> tuple[Row, ...]:
     rows: list[Row] = []
     for number, row in enumerate(table.rows, start=1):
         parts = row.text.split(",", len(header) - 1)
-        if len(parts) < len(header):
-            missing = ", ".join(repr(name) for name in header[len(parts) :])
-            raise InputError(
-                source,
-                Problem(
-                    f"table {table.name}, row {number} (line {row.line})",
-                    f"expected {len(header)} cells, found {len(parts)} (missing {missing})",
-                ),
-            )
+        check_cell_count(source, table.name, number, row, header, len(parts))
         cells = [unquote(part) for part in parts[:-1]] + [_last_cell(parts[-1])]
         row_id = cells[0]
         if not row_id:

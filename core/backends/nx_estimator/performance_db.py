@@ -21,6 +21,7 @@ from perfline.core.backends.nx_common.records import (
 )
 from perfline.core.backends.nx_estimator.container import (
     CsvRow,
+    check_cell_count,
     decode,
     read_single_cdata,
     split_csv_line,
@@ -73,23 +74,7 @@ def _stripe(
     source: str, table: str, header: tuple[str, ...], number: int, row: CsvRow
 ) -> StripeRow:
     cells = split_csv_line(row.text)
-    if len(cells) < len(header):
-        missing = ", ".join(repr(name) for name in header[len(cells) :])
-        raise InputError(
-            source,
-            Problem(
-                f"table {table}, row {number} (line {row.line})",
-                f"expected {len(header)} cells, found {len(cells)} (missing {missing})",
-            ),
-        )
-    if len(cells) > len(header):
-        raise InputError(
-            source,
-            Problem(
-                f"table {table}, row {number} (line {row.line})",
-                f"expected {len(header)} cells, found {len(cells)}",
-            ),
-        )
+    check_cell_count(source, table, number, row, header, len(cells))
     values = dict(zip(header, cells, strict=True))
 
     def integer(column: str) -> int:

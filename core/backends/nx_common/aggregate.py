@@ -9,7 +9,7 @@ Cost: O(stripes x (memory paths + sections)).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from perfline.core.backends.nx_common.records import (
@@ -63,7 +63,7 @@ def sum_stripes(stripes: Iterable[StripeRow]) -> StripeTotals:
 
 
 def group_stripes(
-    stripes: Iterable[StripeRow], key_of: dict[str, str]
+    stripes: Iterable[StripeRow], key_of: Mapping[str, str]
 ) -> dict[str, tuple[StripeRow, ...]]:
     """Stripes grouped by ``key_of[stripe_id]``, groups in order of first appearance.
 

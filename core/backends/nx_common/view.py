@@ -100,18 +100,16 @@ class _Builder:
         self.chain_entities: list[dict[str, Any]] = []
         self.cascade_entities: list[dict[str, Any]] = []
         self.provenance: dict[str, dict[str, Any]] = {}
-        self.provenance_parents: dict[str, list[str]] = {}
         self.groups: list[dict[str, Any]] = []
         self.sources: dict[str, _Source] = {}
-        self.structural: dict[str, _Source] = {}
         self.segment_entities: list[dict[str, Any]] = []
         self.breakdowns: list[dict[str, Any]] = []
 
     def add_segment(self, segment: SegmentInput) -> list[ChainView]:
         segment_id = f"segment/{segment.index}"
         self.segment_entities.append({"id": segment_id, "kind": "segment", "name": segment.name})
-        chain_groups = group_stripes(segment.stripes, dict(segment.links.stripe_chain))
-        cascade_groups = group_stripes(segment.stripes, dict(segment.links.stripe_cascade))
+        chain_groups = group_stripes(segment.stripes, segment.links.stripe_chain)
+        cascade_groups = group_stripes(segment.stripes, segment.links.stripe_cascade)
         self._check_linked(segment)
         prefix = f"segment_{segment.index}"
         chain_parent: dict[str, str] = {}

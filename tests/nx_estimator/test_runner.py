@@ -244,3 +244,21 @@ def test_multi_segment_vgf_is_split_per_graph_segment(tmp_path: Path) -> None:
     assert metrics["inference_time"]["value"] == pytest.approx(2 * 0.02)
     assert metrics["infs_per_sec"]["value"] == pytest.approx(1000 / 0.04)
     assert metrics["dram_footprint"]["value"] == 9000  # the maximum, not the sum
+
+
+def test_model_without_outputs_or_estimator_says_what_is_missing(tmp_path: Path) -> None:
+    code, output = _analyze(str(DSCNN_VGF), "--output-dir", str(tmp_path))
+    assert code == 2
+    assert "no estimator outputs given" in output and "--estimator" in output
+
+
+def test_estimator_from_the_user_environment(tmp_path: Path) -> None:
+    estimator = _estimator(tmp_path)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        cli,
+        ["analyze", str(DSCNN_VGF), "--output-dir", str(out), "--json"],
+        env={"PERFLINE_NX_ESTIMATOR": str(estimator)},
+    )
+    assert result.exit_code == 0, result.output
+    assert (out / "nx-performance-estimator" / "dscnn_int_dbg.call.json").is_file()

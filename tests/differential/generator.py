@@ -73,6 +73,10 @@ EXTRA_RULES = (
     "cascade:stripe:odd",
     "chain:tag:x",
     "code_stack:function:forward",
+    "code_stack:function:*",
+    "nn_module:module_type:*",
+    "source_operator:operator_types:*",
+    "cascade:stripe:*",
 )
 
 
@@ -97,7 +101,8 @@ def settings_for(seed: int) -> Settings:
         return Settings(False)
     if roll < 0.8:
         return Settings(True)
-    return Settings(rng.random() < 0.5, (rng.choice(EXTRA_RULES),))
+    count = 2 if rng.random() < 0.3 else 1
+    return Settings(rng.random() < 0.5, tuple(rng.sample(EXTRA_RULES, count)))
 
 
 class _Doc:

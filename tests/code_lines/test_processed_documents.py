@@ -10,20 +10,11 @@ from typing import Any
 
 import pytest
 
-from perfline.core.collapse_rules import parse_rule
 from perfline.core.pipeline import PipelineSettings, postprocess
 
+from ..collapse.case_args import case_settings
 from ..conftest import CASES, canonical
 from ..differential.deviations import strip_deviations
-
-
-def settings_for(stem: Path, defaults: bool) -> PipelineSettings:
-    args_path = stem.with_suffix(".args")
-    args = args_path.read_text(encoding="utf-8").split() if args_path.exists() else []
-    rules = tuple(parse_rule(args[i + 1]) for i, a in enumerate(args) if a == "--collapse")
-    return PipelineSettings(
-        collapse_rules=rules, use_backend_defaults=defaults or "--nt-defaults" in args
-    )
 
 
 def outputs() -> list[tuple[str, Path, PipelineSettings]]:
@@ -31,15 +22,17 @@ def outputs() -> list[tuple[str, Path, PipelineSettings]]:
     for folder in ("worked", "probes", "random"):
         for expected in sorted((CASES / folder).glob("*.expected.json")):
             stem = expected.with_name(expected.name.removesuffix(".expected.json"))
-            found.append((f"{folder}/{stem.name}", expected, settings_for(stem, False)))
+            found.append((f"{folder}/{stem.name}", expected, case_settings(stem)))
     for expected in sorted((CASES / "random" / "nt-defaults").glob("*.expected.json")):
         stem = CASES / "random" / expected.name.removesuffix(".expected.json")
-        found.append((f"nt-defaults/{stem.name}", expected, settings_for(stem, True)))
+        found.append((f"nt-defaults/{stem.name}", expected, case_settings(stem, defaults=True)))
     # A bare-mlia output (torch frames kept) read with perfline's NX defaults on:
     # already processed, so not collapsed again.
     for expected in sorted((CASES / "random").glob("*_x.expected.json")):
         stem = expected.with_name(expected.name.removesuffix(".expected.json"))
-        found.append((f"defaults-on-bare/{stem.name}", expected, settings_for(stem, True)))
+        found.append(
+            (f"defaults-on-bare/{stem.name}", expected, case_settings(stem, defaults=True))
+        )
     return found
 
 

@@ -15,10 +15,11 @@ import pytest
 
 from perfline.core.code_lines import derive_code_lines
 from perfline.core.collapse import collapse_result, retain_warning
-from perfline.core.collapse_rules import CollapseRule, effective_rules, parse_rule
+from perfline.core.collapse_rules import CollapseRule, effective_rules
 from perfline.core.errors import StageError
 
 from ..conftest import CASES, canonical
+from .case_args import case_settings
 
 PROBES = CASES / "probes"
 
@@ -28,10 +29,10 @@ def load(path: Path) -> Any:
 
 
 def rules_for(stem: Path, producer: str) -> tuple[CollapseRule, ...]:
-    args_path = stem.with_suffix(".args")
-    args = args_path.read_text(encoding="utf-8").split() if args_path.exists() else []
-    configured = [parse_rule(args[i + 1]) for i, a in enumerate(args) if a == "--collapse"]
-    return effective_rules(producer, configured, use_backend_defaults="--nt-defaults" in args)
+    settings = case_settings(stem)
+    return effective_rules(
+        producer, settings.collapse_rules, use_backend_defaults=settings.use_backend_defaults
+    )
 
 
 def through_stages(name: str) -> tuple[list[dict[str, Any]], Any]:

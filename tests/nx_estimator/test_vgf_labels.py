@@ -239,3 +239,30 @@ def test_placeholder_for_an_unknown_spirv_id_names_the_place(tmp_path: Path) -> 
     assert str(debug) in result.output
     assert "table tosa_op_id, id 1141, column api_labels" in result.output
     assert "99999" in result.output
+
+
+def test_collapse_options_reach_the_pipeline(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    write_outputs(run)
+
+    def stacks(*options: str) -> list[str]:
+        result = CliRunner().invoke(
+            cli,
+            [
+                "analyze",
+                str(DSCNN_VGF),
+                str(run),
+                "--output-dir",
+                str(tmp_path),
+                "--json",
+                *options,
+            ],
+        )
+        assert result.exit_code == 0, result.output
+        entities = json.loads(result.stdout)["results"][0]["entities"]
+        return [e["attributes"]["file"] for e in entities if e["kind"] == "code_stack"]
+
+    assert any("/site-packages/torch/" in f for f in stacks("--no-default-collapse"))
+    user_only = stacks("--no-default-collapse", "--collapse", "code_stack:file:**/site-packages/**")
+    assert user_only and all(f == "/home/dev/kws/dscnn.py" for f in user_only)

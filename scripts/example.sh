@@ -5,4 +5,4 @@ cd "$(dirname "$0")/.."
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e .
-.venv/bin/perfline report examples/standardized/nx-estimate.json --output-dir out
+.venv/bin/perfline annotate examples/kws/dscnn.py

@@ -216,7 +216,7 @@ def analyze_outputs(
             convolutions=convolutions,
         )
         results.append(rename_entities(outcome.result, renames))
-        statistics = performance_statistics(outcome.view, renames)
+        statistics = performance_statistics(outcome.view, inputs, renames)
     notes = None
     if model is None:
         model_record = model_info(outputs[0].name, "unknown", read_file(outputs[0].debug))

@@ -125,6 +125,11 @@ def test_document_is_valid_and_written(analyzed: tuple[dict[str, Any], Path]) ->
     assert written == document
     statistics = json.loads((output / "nx_performance_statistics.json").read_text())
     assert statistics["chain/segment_0/656"]["stripe_ids"] == ["1", "0"]
+    utilization = statistics["chain/segment_0/656"]["utilization"][0]
+    assert utilization == {"sectionName": "InputReader", "cycles": "5473", "percentage": "57.2%"}
+    operators = statistics["chain/segment_0/690"]["operators"]
+    assert [o["operator_types"] for o in operators] == [["LUT"], ["LUT"], ["SHL"], ["SHL"], ["Add"]]
+    assert all(o["source_operator_ids"] == [] for o in operators)  # no VGF: no source ids
 
 
 def test_chain_and_cascade_breakdowns_equal_the_csv_sums(

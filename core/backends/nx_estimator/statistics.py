@@ -3,24 +3,32 @@
 Keyed by chain entity id: the chain's stripe ids, summed op and total cycles,
 memory traffic per path (``Internal`` left out), section utilisation (cycles
 as strings, percentage of the chain's total cycles to one decimal, ``0.0%``
-when the total is 0) and one entry per source association with its source
-operator ids and operator types.
+when the total is 0) and one entry per TOSA operation of the chain with the
+source operator ids its labels name and its operator type.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from perfline.core.backends.nx_common.associations import source_operator_id
+from perfline.core.backends.nx_common.associations import (
+    chain_operations,
+    resolve_labels,
+    source_operator_id,
+)
+from perfline.core.backends.nx_common.records import SegmentInput
 from perfline.core.backends.nx_common.view import SegmentsView
 
 
 def performance_statistics(
-    view: SegmentsView, renames: Mapping[str, str] | None = None
+    view: SegmentsView,
+    segments: Sequence[SegmentInput],
+    renames: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """The statistics document of a built view (source ids renamed by ``renames``)."""
     renames = renames or {}
+    by_index = {segment.index: segment for segment in segments}
     statistics: dict[str, Any] = {}
     for chain in view.chains:
         totals = chain.totals
@@ -45,18 +53,22 @@ def performance_statistics(
                 }
                 for section in totals.sections
             ],
-            "operators": [
-                {
-                    "source_operator_ids": [
-                        renames.get(sid, sid)
-                        for sid in (
-                            source_operator_id(chain.segment_index, result_id)
-                            for result_id in association.result_ids
-                        )
-                    ],
-                    "operator_types": list(association.operator_types),
-                }
-                for association in chain.associations
-            ],
+            "operators": _operators(by_index[chain.segment_index], chain.chain_id, renames),
         }
     return statistics
+
+
+def _operators(
+    segment: SegmentInput, chain_id: str, renames: Mapping[str, str]
+) -> list[dict[str, Any]]:
+    operators = []
+    for operation in chain_operations(segment, chain_id):
+        ids, _ = resolve_labels(segment, operation, "tosa_op_id")
+        source_ids = [source_operator_id(segment.index, result_id) for result_id in ids]
+        operators.append(
+            {
+                "source_operator_ids": [renames.get(sid, sid) for sid in source_ids],
+                "operator_types": [operation.op_type] if operation.op_type else [],
+            }
+        )
+    return operators

@@ -16,7 +16,9 @@ A document imitates what the NX estimator backend emits:
   including a relative ``site-packages/torch`` path the rule must not match;
 * metrics: ``sum`` ints and floats, ``max``/``mean``/no aggregation,
   unavailable metrics, ``samples``, metric and breakdown qualifiers;
-* sometimes one-sided links, checks and advice on entities.
+* sometimes one-sided links, checks and advice on entities;
+* sometimes a second result: an entity-less one (unknown key, empty list) or
+  another small NX result.
 
 ``settings_for(seed)`` picks how a document is post-processed: bare core, the
 NX default rule, or an extra configured rule (some of which must be retained).
@@ -239,8 +241,11 @@ def _stack_id(prefix: list[tuple[str, int, str]]) -> str:
     return f"code_stack/{safe}-{digest}"
 
 
-def generate(seed: int, chains: int | None = None) -> dict[str, Any]:
-    """One complete schema-1.2.0 document; ``chains`` defaults to 1-14 drawn from the seed."""
+def generate(seed: int, chains: int | None = None, extra_results: bool = True) -> dict[str, Any]:
+    """One complete schema-1.2.0 document; ``chains`` defaults to 1-14 drawn from the seed.
+
+    With ``extra_results`` some documents also hold an entity-less compatibility
+    result or a second, small NX result."""
     rng = random.Random(seed)
     if chains is None:
         chains = rng.randint(1, 14)
@@ -372,6 +377,26 @@ def generate(seed: int, chains: int | None = None) -> dict[str, Any]:
     }
     if features["records"]:
         _checks_and_advice(result, rng)
+    results = [result]
+    roll = rng.random()
+    if roll < 0.1:  # a result without entities is only parsed
+        results.insert(
+            0,
+            {
+                "kind": "compatibility",
+                "status": "ok",
+                "producer": "tosa-checker",
+                "warnings": [],
+                "checks": [{"id": "tosa", "status": "pass"}],
+                "x_vendor": {"kept": True},
+            },
+        )
+    elif roll < 0.2:  # a second NX result, processed on its own
+        results.append(
+            generate(seed + 1_000_003, rng.randint(1, 4), extra_results=False)["results"][0]
+        )
+    if not extra_results:
+        results = [result]
     digest = hashlib.sha256(f"perfline-differential:{seed}:{chains}".encode()).hexdigest()
     return {
         "schema_version": "1.2.0",
@@ -387,7 +412,7 @@ def generate(seed: int, chains: int | None = None) -> dict[str, Any]:
         "model": {"name": f"gen_{seed}.vgf", "format": "vgf", "hash": digest},
         "context": {},
         "backends": [{"id": result["producer"], "name": "NX", "version": "1", "configuration": {}}],
-        "results": [result],
+        "results": results,
     }
 
 

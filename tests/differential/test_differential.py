@@ -37,10 +37,16 @@ def test_generator_is_deterministic_and_sized_by_chains() -> None:
     large = generate(3, chains=40)["results"][0]["entities"]
     assert sum(e["kind"] == "chain" for e in small) == 2
     assert sum(e["kind"] == "chain" for e in large) == 40
+    shapes = {tuple(r["kind"] for r in generate(seed)["results"]) for seed in range(40)}
+    assert {
+        ("performance",),
+        ("compatibility", "performance"),
+        ("performance", "performance"),
+    } <= shapes
 
 
 @pytest.mark.parametrize("seed", range(20))
 def test_generated_documents_are_valid_input(seed: int) -> None:
     document = generate(seed)
     output = postprocess(document, pipeline_settings(settings_for(seed)), source=f"seed {seed}")
-    assert output["results"][0]["entities"]
+    assert any(result.get("entities") for result in output["results"])

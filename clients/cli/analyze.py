@@ -204,6 +204,8 @@ def command(
     if input_kind(inputs, profiling_data) == MEASURED:
         from perfline.clients.cli.analyze_measured import run_measured
 
+        _reject_estimator_options(estimator=estimator, compatibility=compatibility)
+
         processed = run_measured(
             inputs,
             profiling_data=profiling_data,
@@ -229,3 +231,20 @@ def command(
     if statistics is not None:
         nx.write_statistics(folder, statistics)
     emit(processed, as_json)
+
+
+def _reject_estimator_options(*, estimator: str | None, compatibility: bool) -> None:
+    """Measured inputs are not estimated: the estimator-only options make no sense with them."""
+    for given, option in (
+        (estimator is not None, "--estimator"),
+        (compatibility, "--compatibility"),
+    ):
+        if given:
+            raise InputError(
+                "perfline analyze",
+                Problem(
+                    option,
+                    "applies to NX estimator runs, not to measured inputs "
+                    "(.etrecord/.etdump or --profiling-data)",
+                ),
+            )

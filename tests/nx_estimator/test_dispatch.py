@@ -50,3 +50,11 @@ def test_mixed_unrecognized_input_is_named(tmp_path: Path) -> None:
     )
     assert result.exit_code == 2
     assert f"{stray}: unrecognized input" in result.output
+
+
+def test_estimator_options_are_rejected_for_measured_inputs(tmp_path: Path) -> None:
+    pair = [str(MEASURED / "dscnn_portable.etrecord"), str(MEASURED / "dscnn_portable.etdump")]
+    for option in (["--compatibility"], ["--estimator", str(tmp_path / "estimator")]):
+        result = CliRunner().invoke(cli, ["analyze", *pair, *option, "--output-dir", str(tmp_path)])
+        assert result.exit_code == 2, result.output
+        assert option[0] in result.stderr and "measured inputs" in result.stderr

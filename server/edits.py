@@ -21,12 +21,15 @@ class LineTracker:
         self.text_lines = text.split("\n")
         self._map: dict[int, int | None] | None = None  # None = identity
         self.edited = False
+        #: Bumped by every change of the map (a cache key for the LSP layer).
+        self.version = 0
 
     def reset(self, text: str | None = None) -> None:
         if text is not None:
             self.text_lines = text.split("\n")
         self._map = None
         self.edited = False
+        self.version += 1
 
     def current(self, line: int) -> int | None:
         """Where analysis line ``line`` (0-based) is now, or ``None`` if deleted."""
@@ -68,6 +71,7 @@ class LineTracker:
                 mapping[origin] = None
         self.text_lines = full_text.split("\n")
         self.edited = True
+        self.version += 1
 
     def apply_full(self, new_text: str) -> None:
         """A whole-text replacement: map lines through a diff of old and new text."""
@@ -84,3 +88,4 @@ class LineTracker:
             mapping[origin] = None if now is None else moved.get(now)
         self.text_lines = new_lines
         self.edited = True
+        self.version += 1

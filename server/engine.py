@@ -163,6 +163,8 @@ class Engine:
         self._confirming = 0
         self._closed = False
         self._generation = 0
+        #: Bumped whenever what is served changes (results, errors, indexes, jobs).
+        self.version = 0
         #: How many backend runs each job has started (observable incrementality).
         self.backend_runs: dict[str, int] = {}
 
@@ -194,6 +196,7 @@ class Engine:
 
     def _emit(self, event: EngineEvent) -> None:
         with self._lock:
+            self.version += 1
             listeners = list(self._listeners)
         for listener in listeners:
             try:
@@ -332,6 +335,8 @@ class Engine:
                     existing.last_digests = None  # new inputs or options: rerun
             names = sorted(self._jobs)
             jobs_changed = {n: s.plan for n, s in self._jobs.items()} != before
+            if jobs_changed:
+                self.version += 1
             if (files_changed or config_changed) and not jobs_changed:
                 self._reindex_all()
         if jobs_changed:
@@ -371,6 +376,7 @@ class Engine:
             self._emit(EngineEvent("config", error=str(loaded.error) if loaded.error else None))
 
     def _reindex_all(self) -> None:
+        self.version += 1
         for state in self._jobs.values():
             if state.good is not None:
                 index = build_index(
@@ -506,6 +512,7 @@ class Engine:
                 state.last_digests = digests
                 state.force = False
                 state.generation = generation
+                self.version += 1
                 event = EngineEvent("result", name, generation, stale=False)
             else:
                 state.last_digests = digests
@@ -543,6 +550,7 @@ class Engine:
                     still = False
                 else:
                     still = True
+                    self.version += 1
                     state.error = error
                     state.generation = generation
                     stale = state.good is not None

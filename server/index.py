@@ -9,6 +9,7 @@ under their recorded path so ``perfline/lineAnnotations`` can still report them.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,7 +40,7 @@ class LineEntry:
     metric: figures.MetricKey | None
     total: float | None
 
-    @property
+    @functools.cached_property
     def label(self) -> str | None:
         if self.value is None or self.metric is None:
             return None

@@ -14,6 +14,7 @@ encoding (UTF-8, UTF-16 or UTF-32).
 from __future__ import annotations
 
 import asyncio
+import bisect
 import itertools
 import logging
 import os
@@ -38,6 +39,9 @@ from perfline.server.index import LineDiagnostic, LineEntry
 from perfline.server.presentation import code_blocks, hover_markdown
 
 log = logging.getLogger(__name__)
+
+#: An inlay-hint row: current 0-based line, label, tooltip.
+HintRow = tuple[int, str, str]
 
 #: Runs shorter than this (seconds) get no ``$/progress``; tests may lower it.
 PROGRESS_DELAY = float(os.environ.get("PERFLINE_PROGRESS_DELAY", "0.5"))
@@ -107,6 +111,7 @@ class PerflineServer(LanguageServer):
         self.progress_timers: dict[str, asyncio.TimerHandle] = {}
         self.initialized = False
         self.on_disconnect: Callable[[], None] | None = None
+        self._line_cache: dict[str, tuple[tuple[int, int, int], Any, list[HintRow]]] = {}
         _register(self)
 
     def report_server_error(self, error: Exception, source: Any) -> None:
@@ -247,15 +252,39 @@ class PerflineServer(LanguageServer):
         return tracker.current(analysis_line - 1)
 
     def entries_by_current_line(self, uri: str) -> dict[int, list[LineEntry]]:
+        return self._lines(uri)[0]
+
+    def hint_rows(self, uri: str) -> list[HintRow]:
+        """(current line, label, tooltip) of every annotated line, sorted by line."""
+        return self._lines(uri)[1]
+
+    def _lines(self, uri: str) -> tuple[dict[int, list[LineEntry]], list[HintRow]]:
+        """Entries and hint rows by current line, cached until the engine or the edits change."""
+        engine = self.engine()
+        tracker = self.trackers.get(uri)
+        key = (engine.version, tracker.version if tracker else -1, id(tracker))
+        cached = self._line_cache.get(uri)
+        if cached is not None and cached[0] == key:
+            return cached[1], cached[2]
         path = to_fs_path(uri)
-        if path is None:
-            return {}
         found: dict[int, list[LineEntry]] = {}
-        for number, entries in self.engine().line_entries(path).items():
-            current = self.current_line(uri, number)
-            if current is not None:
-                found.setdefault(current, []).extend(entries)
-        return found
+        if path is not None:
+            for number, entries in engine.line_entries(path).items():
+                current = self.current_line(uri, number)
+                if current is not None:
+                    found.setdefault(current, []).extend(entries)
+        rows: list[HintRow] = []
+        for current, entries in sorted(found.items()):
+            labels = [e.label for e in entries if e.label]
+            if not labels:
+                continue
+            text = "  ".join(dict.fromkeys(labels))
+            if self.is_stale(uri, entries):
+                text += STALE_MARK
+            tooltip = ", ".join(sorted({f"{e.name} ({e.job})" for e in entries}))
+            rows.append((current, text, tooltip))
+        self._line_cache[uri] = (key, found, rows)
+        return found, rows
 
     def is_stale(self, uri: str, entries: list[LineEntry]) -> bool:
         tracker = self.trackers.get(uri)
@@ -348,7 +377,7 @@ class PerflineServer(LanguageServer):
         doc = self._document(uri) if uri in self.trackers else None
         end = 0
         if doc is not None and current < len(doc.lines):
-            end = doc.position_codec.client_num_units(doc.lines[current].rstrip("\r\n"))
+            end = _columns(doc, doc.lines[current].rstrip("\r\n"))
         return t.Diagnostic(
             range=t.Range(t.Position(current, 0), t.Position(current, end)),
             message=item.message,
@@ -356,6 +385,19 @@ class PerflineServer(LanguageServer):
             source=f"perfline ({item.job})",
             code=item.code,
         )
+
+
+def _columns(doc: Any, text: str) -> int:
+    """Length of ``text`` in the code units of the negotiated position encoding."""
+    raw = doc.position_codec.encoding
+    encoding = str(getattr(raw, "value", raw))
+    if text.isascii():
+        return len(text)
+    if encoding == "utf-8":
+        return len(text.encode("utf-8"))
+    if encoding == "utf-32":
+        return len(text)
+    return len(text.encode("utf-16-le")) // 2
 
 
 def _line_range(line: int, column: int) -> t.Range:
@@ -473,19 +515,16 @@ def _register(server: PerflineServer) -> None:
         if doc is None:
             return []
         lines = doc.lines
+        rows = ls.hint_rows(uri)
         first, last = params.range.start.line, params.range.end.line
+        start = bisect.bisect_left(rows, (first, "", ""))
         hints = []
-        for current, entries in sorted(ls.entries_by_current_line(uri).items()):
-            if current < first or current > last or current >= len(lines):
+        for current, text, tooltip in rows[start:]:
+            if current > last:
+                break
+            if current >= len(lines):
                 continue
-            labels = [e.label for e in entries if e.label]
-            if not labels:
-                continue
-            text = "  ".join(dict.fromkeys(labels))
-            if ls.is_stale(uri, entries):
-                text += STALE_MARK
-            column = doc.position_codec.client_num_units(lines[current].rstrip("\r\n"))
-            tooltip = ", ".join(sorted({f"{e.name} ({e.job})" for e in entries}))
+            column = _columns(doc, lines[current].rstrip("\r\n"))
             hints.append(
                 t.InlayHint(
                     position=t.Position(current, column),
@@ -506,9 +545,7 @@ def _register(server: PerflineServer) -> None:
         doc = ls._document(uri)
         end = 0
         if doc is not None and params.position.line < len(doc.lines):
-            end = doc.position_codec.client_num_units(
-                doc.lines[params.position.line].rstrip("\r\n")
-            )
+            end = _columns(doc, doc.lines[params.position.line].rstrip("\r\n"))
         return t.Hover(
             contents=t.MarkupContent(
                 kind=t.MarkupKind.Markdown,

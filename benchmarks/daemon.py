@@ -1,0 +1,266 @@
+"""Daemon benchmarks: change -> refresh latency, inlay-hint latency, memory with 10 jobs.
+
+Runs the real daemon (``python -m perfline serve --stdio``) in temporary workspaces and
+drives it with a pygls client, printing:
+
+1. time from rewriting a 1,000-chain standardized document (same model source) to the
+   ``workspace/inlayHint/refresh`` request (target <= 200 ms), over several changes;
+2. ``textDocument/inlayHint`` round-trip latency p50/p99 on a 2,000-line file with a
+   figure on every line (target p99 <= 10 ms);
+3. the daemon's resident memory with 10 such jobs loaded (target <= 300 MB).
+
+Usage: ``python benchmarks/daemon.py [--changes 10] [--requests 300]``. Prints figures;
+asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import copy
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types as t
+from pygls.lsp.client import LanguageClient
+
+TEMPLATE: dict[str, Any] = {
+    "schema_version": "1.2.0",
+    "run_id": "a953f09a-1b6b-4725-8819-56e9ad0b1eb4",
+    "timestamp": "2026-01-01T00:00:00Z",
+    "tool": {"name": "mlia", "version": "0.12.3"},
+    "target": {
+        "profile_name": "bench",
+        "target_type": "neural-accelerator",
+        "components": [{"type": "gpu", "family": "mali", "model": "nx"}],
+        "configuration": {},
+    },
+    "model": {"name": "bench.vgf", "format": "vgf", "hash": "a" * 64},
+    "context": {},
+    "backends": [
+        {"id": "nx-performance-estimator", "name": "NX", "version": "unknown", "configuration": {}}
+    ],
+}
+KINDS = [
+    {"id": "segment", "child_kinds": ["cascade", "source_operator"]},
+    {"id": "cascade", "parent_kinds": ["segment"], "child_kinds": ["chain"]},
+    {"id": "chain", "parent_kinds": ["cascade"], "child_kinds": ["source_operator"]},
+]
+
+
+def chain_document(chains: int, lines: int, seed: int) -> dict[str, Any]:
+    """``chains`` chains, one source operator each, whose stacks land on ``lines`` lines."""
+    entities: list[dict[str, Any]] = []
+    breakdowns: list[dict[str, Any]] = []
+    for i in range(chains):
+        op = f"source_operator/segment_0/spirv-{i}"
+        entities.append(
+            {"id": f"chain/segment_0/{i}", "kind": "chain", "name": f"chain {i}", "child_ids": [op]}
+        )
+        entities.append({"id": op, "kind": "source_operator", "name": f"op{i}", "placement": "NX"})
+        line = 1 + (i % lines)
+        entities.append(
+            {
+                "id": f"code_stack/model.py:{line}-{i}",
+                "kind": "code_stack",
+                "name": f"model.py:{line}",
+                "child_ids": [op],
+                "attributes": {"file": "/home/dev/bench/model.py", "line": line},
+            }
+        )
+        value = 100 + (i * 7919 + seed * 104729) % 5000
+        breakdowns.append(
+            {
+                "entity_id": f"chain/segment_0/{i}",
+                "id": f"chain/segment_0/{i}",
+                "metrics": [
+                    {"name": "op_cycles", "unit": "cycles", "value": value, "aggregation": "sum"}
+                ],
+            }
+        )
+    document = copy.deepcopy(TEMPLATE)
+    document["results"] = [
+        {
+            "kind": "performance",
+            "status": "ok",
+            "producer": "nx-performance-estimator",
+            "breakdowns": breakdowns,
+            "entities": entities,
+            "entity_kinds": KINDS,
+        }
+    ]
+    return document
+
+
+def make_workspace(root: Path, jobs: int, chains: int, lines: int) -> Path:
+    (root / "model.py").write_text("".join(f"x{i} = layer{i}(x)\n" for i in range(lines)))
+    (root / "perfline.toml").write_text('[[path_map]]\nfrom = "/home/dev/bench/"\nto = "."\n')
+    for job in range(jobs):
+        (root / f"run{job}.mlia.json").write_text(json.dumps(chain_document(chains, lines, job)))
+    return root
+
+
+class Bench:
+    def __init__(self) -> None:
+        self.client = LanguageClient("bench", "0")
+        self.refreshes: asyncio.Queue[float] = asyncio.Queue()
+
+        @self.client.feature(t.WORKSPACE_INLAY_HINT_REFRESH)
+        def _refresh(ls: LanguageClient, params: Any) -> None:
+            self.refreshes.put_nowait(time.perf_counter())
+
+        @self.client.feature(t.WORKSPACE_CODE_LENS_REFRESH)
+        def _lens(ls: LanguageClient, params: Any) -> None:
+            return None
+
+        @self.client.feature("perfline/resultChanged")
+        def _changed(ls: LanguageClient, params: Any) -> None:
+            return None
+
+        @self.client.feature(t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def _diagnostics(ls: LanguageClient, params: Any) -> None:
+            return None
+
+        @self.client.feature(t.WINDOW_WORK_DONE_PROGRESS_CREATE)
+        def _progress(ls: LanguageClient, params: Any) -> None:
+            return None
+
+    async def start(self, root: Path) -> None:
+        await self.client.start_io(sys.executable, "-m", "perfline", "serve", "--stdio")
+        caps = t.ClientCapabilities(
+            workspace=t.WorkspaceClientCapabilities(
+                inlay_hint=t.InlayHintWorkspaceClientCapabilities(refresh_support=True)
+            ),
+            general=t.GeneralClientCapabilities(position_encodings=[t.PositionEncodingKind.Utf8]),
+        )
+        await self.client.initialize_async(
+            t.InitializeParams(capabilities=caps, root_uri=root.as_uri())
+        )
+        self.client.initialized(t.InitializedParams())
+
+    async def wait_ready(self, jobs: int) -> None:
+        while True:
+            result = await self.client.protocol.send_request_async("perfline/jobs", {})
+            if len(result.jobs) == jobs and all(j.state == "ok" for j in result.jobs):
+                return
+            await asyncio.sleep(0.05)
+
+    async def stop(self) -> None:
+        await self.client.shutdown_async(None)
+        self.client.exit(None)
+        await asyncio.sleep(0.2)
+        await self.client.stop()
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def change_to_refresh(changes: int) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        root = make_workspace(Path(folder), jobs=1, chains=1000, lines=500)
+        bench = Bench()
+        await bench.start(root)
+        await bench.wait_ready(1)
+        await asyncio.sleep(0.5)
+        while not bench.refreshes.empty():
+            bench.refreshes.get_nowait()
+        latencies = []
+        for change in range(changes):
+            text = json.dumps(chain_document(1000, 500, 100 + change))
+            start = time.perf_counter()
+            (root / "run0.mlia.json").write_text(text)
+            arrived = await asyncio.wait_for(bench.refreshes.get(), 30)
+            latencies.append((arrived - start) * 1000)
+            await asyncio.sleep(0.3)
+            while not bench.refreshes.empty():
+                bench.refreshes.get_nowait()
+        await bench.stop()
+    print(
+        f"change -> inlayHint/refresh, 1,000-chain result ({changes} changes): "
+        f"p50 {statistics.median(latencies):.0f} ms, max {max(latencies):.0f} ms "
+        f"(includes the 50 ms debounce; target <= 200 ms)"
+    )
+
+
+async def hint_latency(requests: int) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        root = make_workspace(Path(folder), jobs=1, chains=2000, lines=2000)
+        bench = Bench()
+        await bench.start(root)
+        await bench.wait_ready(1)
+        uri = (root / "model.py").as_uri()
+        text = (root / "model.py").read_text()
+        bench.client.text_document_did_open(
+            t.DidOpenTextDocumentParams(t.TextDocumentItem(uri, "python", 1, text))
+        )
+        full = t.InlayHintParams(
+            t.TextDocumentIdentifier(uri), t.Range(t.Position(0, 0), t.Position(2000, 0))
+        )
+        screen = t.InlayHintParams(
+            t.TextDocumentIdentifier(uri), t.Range(t.Position(1000, 0), t.Position(1060, 0))
+        )
+        count = len(await bench.client.text_document_inlay_hint_async(full) or [])
+        baseline = []
+        for _ in range(requests):
+            start = time.perf_counter()
+            await bench.client.protocol.send_request_async("perfline/status", {})
+            baseline.append((time.perf_counter() - start) * 1000)
+        print(
+            f"round trip of perfline/status: p50 {pct(baseline, 0.5):.2f} ms, "
+            f"p99 {pct(baseline, 0.99):.2f} ms"
+        )
+        for name, params in (("whole file", full), ("one screen (60 lines)", screen)):
+            timings = []
+            for _ in range(requests):
+                start = time.perf_counter()
+                await bench.client.text_document_inlay_hint_async(params)
+                timings.append((time.perf_counter() - start) * 1000)
+            print(
+                f"inlayHint latency, 2,000-line file ({count} hinted lines), {name}: "
+                f"p50 {pct(timings, 0.5):.2f} ms, p99 {pct(timings, 0.99):.2f} ms "
+                f"({requests} requests; target p99 <= 10 ms)"
+            )
+        await bench.stop()
+
+
+async def memory(jobs: int) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        root = make_workspace(Path(folder), jobs=jobs, chains=1000, lines=500)
+        bench = Bench()
+        await bench.start(root)
+        await bench.wait_ready(jobs)
+        pid = bench.client._server.pid  # type: ignore[union-attr]
+        print(
+            f"daemon memory with {jobs} jobs of 1,000 chains loaded: RSS {rss_mb(pid):.0f} MB "
+            f"(target <= 300 MB)"
+        )
+        await bench.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--changes", type=int, default=10)
+    parser.add_argument("--requests", type=int, default=300)
+    parser.add_argument("--jobs", type=int, default=10)
+    args = parser.parse_args()
+    asyncio.run(change_to_refresh(args.changes))
+    asyncio.run(hint_latency(args.requests))
+    asyncio.run(memory(args.jobs))
+
+
+if __name__ == "__main__":
+    main()

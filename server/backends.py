@@ -10,7 +10,11 @@
   ``perfline.server.ingest.estimator`` (which never runs a program when
   given existing outputs).
 
-Both memoize their raw document by the inputs' content hashes and options,
+* ``capture``: a structured capture folder (the folder holding ``capture.json``; every
+  file below it is an input, so any change reruns the job), with an optional ``.vgf``
+  model among the inputs. Reading goes through ``perfline.server.ingest.capture``.
+
+All memoize their raw document by the inputs' content hashes and options,
 and the post-processed one by that plus the pipeline settings.
 """
 
@@ -154,5 +158,51 @@ class EstimatorJob:
         return jobs
 
 
+class CaptureJob:
+    """A structured capture (+ optional VGF model) -> the measured result."""
+
+    name = "capture"
+    description = "a structured capture folder holding capture.json (with an optional .vgf)"
+
+    def run(self, context: JobContext) -> dict[str, Any]:
+        from perfline.server.ingest import capture
+
+        roots = [Path(i.absolute).parent for i in context.inputs if i.path.endswith("capture.json")]
+        models = [Path(i.absolute) for i in context.inputs if i.path.endswith(".vgf")]
+        where = ", ".join(i.path for i in context.inputs) or None
+        if len(roots) != 1:
+            raise InputError(where, "a capture job takes the files of one capture folder")
+        if len(models) > 1:
+            raise InputError(where, "a capture job takes at most one model (.vgf)")
+        key = tuple(i.digest for i in context.inputs)
+
+        def raw() -> dict[str, Any]:
+            document: dict[str, Any] = capture.load_capture_document(
+                roots, model=models[0] if models else None
+            )
+            return document
+
+        document = context.memo.get_or_compute("capture.raw", key, raw)
+        context.check_cancelled()
+        processed: dict[str, Any] = context.memo.get_or_compute(
+            "capture.processed",
+            (*key, context.settings_key()),
+            lambda: postprocess(document, context.settings, source=where),
+        )
+        return processed
+
+    def discover(self, files: Sequence[str]) -> list[DiscoveredJob]:
+        jobs = []
+        for path in files:
+            folder, name = _split(path)
+            if name != "capture.json":
+                continue
+            prefix = folder + "/" if folder else ""
+            inputs = tuple(f for f in files if f.startswith(prefix) and not f.endswith(".vgf"))
+            jobs.append(DiscoveredJob(folder or "capture", self.name, inputs))
+        return jobs
+
+
 register(ExecuTorchJob())
+register(CaptureJob())
 register(EstimatorJob())

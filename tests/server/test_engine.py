@@ -212,3 +212,75 @@ def test_kws_example_measured_lines(tmp_path: Path) -> None:
         assert label is not None and label.startswith("9.6") and " ms " in label and "%" in label
     finally:
         engine.close()
+
+
+def test_advice_and_failed_checks_land_on_lines(tmp_path: Path) -> None:
+    document = load(PROCESSED_DOC)
+    result = document["results"][0]
+    result["advice"] = [
+        {
+            "id": "depthwise",
+            "category": "performance",
+            "severity": "warning",
+            "message": "Use a depthwise convolution here.",
+            "affected_entity_ids": ["source_operator/segment_0/conv"],
+        }
+    ]
+    result["checks"] = [
+        {
+            "id": "resize-supported",
+            "status": "fail",
+            "entity_id": "source_operator/segment_0/resize",
+            "details": {"reasons": [{"description": "align_corners is not supported"}]},
+        },
+        {"id": "conv-supported", "status": "pass", "entity_id": "source_operator/segment_0/conv"},
+    ]
+    _write(tmp_path / "done.mlia.json", document)
+    (tmp_path / "model.py").write_text("\n".join(f"x{i} = {i}" for i in range(50)))
+    engine = _engine(tmp_path)
+    try:
+        found = sorted(
+            (d.line, d.severity, d.code, d.message)
+            for d in engine.line_diagnostics(tmp_path / "model.py")
+        )
+        # The stacks of both operators are at line 12, called from line 40.
+        assert found == [
+            (
+                12,
+                "error",
+                "resize-supported",
+                "check resize-supported fail: align_corners is not supported",
+            ),
+            (12, "warning", "depthwise", "Use a depthwise convolution here."),
+            (
+                40,
+                "error",
+                "resize-supported",
+                "check resize-supported fail: align_corners is not supported",
+            ),
+            (40, "warning", "depthwise", "Use a depthwise convolution here."),
+        ]
+    finally:
+        engine.close()
+
+
+def test_estimator_outputs_are_a_job_by_convention(tmp_path: Path) -> None:
+    from tests.server.helpers import REPO
+
+    source = REPO / "tests" / "data" / "nx_estimator"
+    for kind in ("performance", "debug"):
+        name = f"ds_cnn_large_fully_quantized_int8_{kind}_database.dat"
+        (tmp_path / name).write_bytes((source / name).read_bytes())
+    engine = _engine(tmp_path)
+    try:
+        (info,) = engine.jobs()
+        assert (info.name, info.backend, info.state) == (
+            "ds_cnn_large_fully_quantized_int8",
+            "nx-estimator",
+            "ok",
+        )
+        good = engine.result(info.name)
+        assert good is not None
+        assert good.document["results"][0]["producer"] == "nx-performance-estimator"
+    finally:
+        engine.close()

@@ -21,7 +21,7 @@ and the post-processed one by that plus the pipeline settings.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,24 @@ PERFORMANCE_SUFFIX = "_performance_database.dat"
 DEBUG_SUFFIX = "_debug_database.dat"
 SUMMARY_SUFFIX = "_network_performance_summary.json"
 MODEL_SUFFIXES = (".vgf", ".tosa")
+
+
+def _processed(
+    context: JobContext,
+    stage: str,
+    key: tuple[Any, ...],
+    raw: Callable[[], dict[str, Any]],
+    source: str | None,
+) -> dict[str, Any]:
+    """The raw document memoized by ``key``, then post-processed (memoized with the settings)."""
+    document = context.memo.get_or_compute(f"{stage}.raw", key, raw)
+    context.check_cancelled()
+    processed: dict[str, Any] = context.memo.get_or_compute(
+        f"{stage}.processed",
+        (*key, context.settings_key()),
+        lambda: postprocess(document, context.settings, source=source),
+    )
+    return processed
 
 
 def _options_key(options: Any) -> str:
@@ -77,14 +95,7 @@ class ExecuTorchJob:
             return document
 
         key = (record.digest, dump.digest, method, timestamp)
-        document = context.memo.get_or_compute("executorch.raw", key, raw)
-        context.check_cancelled()
-        processed: dict[str, Any] = context.memo.get_or_compute(
-            "executorch.processed",
-            (*key, context.settings_key()),
-            lambda: postprocess(document, context.settings, source=dump.path),
-        )
-        return processed
+        return _processed(context, "executorch", key, raw, dump.path)
 
     def discover(self, files: Sequence[str]) -> list[DiscoveredJob]:
         present = set(files)
@@ -129,14 +140,7 @@ class EstimatorJob:
             )
             return analysis.document
 
-        document = context.memo.get_or_compute("nx-estimator.raw", key, raw)
-        context.check_cancelled()
-        processed: dict[str, Any] = context.memo.get_or_compute(
-            "nx-estimator.processed",
-            (*key, context.settings_key()),
-            lambda: postprocess(document, context.settings, source=where),
-        )
-        return processed
+        return _processed(context, "nx-estimator", key, raw, where)
 
     def discover(self, files: Sequence[str]) -> list[DiscoveredJob]:
         present = set(files)
@@ -182,14 +186,7 @@ class CaptureJob:
             )
             return document
 
-        document = context.memo.get_or_compute("capture.raw", key, raw)
-        context.check_cancelled()
-        processed: dict[str, Any] = context.memo.get_or_compute(
-            "capture.processed",
-            (*key, context.settings_key()),
-            lambda: postprocess(document, context.settings, source=where),
-        )
-        return processed
+        return _processed(context, "capture", key, raw, where)
 
     def discover(self, files: Sequence[str]) -> list[DiscoveredJob]:
         jobs = []

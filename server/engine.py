@@ -161,6 +161,7 @@ class Engine:
         self._idle = threading.Condition(self._lock)
         self._flushing = False
         self._confirming = 0
+        self._finishing = 0
         self._closed = False
         self._generation = 0
         #: Bumped whenever what is served changes (results, errors, indexes, jobs).
@@ -221,6 +222,7 @@ class Engine:
             and self._timer is None
             and not self._flushing
             and not self._confirming
+            and not self._finishing
             and not any(s.running or s.rerun for s in self._jobs.values())
             and not any(s.last_digests is None for s in self._jobs.values())
         )
@@ -518,14 +520,19 @@ class Engine:
                 state.last_digests = digests
                 state.force = False
                 confirm = outcome
-            self._idle.notify_all()
-        self._emit(EngineEvent("finished", name, generation))
-        if rerun:
-            self._schedule(name)
-        if event is not None:
-            self._emit(event)
-        if confirm is not None:
-            self._confirm_later(name, generation, digests, confirm)
+            self._finishing += 1  # idle only once the events below are out
+        try:
+            self._emit(EngineEvent("finished", name, generation))
+            if rerun:
+                self._schedule(name)
+            if event is not None:
+                self._emit(event)
+            if confirm is not None:
+                self._confirm_later(name, generation, digests, confirm)
+        finally:
+            with self._idle:
+                self._finishing -= 1
+                self._idle.notify_all()
 
     def _confirm_later(
         self, name: str, generation: int, digests: tuple[str, ...], error: JobError

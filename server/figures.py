@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from perfline.core.graph import build_graph
 
 #: Kinds that are views of other entities (never counted towards a model total).
 VIEW_KINDS = frozenset({"code_line", "code_stack", "nn_module", "model"})
@@ -129,7 +131,9 @@ def model_total(result: Mapping[str, Any], key: MetricKey) -> float | None:
             if value is not None and value > 0:
                 return value
     entities = {
-        e["id"]: e for e in result.get("entities") or () if isinstance(e, Mapping) and "id" in e
+        e["id"]: e
+        for e in result.get("entities") or ()
+        if isinstance(e, Mapping) and isinstance(e.get("id"), str)
     }
     carrying: dict[str, float] = {}
     for breakdown in result.get("breakdowns") or ():
@@ -143,41 +147,26 @@ def model_total(result: Mapping[str, Any], key: MetricKey) -> float | None:
             carrying[entity["id"]] = carrying.get(entity["id"], 0.0) + value
     if not carrying:
         return None
-    parents = _parents(entities.values())
-    total = 0.0
-    for entity_id, value in carrying.items():
-        if not _has_ancestor_in(entity_id, parents, carrying):
-            total += value
+    parents = build_graph(list(entities.values())).parents
+    total = sum(
+        value
+        for entity_id, value in carrying.items()
+        if not any(a in carrying for a in ancestors(parents, parents.get(entity_id, ())))
+    )
     return total if total > 0 else None
 
 
-def _parents(entities: Iterable[Mapping[str, Any]]) -> dict[str, set[str]]:
-    parents: dict[str, set[str]] = {}
-    for entity in entities:
-        own = entity["id"]
-        for parent in entity.get("parent_ids") or ():
-            if isinstance(parent, str):
-                parents.setdefault(own, set()).add(parent)
-        for child in entity.get("child_ids") or ():
-            if isinstance(child, str):
-                parents.setdefault(child, set()).add(own)
-    return parents
-
-
-def _has_ancestor_in(
-    start: str, parents: Mapping[str, set[str]], wanted: Mapping[str, Any]
-) -> bool:
-    stack = list(parents.get(start, ()))
+def ancestors(parents: Mapping[str, Iterable[str]], starts: Iterable[str]) -> Iterator[str]:
+    """Every entity reachable upwards from ``starts`` (included), each once."""
+    stack = list(starts)
     seen: set[str] = set()
     while stack:
         current = stack.pop()
         if current in seen:
             continue
         seen.add(current)
-        if current in wanted:
-            return True
+        yield current
         stack.extend(parents.get(current, ()))
-    return False
 
 
 def format_value(value: float, unit: str) -> str:

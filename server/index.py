@@ -10,11 +10,12 @@ under their recorded path so ``perfline/lineAnnotations`` can still report them.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from perfline.core.graph import build_graph
 from perfline.server import figures
 
 
@@ -124,17 +125,8 @@ def _index_result(
     }
     for entity_id, entity in entities.items():
         entities_by_key[(result_index, entity_id)] = entity
-    children: dict[str, set[str]] = {}
-    parents: dict[str, set[str]] = {}
-    for entity_id, entity in entities.items():
-        for child in entity.get("child_ids") or ():
-            if isinstance(child, str) and child in entities:
-                children.setdefault(entity_id, set()).add(child)
-                parents.setdefault(child, set()).add(entity_id)
-        for parent in entity.get("parent_ids") or ():
-            if isinstance(parent, str) and parent in entities:
-                children.setdefault(parent, set()).add(entity_id)
-                parents.setdefault(entity_id, set()).add(parent)
+    graph = build_graph(list(entities.values()))
+    children, parents = graph.children, graph.parents
     breakdowns: dict[str, list[Mapping[str, Any]]] = {}
     for breakdown in result.get("breakdowns") or ():
         if isinstance(breakdown, Mapping) and isinstance(breakdown.get("entity_id"), str):
@@ -189,20 +181,10 @@ def _index_result(
         lines.setdefault(file_key, {}).setdefault(number, []).append(entry)
 
     def lines_above(entity_ids: Iterable[str]) -> set[tuple[str, int]]:
-        found: set[tuple[str, int]] = set()
-        stack = [e for e in entity_ids if e in entities]
-        seen: set[str] = set()
-        while stack:
-            current = stack.pop()
-            if current in seen:
-                continue
-            seen.add(current)
-            if current in line_of:
-                found.add(line_of[current])
-            stack.extend(parents.get(current, ()))
-            # A code_line is the parent of its stacks: climbing parents from a
-            # source operator reaches stacks, then their lines.
-        return found
+        # A code_line is the parent of its stacks: climbing from a source operator
+        # reaches its stacks, then their lines.
+        reached = figures.ancestors(parents, (e for e in entity_ids if e in entities))
+        return {line_of[e] for e in reached if e in line_of}
 
     for advice in result.get("advice") or ():
         if not isinstance(advice, Mapping):
@@ -240,7 +222,7 @@ def _index_result(
 
 def _descendants_of_kind(
     starts: Iterable[str],
-    children: Mapping[str, set[str]],
+    children: Mapping[str, Sequence[str]],
     entities: Mapping[str, Mapping[str, Any]],
     kind: str,
 ) -> list[Mapping[str, Any]]:

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import click
 
+from perfline.clients.cli._connect import parse_tcp
+
 
 def _setup_logging(log_file: Path | None, verbose: bool) -> None:
     level = logging.DEBUG if verbose else logging.INFO
@@ -20,20 +22,6 @@ def _setup_logging(log_file: Path | None, verbose: bool) -> None:
             stream=sys.stderr, level=logging.WARNING if not verbose else level, format=fmt
         )
     logging.getLogger("pygls").setLevel(logging.WARNING if not verbose else logging.INFO)
-
-
-def _parse_tcp(value: str) -> tuple[str, int]:
-    host, sep, port = value.rpartition(":")
-    if not sep:
-        host, port = "127.0.0.1", value
-    host = host.strip("[]") or "127.0.0.1"
-    try:
-        number = int(port)
-    except ValueError:
-        raise click.BadParameter(f"expected HOST:PORT, got {value!r}") from None
-    if not 0 <= number <= 65535:
-        raise click.BadParameter(f"port {number} is out of range")
-    return host, number
 
 
 @click.command("serve")
@@ -79,7 +67,7 @@ def command(
         return
     root = (workspace or Path.cwd()).resolve()
     try:
-        endpoint = _parse_tcp(tcp) if tcp else None
+        endpoint = parse_tcp(tcp) if tcp else None
         if endpoint is not None:
             check_loopback(endpoint[0])
         run_shared(

@@ -93,3 +93,26 @@ def _hide_sealed_sources(contributors: list[Contributor]) -> list[Contributor]:
     if not hidden:
         return contributors
     return [c for c in contributors if id(c) not in hidden]
+
+
+class ContributorCache:
+    """Contributors per target, recomputed only when an entry touching the
+    target's leaves appeared or changed since the last computation.
+
+    ``get`` returns the contributors and whether they were recomputed.
+    """
+
+    def __init__(self, index: GraphIndex, population: Population) -> None:
+        self._index = index
+        self._population = population
+        self._known: dict[int, tuple[int, list[Contributor]]] = {}
+
+    def get(self, target: int) -> tuple[list[Contributor], bool]:
+        """The target's contributors against the current population."""
+        population = self._population
+        known = self._known.get(target)
+        if known is not None and not population.changed_since(self._index.leaves[target], known[0]):
+            return known[1], False
+        found = eligible_contributors(target, self._index, population)
+        self._known[target] = (population.version, found)
+        return found, True

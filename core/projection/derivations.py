@@ -158,6 +158,9 @@ def _component_outcomes(
     fast = _atom_outcomes(component, units, needed, origins, origin_figures)
     if fast is not None:
         return fast
+    if len(component) == 1:
+        (only,) = component
+        return [_Outcome(only.figures, only.origins, only.extras, only.sealed, True, only.faithful)]
     # faithful contributors that differ only in their sealed flag are one slot
     slots: dict[tuple[frozenset[int], frozenset[int], frozenset[int]], Contributor] = {}
     flags: dict[int, set[bool]] = {}
@@ -172,6 +175,12 @@ def _component_outcomes(
             slots[slot_key] = contributor
         flags[id(contributor)] = {contributor.sealed}
         representatives.append(contributor)
+    if len(representatives) == 1:
+        (only,) = representatives
+        return [
+            _Outcome(only.figures, only.origins, only.extras, sealed, True, only.faithful)
+            for sealed in sorted(flags[id(only)], reverse=True)
+        ]
     by_origins: dict[frozenset[int], Figures | None] = {}
     found: dict[tuple[str, frozenset[int], frozenset[int], bool, bool], _Outcome] = {}
     for parts in _search_selections(representatives, units, needed):
@@ -464,7 +473,11 @@ def resolve(
     level5 = filter_copies(single_copies(contributors, required, True), required_origins)
     if level5:
         return _decide([_copy(c) for c in level5])
-    level6 = covers(contributors, required, required_origins, True, origin_figures)
+    level6 = (
+        covers(contributors, required, required_origins, True, origin_figures)
+        if len(extra_free) < len(contributors)
+        else []
+    )
     if level6:
         return _decide(level6)
     return None
@@ -493,6 +506,7 @@ def all_derivations(
     extra_free = [c for c in contributors if not c.extras]
     for derivation in covers(extra_free, required, required_origins, False, origin_figures):
         records.append(derivation.record)
-    for derivation in covers(contributors, required, required_origins, True, origin_figures):
-        records.append(derivation.record)
+    if len(extra_free) < len(contributors):
+        for derivation in covers(contributors, required, required_origins, True, origin_figures):
+            records.append(derivation.record)
     return records

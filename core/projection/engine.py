@@ -8,12 +8,12 @@ initial population.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from perfline.core.kinds import declared_kind_pairs
 from perfline.core.projection.authority import Authority, find_authority
-from perfline.core.projection.contributors import Contributor, eligible_contributors
+from perfline.core.projection.contributors import Contributor, ContributorCache
 from perfline.core.projection.derivations import resolve
 from perfline.core.projection.frontiers import resolve_frontiers
 from perfline.core.projection.index import GraphIndex, build_index
@@ -53,28 +53,23 @@ def project(result: Mapping[str, Any]) -> tuple[Authority, GraphIndex, dict[int,
         if not frontiers.is_frontier(target)
     }
 
-    initial: dict[int, list[Contributor]] = {}
+    cache = ContributorCache(index, population)
 
     def initial_contributors(target: int) -> list[Contributor]:
-        found = initial.get(target)
-        if found is None:
-            found = eligible_contributors(target, index, population)
-            initial[target] = found
-        return found
+        return cache.get(target)[0]
 
     producers = select_producers(index, scopes, initial_contributors)
     peers = peer_exposures(scopes, initial_contributors, origin_figures)
-    initial.clear()
     for record, member in peers:
         population.expose(record, member)
-    run_fixed_point(index, population, producers, scopes, origin_figures)
+    run_fixed_point(population, producers, scopes, origin_figures, cache)
 
     decided: dict[int, Record] = dict(frontiers.sealed)
     for target in sorted(scopes):
         scope = scopes[target]
         if scope.vetoed or not scope.required:
             continue
-        found = eligible_contributors(target, index, population)
+        found = cache.get(target)[0]
         outcome = resolve(found, scope.required, scope.required_origins, origin_figures)
         if isinstance(outcome, Record):
             decided[target] = outcome
@@ -97,8 +92,11 @@ def projected_breakdowns(index: GraphIndex, decided: Mapping[int, Record]) -> li
 
 
 def _deep_copy(value: Any) -> Any:
+    kind = type(value)
+    if kind is dict:
+        return {key: _deep_copy(item) for key, item in value.items()}
+    if kind is list or kind is tuple:
+        return [_deep_copy(item) for item in value]
     if isinstance(value, Mapping):
         return {key: _deep_copy(item) for key, item in value.items()}
-    if isinstance(value, Sequence) and not isinstance(value, str):
-        return [_deep_copy(item) for item in value]
     return value

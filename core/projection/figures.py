@@ -83,6 +83,7 @@ class Figures:
     groups: tuple[Group, ...]
     key: str
     by_qualifier: Mapping[str, Group]
+    exact: bool
 
 
 def make_group(
@@ -102,8 +103,12 @@ def make_figures(groups: Sequence[Group]) -> Figures:
         {"qualifiers": dict(group.qualifiers), "metrics": [m for _, m in group.metrics]}
         for group in ordered
     ]
+    exact = all(_exact(metric) for group in ordered for metric in group.addends.values())
     return Figures(
-        ordered, canonical_json(payload), {group.qualifier_key: group for group in ordered}
+        ordered,
+        canonical_json(payload),
+        {group.qualifier_key: group for group in ordered},
+        exact,
     )
 
 
@@ -217,19 +222,15 @@ def combine(parts: Sequence[Figures]) -> Figures | None:
     return make_figures(groups)
 
 
+def _exact(metric: Mapping[str, Any]) -> bool:
+    value = metric["value"]
+    return not isinstance(value, float) or (value.is_integer() and abs(value) < 2**40)
+
+
 def exact_values(figures: Figures) -> bool:
     """True when every summable value is exact in binary floating point under any order.
 
-    Integers are; floats are when they are integral and small. Used to decide
-    whether different summation orders could round differently.
+    Integers are; floats are when they are integral and small (< 2**40), so a
+    sum of up to 2**13 of them is exact whatever the order.
     """
-    for group in figures.groups:
-        for _, metric in group.metrics:
-            value = metric.get("value")
-            if (
-                isinstance(value, float)
-                and metric.get("aggregation") == "sum"
-                and (not value.is_integer() or abs(value) >= 2**40)
-            ):
-                return False
-    return True
+    return figures.exact

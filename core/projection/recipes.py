@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from perfline.core.projection.contributors import Contributor, eligible_contributors
+from perfline.core.projection.contributors import Contributor, ContributorCache
 from perfline.core.projection.derivations import all_derivations, resolve
 from perfline.core.projection.figures import Figures
 from perfline.core.projection.index import GraphIndex
@@ -131,33 +131,30 @@ def peer_exposures(
 
 
 def run_fixed_point(
-    index: GraphIndex,
     population: Population,
     producers: list[int],
     scopes: Mapping[int, Scope],
     origin_figures: dict[int, Figures],
+    cache: ContributorCache,
 ) -> None:
     """Let producers expose their derivations until nothing new appears."""
     active = [p for p in producers if not scopes[p].vetoed]
-    dirty_units: set[int] | None = None  # None: everything is new
+    derived: set[int] = set()
     for _ in range(max(1, len(producers))):
         pending: list[tuple[Record, int]] = []
         for producer in active:
-            if dirty_units is not None and dirty_units.isdisjoint(index.leaves[producer]):
+            found, recomputed = cache.get(producer)
+            if producer in derived and not recomputed:
                 continue
+            derived.add(producer)
             scope = scopes[producer]
-            found = eligible_contributors(producer, index, population)
             for record in all_derivations(
                 found, scope.required, scope.required_origins, origin_figures
             ):
                 pending.append((record, producer))
         added = False
-        dirty: set[int] = set()
         for record, producer in pending:
-            entry, new, changed = population.expose(record, producer)
+            _, new, _ = population.expose(record, producer)
             added = added or new
-            if changed:
-                dirty |= entry.units
         if not added:
             break
-        dirty_units = dirty

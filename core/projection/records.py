@@ -56,6 +56,8 @@ class Population:
         self._entries: dict[tuple[str, frozenset[int], bool], Entry] = {}
         self._by_unit: dict[int, list[Entry]] = {}
         self._origin_units: dict[frozenset[int], frozenset[int]] = {}
+        self.version = 0
+        self._unit_version: dict[int, int] = {}
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -90,13 +92,29 @@ class Population:
         if entry is None:
             entry = Entry(len(self._entries), record, self.units_of(record.origins), {exposer})
             self._entries[identity] = entry
+            self._touch(entry)
             for unit in entry.units:
                 self._by_unit.setdefault(unit, []).append(entry)
             return entry, True, True
         if exposer in entry.exposers:
             return entry, False, False
         entry.exposers.add(exposer)
+        self._touch(entry)
         return entry, False, True
+
+    def _touch(self, entry: Entry) -> None:
+        self.version += 1
+        version = self.version
+        unit_version = self._unit_version
+        for unit in entry.units:
+            unit_version[unit] = version
+
+    def changed_since(self, units: frozenset[int], version: int) -> bool:
+        """Did an entry touching ``units`` appear or change after ``version``?"""
+        if version >= self.version:
+            return False
+        get = self._unit_version.get
+        return any(get(unit, 0) > version for unit in units)
 
     def touching(self, units: frozenset[int], limit: int | None = None) -> list[Entry]:
         """Entries whose units meet ``units``, in population order."""

@@ -1,0 +1,374 @@
+"""Benchmark of the core post-processing (validate, collapse, code lines, projection).
+
+    .venv/bin/python benchmarks/core_pipeline.py [--sizes 50,200,1000,5000,20000]
+        [--adversarial 16,20,24,28] [--vs-reference PYTHON] [--reference-max 400]
+        [--stage-only]
+
+Builds NX-shaped documents (segments, cascades, chains with integer ``sum``
+breakdowns, performance groups, source operators, an ``nn_module`` tree and
+``code_stack`` prefixes; about 4.6 entities per chain and a quarter of the
+chains' stacks running through torch ``site-packages`` frames, which the NX
+default rule collapses) and the adversarial family on which the reference's
+cover search is exponential (a row of n chains/sources, n-1 overlapping
+two-source modules and one module over all). Each size runs in a fresh
+subprocess; it prints wall time of the post-processing and the subprocess's
+peak RSS. With ``--vs-reference PYTHON`` (a Python with ``mlia==0.12.3``) the
+reference runs on the sizes up to ``--reference-max`` chains in the same run;
+the ratio and whether both outputs agree are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+NX_RULE = ("code_stack", "file", ("**/site-packages/torch/**", "**/site-packages/executorch/**"))
+NX_KINDS: list[dict[str, Any]] = [
+    {"id": "segment", "child_kinds": ["cascade", "source_operator"]},
+    {"id": "cascade", "parent_kinds": ["segment"], "child_kinds": ["chain"]},
+    {
+        "id": "chain",
+        "parent_kinds": ["cascade"],
+        "child_kinds": ["source_operator", "performance_group"],
+    },
+    {"id": "performance_group", "parent_kinds": ["chain"], "child_kinds": ["source_operator"]},
+    {
+        "id": "nn_module",
+        "parent_kinds": ["nn_module"],
+        "child_kinds": ["nn_module", "source_operator"],
+    },
+]
+METRICS = (
+    "total_cycles",
+    "op_cycles",
+    "l1_read_bytes",
+    "l1_write_bytes",
+    "l2_read_bytes",
+    "l2_write_bytes",
+    "dram_read_bytes",
+    "dram_write_bytes",
+    "input_reader_cycles",
+    "vector_engine_cycles",
+)
+TORCH = "/opt/venv/lib/python3.12/site-packages/torch/nn/modules/"
+
+
+def _envelope(name: str, result: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "schema_version": "1.2.0",
+        "run_id": "00000000-0000-4000-8000-000000000000",
+        "timestamp": "2026-01-01T00:00:00Z",
+        "tool": {"name": "mlia", "version": "0.12.3"},
+        "target": {
+            "profile_name": "nx",
+            "target_type": "nx",
+            "components": [{"type": "npu", "family": "nx"}],
+            "configuration": {},
+        },
+        "model": {"name": name, "format": "vgf", "hash": "0" * 64},
+        "context": {},
+        "backends": [
+            {"id": "nx-performance-estimator", "name": "NX", "version": "1", "configuration": {}}
+        ],
+        "results": [result],
+    }
+
+
+def _breakdown(entity_id: str, values: list[int]) -> dict[str, Any]:
+    metrics = [
+        {
+            "name": name,
+            "value": value,
+            "unit": "bytes" if "bytes" in name else "cycles",
+            "aggregation": "sum",
+        }
+        for name, value in zip(METRICS, values, strict=True)
+    ]
+    return {"entity_id": entity_id, "metrics": metrics, "id": entity_id}
+
+
+def nx_document(chains: int, seed: int = 1) -> dict[str, Any]:
+    """An NX-shaped document with ``chains`` chains (deterministic)."""
+    rng = random.Random(seed)
+    entities: dict[str, dict[str, Any]] = {}
+    breakdowns: list[dict[str, Any]] = []
+
+    def add(entity_id: str, kind: str, **extra: Any) -> dict[str, Any]:
+        if entity_id not in entities:
+            entities[entity_id] = {"id": entity_id, "kind": kind, "name": entity_id, **extra}
+        return entities[entity_id]
+
+    def link(parent: str, child: str) -> None:
+        kids = entities[parent].setdefault("child_ids", [])
+        if child not in kids:
+            kids.append(child)
+        ups = entities[child].setdefault("parent_ids", [])
+        if parent not in ups:
+            ups.append(parent)
+
+    add("nn_module/<root>", "nn_module")
+    source_index = 0
+    block = ""
+    segment = ""
+    cascade_chains: list[list[int]] = []
+    cascade = ""
+    for chain in range(chains):
+        if chain % 10 == 0:
+            segment = f"segment/{chain // 10}"
+            add(segment, "segment")
+        if not cascade or rng.random() < 0.45:
+            cascade = f"cascade/{segment}/{chain}"
+            add(cascade, "cascade")
+            link(segment, cascade)
+            cascade_chains.append([])
+            cascade_breakdown = rng.random() < 0.5
+            entities[cascade]["_bd"] = cascade_breakdown
+        if chain % 8 == 0:
+            block = f"nn_module/block_{chain // 8}"
+            add(block, "nn_module")
+            link("nn_module/<root>", block)
+        chain_id = f"chain/{segment}/{chain}"
+        add(chain_id, "chain")
+        link(cascade, chain_id)
+        values = [rng.randint(10, 100_000) for _ in METRICS]
+        breakdowns.append(_breakdown(chain_id, values))
+        cascade_chains[-1].append(chain)
+        entities[cascade].setdefault("_values", []).append(values)
+        width = 2 if rng.random() < 0.3 else 1
+        sources = []
+        for _ in range(width):
+            source = f"source_operator/{segment}/spirv-{source_index}"
+            source_index += 1
+            add(source, "source_operator", placement="NX")
+            sources.append(source)
+        if width == 2 and rng.random() < 0.5:
+            group = f"performance_group/{segment}/chain_{chain}/0"
+            add(group, "performance_group")
+            link(chain_id, group)
+            for source in sources:
+                link(group, source)
+        else:
+            for source in sources:
+                link(chain_id, source)
+        module = f"nn_module/{chain}"
+        add(module, "nn_module")
+        link(block, module)
+        for source in sources:
+            link(module, source)
+        if rng.random() < 0.6:
+            outer = f"code_stack/model.py:40-{chain // 8}"
+            add(
+                outer,
+                "code_stack",
+                attributes={"file": "/home/dev/proj/model.py", "line": 40 + chain // 8},
+            )
+            frame = f"code_stack/blocks.py:{chain}"
+            add(
+                frame,
+                "code_stack",
+                attributes={"file": "/home/dev/proj/blocks.py", "line": 10 + chain},
+            )
+            link(outer, frame)
+            leaf = frame
+            if rng.random() < 0.42:
+                torch = f"code_stack/module.py:1736-{chain}"
+                add(torch, "code_stack", attributes={"file": TORCH + "module.py", "line": 1736})
+                link(frame, torch)
+                leaf = torch
+            for source in sources:
+                link(leaf, source)
+    for entity in entities.values():
+        if entity["kind"] == "cascade":
+            values_list = entity.pop("_values", [])
+            if entity.pop("_bd", False) and values_list:
+                total = [sum(column) for column in zip(*values_list, strict=True)]
+                breakdowns.append(_breakdown(entity["id"], total))
+    result = {
+        "kind": "performance",
+        "status": "ok",
+        "producer": "nx-performance-estimator",
+        "metrics": [{"name": "inference_time", "value": 1.0, "unit": "ms"}],
+        "breakdowns": breakdowns,
+        "entities": list(entities.values()),
+        "entity_kinds": NX_KINDS,
+    }
+    return _envelope(f"nx-{chains}", result)
+
+
+def adversarial_document(n: int) -> dict[str, Any]:
+    """Row of n chains/sources, n-1 overlapping pair modules, one module over all."""
+    entities: list[dict[str, Any]] = []
+    breakdowns: list[dict[str, Any]] = []
+    source = "source_operator/segment_0/u"
+    for i in range(n):
+        entities.append(
+            {
+                "id": f"chain/segment_0/{i}",
+                "kind": "chain",
+                "name": f"c{i}",
+                "child_ids": [f"{source}{i}"],
+            }
+        )
+        entities.append({"id": f"{source}{i}", "kind": "source_operator", "name": f"u{i}"})
+        breakdowns.append(
+            {
+                "entity_id": f"chain/segment_0/{i}",
+                "metrics": [
+                    {"name": "op_cycles", "value": i + 1, "unit": "cycles", "aggregation": "sum"}
+                ],
+            }
+        )
+    for i in range(n - 1):
+        entities.append(
+            {
+                "id": f"nn_module/p{i}",
+                "kind": "nn_module",
+                "name": f"p{i}",
+                "child_ids": [f"{source}{i}", f"{source}{i + 1}"],
+            }
+        )
+    entities.append(
+        {
+            "id": "nn_module/top",
+            "kind": "nn_module",
+            "name": "top",
+            "child_ids": [f"{source}{i}" for i in range(n)],
+        }
+    )
+    result = {
+        "kind": "performance",
+        "status": "ok",
+        "producer": "nx-performance-estimator",
+        "breakdowns": breakdowns,
+        "entities": entities,
+        "entity_kinds": NX_KINDS,
+    }
+    return _envelope(f"adversarial-{n}", result)
+
+
+_OURS = """
+import json, resource, sys, time
+sys.path.insert(0, {root!r})
+doc = json.load(sys.stdin)
+stage_only = {stage_only!r}
+if stage_only:
+    from perfline.core.projection import project_breakdowns
+    start = time.perf_counter()
+    out = dict(doc); out["results"] = [project_breakdowns(r) for r in doc["results"]]
+else:
+    from perfline.core.pipeline import PipelineSettings, postprocess
+    start = time.perf_counter()
+    out = postprocess(doc, PipelineSettings())
+seconds = time.perf_counter() - start
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({{"seconds": seconds, "rss_kb": rss, "output": out}}))
+"""
+
+_REFERENCE = """
+import json, logging, resource, sys, time
+logging.disable(logging.CRITICAL)
+from mlia.core.output_postprocessing import postprocess_standardized_output
+from mlia.core.settings import ApplicationSettings, CollapseRule, FilteringSettings
+doc = json.load(sys.stdin)
+rule = CollapseRule(kind={kind!r}, attribute={attribute!r}, globs={globs!r})
+settings = ApplicationSettings(filtering=FilteringSettings(collapse=(rule,)))
+start = time.perf_counter()
+out = postprocess_standardized_output(doc, settings)
+seconds = time.perf_counter() - start
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({{"seconds": seconds, "rss_kb": rss, "output": out}}))
+"""
+
+
+def _run(python: str, script: str, document: dict[str, Any], timeout: float) -> dict[str, Any]:
+    proc = subprocess.run(
+        [python, "-c", script],
+        input=json.dumps(document),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(proc.stderr.strip().splitlines()[-1] if proc.stderr else "failed")
+    reply: dict[str, Any] = json.loads(proc.stdout)
+    return reply
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def _entity_count(document: dict[str, Any]) -> int:
+    return len(document["results"][0]["entities"])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="50,200,1000,5000,20000")
+    parser.add_argument("--adversarial", default="16,20,24,28")
+    parser.add_argument("--vs-reference", metavar="PYTHON")
+    parser.add_argument("--reference-max", type=int, default=400)
+    parser.add_argument(
+        "--stage-only",
+        action="store_true",
+        help="time only the projection stage instead of the whole pipeline",
+    )
+    args = parser.parse_args()
+    ours = _OURS.format(root=str(ROOT), stage_only=args.stage_only)
+    reference = _REFERENCE.format(kind=NX_RULE[0], attribute=NX_RULE[1], globs=NX_RULE[2])
+    what = "projection stage only" if args.stage_only else "whole post-processing (postprocess)"
+    print(f"timing: {what}; each size in a fresh subprocess; peak = subprocess max RSS")
+    print(
+        f"{'case':>16} {'entities':>9} {'projected':>9} {'seconds':>9} {'peak MB':>8}"
+        f" {'reference s':>12} {'ratio':>7} {'agree':>6}"
+    )
+    previous: tuple[int, float] | None = None
+    cases: list[tuple[str, int, dict[str, Any], bool]] = []
+    for size in [int(s) for s in args.sizes.split(",") if s]:
+        cases.append((f"nx {size} chains", size, nx_document(size), True))
+    for n in [int(s) for s in args.adversarial.split(",") if s]:
+        cases.append((f"adversarial {n}", n, adversarial_document(n), False))
+    for label, size, document, growth in cases:
+        mine = _run(sys.executable, ours, document, timeout=1800)
+        before = len(document["results"][0]["breakdowns"])
+        projected = len(mine["output"]["results"][0].get("breakdowns", [])) - before
+        line = (
+            f"{label:>16} {_entity_count(document):>9} {projected:>9}"
+            f" {mine['seconds']:>9.3f} {mine['rss_kb'] / 1024:>8.0f}"
+        )
+        reference_limit = args.reference_max if growth else 22
+        if args.vs_reference and size <= reference_limit:
+            try:
+                theirs = _run(args.vs_reference, reference, document, timeout=1800)
+                agree = _canonical(theirs["output"]) == _canonical(mine["output"])
+                ratio = theirs["seconds"] / max(mine["seconds"], 1e-9)
+                line += f" {theirs['seconds']:>12.2f} {ratio:>6.0f}x {'yes' if agree else 'NO':>6}"
+            except (RuntimeError, subprocess.TimeoutExpired) as error:
+                line += f" {'failed':>12} ({error})"
+        if not growth:
+            top = [
+                b
+                for b in mine["output"]["results"][0].get("breakdowns", [])
+                if b["entity_id"] == "nn_module/top"
+            ]
+            value = top[0]["metrics"][0]["value"] if top else None
+            line += f"  top={value} (expected {size * (size + 1) // 2})"
+        elif previous is not None:
+            factor = size / previous[0]
+            line += f"  x{factor:.0f} chains -> x{mine['seconds'] / previous[1]:.1f} time"
+        if growth:
+            previous = (size, mine["seconds"])
+        print(line, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

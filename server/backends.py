@@ -94,7 +94,7 @@ class ExecuTorchJob:
             )
             return document
 
-        key = (record.digest, dump.digest, method, timestamp)
+        key = (record.path, record.digest, dump.path, dump.digest, method, timestamp)
         return _processed(context, "executorch", key, raw, dump.path)
 
     def discover(self, files: Sequence[str]) -> list[DiscoveredJob]:
@@ -128,7 +128,7 @@ class EstimatorJob:
         if models and models[0].name.endswith(".tosa"):
             # Converting TOSA would run the converter: never from a workspace file.
             models = []
-        key = (*tuple(i.digest for i in context.inputs), _options_key(context.options))
+        key = (*((i.absolute, i.digest) for i in context.inputs), _options_key(context.options))
 
         def raw() -> dict[str, Any]:
             classified = estimator.classify_inputs(outputs)
@@ -178,7 +178,7 @@ class CaptureJob:
             raise InputError(where, "a capture job takes the files of one capture folder")
         if len(models) > 1:
             raise InputError(where, "a capture job takes at most one model (.vgf)")
-        key = tuple(i.digest for i in context.inputs)
+        key = tuple((i.absolute, i.digest) for i in context.inputs)
 
         def raw() -> dict[str, Any]:
             document: dict[str, Any] = capture.load_capture_document(

@@ -284,3 +284,38 @@ def test_estimator_outputs_are_a_job_by_convention(tmp_path: Path) -> None:
         assert good.document["results"][0]["producer"] == "nx-performance-estimator"
     finally:
         engine.close()
+
+
+def test_changing_one_capture_reruns_only_its_measured_job(tmp_path: Path) -> None:
+    from tests.server.helpers import copy_kws
+
+    root = copy_kws(tmp_path)
+    second = root / "second.etdump"
+    second.write_bytes((root / "dscnn_portable.etdump").read_bytes())
+    (root / "perfline.toml").write_text(
+        '[[path_map]]\nfrom = "/home/dev/kws/"\nto = "."\n\n'
+        '[[jobs]]\nname = "first"\nbackend = "executorch"\n'
+        'inputs = ["dscnn_portable.etrecord", "dscnn_portable.etdump"]\n\n'
+        '[[jobs]]\nname = "second"\nbackend = "executorch"\n'
+        'inputs = ["dscnn_portable.etrecord", "second.etdump"]\n'
+    )
+    engine = _engine(root)
+    try:
+        assert engine.backend_runs == {"first": 1, "second": 1}
+        assert engine.memo.misses["executorch.raw"] == 2
+        data = second.read_bytes()
+        second.write_bytes(data[: len(data) // 2])
+        engine.notify_changed([second])
+        assert engine.wait_idle(20)
+        assert engine.backend_runs == {"first": 1, "second": 2}
+        assert engine.memo.misses["executorch.raw"] == 2  # a failed parse is not memoized
+        first, failed = engine.job("first"), engine.job("second")
+        assert first is not None and first.state == "ok" and not first.stale
+        assert failed is not None and failed.state == "error" and failed.stale
+        second.write_bytes(data)
+        engine.notify_changed([second])
+        assert engine.wait_idle(20)
+        assert engine.backend_runs == {"first": 1, "second": 3}
+        assert engine.result("second") is not None and engine.job("second").state == "ok"  # type: ignore[union-attr]
+    finally:
+        engine.close()

@@ -32,6 +32,8 @@ class LineEntry:
     metrics: tuple[Mapping[str, Any], ...]
     stacks: tuple[str, ...]
     source_operators: tuple[Mapping[str, Any], ...]
+    #: Non-view parents of those operators (NX chains, runtime events...): (kind, name).
+    behind: tuple[tuple[str, str], ...]
     placements: tuple[str, ...]
     producer: str
     mode: str | None
@@ -154,6 +156,14 @@ def _index_result(
             )
         )
         operators = _descendants_of_kind(stacks, children, entities, "source_operator")
+        behind = sorted(
+            {
+                (str(entities[p].get("kind")), str(entities[p].get("name", p)))
+                for o in operators
+                for p in parents.get(o["id"], ())
+                if entities[p].get("kind") not in figures.VIEW_KINDS
+            }
+        )
         metrics = tuple(breakdowns.get(entity["id"], ()))
         value, statistic = figures.value_of(metrics, key) if key else (None, None)
         placements = tuple(
@@ -169,6 +179,7 @@ def _index_result(
             metrics=metrics,
             stacks=stacks,
             source_operators=tuple(operators),
+            behind=tuple(behind),
             placements=placements,
             producer=producer,
             mode=mode,

@@ -62,10 +62,17 @@ def hover_markdown(entries: Sequence[LineEntry], *, stale: bool = False) -> str:
             ops = ", ".join(
                 f"`{_cell(o.get('name', o.get('id')))}`" for o in entry.source_operators[:12]
             )
-            more = len(entry.source_operators) - 12
+            extra = len(entry.source_operators) - 12
             parts.append(
-                f"Source operators: {ops}" + (f" (+{more} more)" if more > 0 else "") + "\n"
+                f"Source operators: {ops}" + (f" (+{extra} more)" if extra > 0 else "") + "\n"
             )
+        kinds: dict[str, list[str]] = {}
+        for kind, name in entry.behind:
+            kinds.setdefault(kind, []).append(name)
+        for kind, names in sorted(kinds.items()):
+            shown = ", ".join(f"`{_cell(n)}`" for n in names[:8])
+            more = f" (+{len(names) - 8} more)" if len(names) > 8 else ""
+            parts.append(f"Behind them ({kind}): {shown}{more}\n")
         if entry.stacks:
             parts.append(f"Call stacks: {len(entry.stacks)}\n")
         if entry.placements:

@@ -1,2 +1,19 @@
 """The daemon: workspace model, incremental engine, file watching and the
-LSP/JSON-RPC layer. Imports ``perfline.core``; never imported by it."""
+LSP/JSON-RPC layer. Imports ``perfline.core``; never imported by it.
+
+Code map (data flows top to bottom):
+
+* ``workspace`` - the folder on disk: file list, ``perfline.toml``, planned jobs;
+* ``jobtypes`` / ``backends`` - the job-type registry (standardized output,
+  executorch, nx-estimator, capture) and convention discovery; ``ingest/`` holds
+  the backends' file readers;
+* ``engine`` - ground state (paths, content hashes), job runs off the event loop,
+  debounce, memo, last good result + settle-before-error; no LSP imports;
+* ``index`` / ``figures`` / ``paths`` - (source file, line) -> code_line entries,
+  the dominant figure and its share, trace paths -> workspace files;
+* ``api`` - the versioned ``perfline/*`` JSON-RPC methods over an engine;
+* ``edits`` / ``presentation`` - annotations that follow edits; hover and code lenses;
+* ``lsp`` - the pygls server of one connection; ``host`` - the shared engine and
+  its watcher (``watcher``: watchdog); ``serve`` / ``discovery`` - stdio, loopback
+  TCP and Unix-socket transports, and how clients find a running daemon.
+"""

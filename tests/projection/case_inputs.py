@@ -2,19 +2,16 @@
 
 Projection only changes breakdowns, so the input it saw is the expected
 output's entities (collapsed, with code lines) plus the original breakdowns
-that survived the collapse (those whose entity is still there).
+that survived the collapse (those whose entity is still there), with metrics
+in their re-serialized form (what the pipeline's normalization hands over).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
-
-def canonical(value: Any) -> str:
-    """Sorted-key compact JSON."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+from perfline.core.projection.figures import metric_view
 
 
 def stage_inputs(
@@ -28,6 +25,14 @@ def stage_inputs(
         kept = {entity["id"] for entity in done.get("entities", [])}
         stage = dict(raw)
         stage["entities"] = done.get("entities", [])
-        stage["breakdowns"] = [b for b in raw.get("breakdowns", []) if b.get("entity_id") in kept]
-        pairs.append((stage, done.get("breakdowns", [])))
+        stage["breakdowns"] = [
+            {**b, "metrics": [metric_view(m) for m in b.get("metrics", [])]}
+            for b in raw.get("breakdowns", [])
+            if b.get("entity_id") in kept
+        ]
+        want = [
+            {**b, "metrics": [metric_view(m) for m in b.get("metrics", [])]}
+            for b in done.get("breakdowns", [])
+        ]
+        pairs.append((stage, want))
     return pairs

@@ -1,0 +1,80 @@
+"""Arithmetic and origin figure sets (§6.1, §6.2)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from perfline.core.projection.figures import combine, origin_figures
+
+
+def _m(value: Any, **extra: Any) -> dict[str, Any]:
+    return {"name": "op_cycles", "unit": "cycles", "value": value, **extra}
+
+
+def _fig(*metrics: dict[str, Any], qualifiers: dict[str, Any] | None = None) -> Any:
+    breakdown: dict[str, Any] = {"entity_id": "x", "metrics": list(metrics)}
+    if qualifiers:
+        breakdown["qualifiers"] = qualifiers
+    figures = origin_figures([breakdown])
+    assert figures is not None
+    return figures
+
+
+def _values(figures: Any) -> list[Any]:
+    return [m["value"] for g in figures.groups for _, m in g.metrics]
+
+
+def test_int_sums_stay_int_and_floats_make_floats() -> None:
+    ints = combine([_fig(_m(2, aggregation="sum")), _fig(_m(3, aggregation="sum"))])
+    assert ints is not None and _values(ints) == [5] and isinstance(_values(ints)[0], int)
+    mixed = combine([_fig(_m(2, aggregation="sum")), _fig(_m(3.0, aggregation="sum"))])
+    assert mixed is not None and _values(mixed) == [5.0] and isinstance(_values(mixed)[0], float)
+
+
+def test_only_common_explicit_sum_metrics_survive() -> None:
+    a = _fig(
+        _m(2, aggregation="sum"), {"name": "peak", "unit": "B", "value": 4, "aggregation": "max"}
+    )
+    b = _fig(
+        _m(3, aggregation="sum"), {"name": "peak", "unit": "B", "value": 5, "aggregation": "max"}
+    )
+    total = combine([a, b])
+    assert total is not None
+    assert [m for g in total.groups for _, m in g.metrics] == [
+        {"name": "op_cycles", "unit": "cycles", "value": 5, "aggregation": "sum"}
+    ]
+    assert combine([_fig(_m(2, aggregation="max")), _fig(_m(3, aggregation="max"))]) is None
+
+
+def test_samples_are_summed_only_when_all_present() -> None:
+    a = _fig(_m(2, aggregation="sum", samples=3))
+    b = _fig(_m(3, aggregation="sum", samples=4))
+    total = combine([a, b])
+    assert total is not None
+    assert [m.get("samples") for g in total.groups for _, m in g.metrics] == [7]
+    assert combine([a, _fig(_m(3, aggregation="sum"))]) is None
+
+
+def test_qualifier_groups_must_be_in_every_part() -> None:
+    a = _fig(_m(2, aggregation="sum"), qualifiers={"phase": "after"})
+    b = _fig(_m(3, aggregation="sum"))
+    assert combine([a, b]) is None
+
+
+def test_conflicting_breakdowns_make_an_origin_unusable() -> None:
+    assert origin_figures([{"entity_id": "x", "metrics": []}]) is None
+    assert (
+        origin_figures(
+            [{"entity_id": "x", "metrics": [_m(2)]}, {"entity_id": "x", "metrics": [_m(3)]}]
+        )
+        is None
+    )
+    assert origin_figures([{"entity_id": "x", "metrics": [_m(2), _m(2.0)]}]) is None
+    same = origin_figures(
+        [{"entity_id": "x", "metrics": [_m(2)]}, {"entity_id": "x", "metrics": [_m(2)]}]
+    )
+    assert same is not None and _values(same) == [2]
+
+
+def test_figure_keys_distinguish_int_and_float() -> None:
+    assert _fig(_m(5)).key != _fig(_m(5.0)).key

@@ -207,6 +207,7 @@ export class Controller implements vscode.Disposable {
     }
     const before = this.settings;
     this.settings = this.readSettings();
+    this.output.appendLine(`[perfline] settings changed: ${JSON.stringify(serverSettings(this.settings))}`);
     if (needsRestart(before, this.settings)) {
       this.output.appendLine('[perfline] server settings changed; restarting the server');
       void this.supervisor.restart();
@@ -229,7 +230,10 @@ export class Controller implements vscode.Disposable {
     const settings = { perfline: serverSettings(this.settings) };
     client
       .sendNotification(DidChangeConfigurationNotification.type, { settings })
-      .then(() => this.refreshEditors(client))
+      .then(() => {
+        this.output.appendLine('[perfline] sent workspace/didChangeConfiguration; refreshing hints and lenses');
+        this.refreshEditors(client);
+      })
       .catch((error: unknown) => this.output.appendLine(`[perfline] could not send settings: ${messageOf(error)}`));
   }
 

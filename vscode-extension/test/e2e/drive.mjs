@@ -19,6 +19,7 @@ const { values: args } = parseArgs({
     expected: { type: 'string' },
     'expected-text': { type: 'string' },
     shots: { type: 'string' },
+    settings: { type: 'string' },
     timeout: { type: 'string', default: '120000' },
   },
 });
@@ -32,6 +33,7 @@ const need = (name) => {
 const url = need('url');
 const fileName = need('file');
 const shots = need('shots');
+const settingsPath = need('settings');
 const timeout = Number(args.timeout);
 
 /** Lines with a hint label in `perfline annotate --json`, 1-based. */
@@ -125,13 +127,20 @@ try {
   await sleep(3000);
 
   // Open the model source with Quick Open.
-  await page.keyboard.press('Control+P');
-  const quick = page.locator('.quick-input-widget input');
-  await quick.waitFor({ state: 'visible', timeout: 15_000 });
-  await quick.fill(fileName);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: fileName }).first().waitFor({ timeout: 30_000 });
-  await page.keyboard.press('Enter');
-  await page.locator('.tab.active', { hasText: fileName }).waitFor({ timeout: 30_000 });
+  const openFile = async () => {
+    await page.keyboard.press('Control+P');
+    const quick = page.locator('.quick-input-widget input');
+    await quick.waitFor({ state: 'visible', timeout: 15_000 });
+    await quick.fill(fileName);
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: fileName }).first().waitFor({ timeout: 30_000 });
+    await page.keyboard.press('Enter');
+    // Focus the group that shows the file (it may already be open beside another group).
+    const tab = page.locator('.tab', { hasText: fileName }).first();
+    await tab.waitFor({ timeout: 30_000 });
+    await tab.click();
+    await page.locator('.editor-group-container.active .tab.active', { hasText: fileName }).waitFor({ timeout: 30_000 });
+  };
+  await openFile();
 
   // 1. Inlay hint on the dominant line, then every labelled line.
   const hintLine = dominant.currentLine ?? dominant.line;
@@ -257,6 +266,45 @@ try {
   }
   check('Show Result JSON', resultOk, resultOk ? 'processed document opened' : 'result.json not shown');
   await shot('5-result-json');
+
+  // 7. Settings apply without a reload: hide hints below 5 % and change the format.
+  // Edited the way a user does it: in the user settings JSON editor, then saved. (code-server does
+  // not notice a write to settings.json from outside, so writing the file would test nothing.)
+  const settings = JSON.parse(readFileSync(settingsPath, 'utf8'));
+  const changed = { ...settings, 'perfline.hints.minShare': 5, 'perfline.hints.format': '{value} ({share})' };
+  await runCommand('Preferences: Open User Settings (JSON)');
+  await page.locator('.tab.active', { hasText: 'settings.json' }).waitFor({ timeout: 20_000 });
+  await sleep(1000);
+  await page.locator('.editor-group-container.active .view-lines').first().click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Delete');
+  // One line: Monaco auto-closes the first brace and overtypes it with the last one; newlines
+  // would trigger auto-indentation and leave a stray brace.
+  await page.keyboard.insertText(JSON.stringify(changed));
+  await page.keyboard.press('Control+S');
+  await sleep(1000);
+  await openFile();
+  const dominantShare = /(\d+%)\s*$/.exec(dominant.label)?.[1] ?? '?';
+  const small = labelled.filter((l) => shareOf(l.label) < 5);
+  const kept = labelled.filter((l) => shareOf(l.label) >= 5);
+  const applied = await until(async () => {
+    const now = await editorLines();
+    const dominantText = now[hintLine] ?? '';
+    const ok =
+      dominantText.includes(`(${dominantShare})`) &&
+      !dominantText.includes(dominant.label) &&
+      small.every((l) => !(now[l.currentLine ?? l.line] ?? '').includes(' ms')) &&
+      kept.every((l) => (now[l.currentLine ?? l.line] ?? '').includes('%'));
+    return ok ? now : undefined;
+  }, 30_000);
+  const after = await editorLines();
+  check(
+    'settings applied without reload',
+    Boolean(applied),
+    `minShare 5 + format "{value} ({share})": line ${hintLine} shows "${(after[hintLine] ?? '').trim()}", ` +
+      `hidden: ${small.map((l) => `${l.line}="${(after[l.currentLine ?? l.line] ?? '').trim()}"`).join(', ')}`,
+  );
+  await shot('7-settings-applied');
 } catch (error) {
   check('driver', false, error instanceof Error ? error.stack ?? error.message : String(error));
   await shot('error').catch(() => undefined);

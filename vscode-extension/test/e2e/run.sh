@@ -61,9 +61,12 @@ grep -c . "$WORK/expected.txt" >/dev/null
 
 step "side-load the extension"
 "$CS" --user-data-dir "$WORK/data" --extensions-dir "$WORK/ext" --install-extension "$VSIX"
+# perfline.server.* are machine-overridable settings; code-server is a remote window, which
+# reads them from the Machine settings (user-level values are ignored there, as in VS Code Remote).
+mkdir -p "$WORK/data/Machine"
+printf '{\n  "perfline.server.python": "%s"\n}\n' "$PY" > "$WORK/data/Machine/settings.json"
 cat > "$WORK/data/User/settings.json" <<JSON
 {
-  "perfline.server.python": "$PY",
   "editor.inlayHints.enabled": "on",
   "editor.codeLens": true,
   "editor.minimap.enabled": false,
@@ -108,7 +111,8 @@ node "$HERE/drive.mjs" \
   --file "$(basename "$SOURCE")" \
   --expected "$WORK/expected.json" \
   --expected-text "$WORK/expected.txt" \
-  --shots "$SHOTS"
+  --shots "$SHOTS" \
+  --settings "$WORK/data/User/settings.json"
 status=$?
 set -e
 find "$WORK/data/logs" -name '*perfline*' -newer "$WORK/config.yaml" -exec cp {} "$WORK/" \; 2>/dev/null || true

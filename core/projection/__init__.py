@@ -16,7 +16,9 @@ competition), ``figures`` (canonical figures, arithmetic), ``authority``
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import gc
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from perfline.core.projection.engine import project, projected_breakdowns
@@ -27,8 +29,26 @@ def project_breakdowns(result: Mapping[str, Any]) -> dict[str, Any]:
     output = dict(result)
     if not result.get("entities"):
         return output
-    authority, index, decided = project(result)
+    with _collection_paused():
+        authority, index, decided = project(result)
     if not decided and not authority.duplicates_removed:
         return output
     output["breakdowns"] = [*authority.kept_breakdowns, *projected_breakdowns(index, decided)]
     return output
+
+
+@contextmanager
+def _collection_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while projecting.
+
+    Projection allocates many small long-lived containers (leaf sets, records)
+    and creates no reference cycles; generation-2 collections over them cost
+    about a third of the run on large results. The previous state is restored.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

@@ -8,13 +8,16 @@ extras and sealed flag (origins unioned, figures not added); finally hide a
 contributor when a sealed one with the same coverage and extras has a strictly
 larger origin set (a sealed frontier hides the raw records it was built from).
 
-Cost: O(sum of units of the touching entries) plus a grouping pass; the hiding
-step compares only contributors that share (covered, extras).
+``ContributorCache`` keeps, per target, the entries already classified; when
+the population grows it classifies only the entries added since (found from
+the end of the append-only per-unit lists) and re-checks the few entries it
+skipped because only the target itself exposed them. Cost per target: the new
+entries touching it, plus a merge over its accepted entries.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from perfline.core.projection.figures import Figures
 from perfline.core.projection.index import GraphIndex
@@ -37,32 +40,48 @@ class Contributor:
         return Record(self.figures, self.origins, self.sealed, self.faithful)
 
 
-def eligible_contributors(
+@dataclass(slots=True)
+class _Seen:
+    """What a target already knows about the population."""
+
+    version: int
+    size: int
+    accepted: list[tuple[Entry, frozenset[int], frozenset[int]]] = field(default_factory=list)
+    own: list[Entry] = field(default_factory=list)
+    contributors: list[Contributor] = field(default_factory=list)
+
+
+def _classify(
     target: int,
     index: GraphIndex,
-    population: Population,
-    entries: list[Entry] | None = None,
-) -> list[Contributor]:
-    """The contributors of ``target`` against ``population`` (or the given entries)."""
+    entries: list[Entry],
+    seen: _Seen,
+    cache: dict[frozenset[int], bool],
+) -> None:
     leaves = index.leaves[target]
-    touching = population.touching(leaves) if entries is None else entries
-    merged: dict[tuple[str, frozenset[int], frozenset[int], bool], list[Record]] = {}
-    extras_cache: dict[frozenset[int], bool] = {}
-    for entry in touching:
-        if entry.exposers == {target}:
-            continue
+    for entry in entries:
         units = entry.units
         covered = units & leaves
         if not covered:
             continue
         extras = units - covered
         if extras:
-            contested = extras_cache.get(extras)
+            contested = cache.get(extras)
             if contested is None:
                 contested = index.any_contested(target, extras)
-                extras_cache[extras] = contested
+                cache[extras] = contested
             if contested:
                 continue
+        if entry.exposers == {target}:
+            seen.own.append(entry)
+            continue
+        seen.accepted.append((entry, covered, extras))
+
+
+def _merge(accepted: list[tuple[Entry, frozenset[int], frozenset[int]]]) -> list[Contributor]:
+    ordered = sorted(accepted, key=lambda item: item[0].serial)
+    merged: dict[tuple[str, frozenset[int], frozenset[int], bool], list[Record]] = {}
+    for entry, covered, extras in ordered:
         record = entry.record
         merged.setdefault((record.figures.key, covered, extras, record.sealed), []).append(record)
     contributors: list[Contributor] = []
@@ -84,8 +103,10 @@ def _hide_sealed_sources(contributors: list[Contributor]) -> list[Contributor]:
         by_scope.setdefault((contributor.covered, contributor.extras), []).append(contributor)
     hidden: set[int] = set()
     for group in by_scope.values():
+        if len(group) < 2:
+            continue
         sealed = [c for c in group if c.sealed]
-        if not sealed or len(group) < 2:
+        if not sealed:
             continue
         for contributor in group:
             if any(contributor.origins < other.origins for other in sealed):
@@ -95,24 +116,47 @@ def _hide_sealed_sources(contributors: list[Contributor]) -> list[Contributor]:
     return [c for c in contributors if id(c) not in hidden]
 
 
-class ContributorCache:
-    """Contributors per target, recomputed only when an entry touching the
-    target's leaves appeared or changed since the last computation.
+def eligible_contributors(
+    target: int, index: GraphIndex, population: Population
+) -> list[Contributor]:
+    """The contributors of ``target`` against ``population`` (no memory)."""
+    seen = _Seen(population.version, len(population))
+    _classify(target, index, population.touching(index.leaves[target]), seen, {})
+    return _merge(seen.accepted)
 
-    ``get`` returns the contributors and whether they were recomputed.
+
+class ContributorCache:
+    """Contributors per target, brought up to date incrementally.
+
+    ``get`` returns the contributors and whether they changed.
     """
 
     def __init__(self, index: GraphIndex, population: Population) -> None:
         self._index = index
         self._population = population
-        self._known: dict[int, tuple[int, list[Contributor]]] = {}
+        self._known: dict[int, _Seen] = {}
 
     def get(self, target: int) -> tuple[list[Contributor], bool]:
         """The target's contributors against the current population."""
         population = self._population
-        known = self._known.get(target)
-        if known is not None and not population.changed_since(self._index.leaves[target], known[0]):
-            return known[1], False
-        found = eligible_contributors(target, self._index, population)
-        self._known[target] = (population.version, found)
-        return found, True
+        leaves = self._index.leaves[target]
+        seen = self._known.get(target)
+        if seen is None:
+            seen = _Seen(population.version, len(population))
+            _classify(target, self._index, population.touching(leaves), seen, {})
+            seen.contributors = _merge(seen.accepted)
+            self._known[target] = seen
+            return seen.contributors, True
+        if not population.changed_since(leaves, seen.version):
+            return seen.contributors, False
+        before = len(seen.accepted)
+        fresh = population.added_since(leaves, seen.size)
+        own = seen.own
+        seen.own = []
+        _classify(target, self._index, own + fresh, seen, {})
+        seen.version = population.version
+        seen.size = len(population)
+        if len(seen.accepted) == before:
+            return seen.contributors, False
+        seen.contributors = _merge(seen.accepted)
+        return seen.contributors, True

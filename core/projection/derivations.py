@@ -88,6 +88,9 @@ def covers(
     pool = [c for c in contributors if c.covered & required or c.origins & required_origins]
     if len(pool) < 2:
         return []
+    first_origins = pool[0].origins
+    if all(c.origins == first_origins for c in pool):
+        return []  # any two members would share origins
     reachable_units: set[int] = set()
     reachable_origins: set[int] = set()
     for contributor in pool:

@@ -55,8 +55,9 @@ def metric_view(metric: Mapping[str, Any]) -> dict[str, Any]:
 
 def metric_identity(metric: Mapping[str, Any]) -> tuple[str, str, str]:
     """(name, unit, canonical qualifiers): the correspondence key of a metric."""
-    qualifiers = metric.get("qualifiers") or {}
-    return (str(metric.get("name")), str(metric.get("unit")), canonical_json(qualifiers))
+    qualifiers = metric.get("qualifiers")
+    text = canonical_json(qualifiers) if qualifiers else "{}"
+    return (str(metric.get("name")), str(metric.get("unit")), text)
 
 
 Identity = tuple[str, str, str]

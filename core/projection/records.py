@@ -116,13 +116,25 @@ class Population:
         get = self._unit_version.get
         return any(get(unit, 0) > version for unit in units)
 
-    def touching(self, units: frozenset[int], limit: int | None = None) -> list[Entry]:
+    def touching(self, units: frozenset[int]) -> list[Entry]:
         """Entries whose units meet ``units``, in population order."""
         found: dict[int, Entry] = {}
         by_unit = self._by_unit
         for unit in units:
             for entry in by_unit.get(unit, ()):
-                if limit is not None and entry.serial >= limit:
-                    continue
                 found[entry.serial] = entry
+        return [found[serial] for serial in sorted(found)]
+
+    def added_since(self, units: frozenset[int], size: int) -> list[Entry]:
+        """Entries with serial >= ``size`` whose units meet ``units``."""
+        found: dict[int, Entry] = {}
+        by_unit = self._by_unit
+        for unit in units:
+            entries = by_unit.get(unit)
+            if not entries:
+                continue
+            position = len(entries) - 1
+            while position >= 0 and entries[position].serial >= size:
+                found[entries[position].serial] = entries[position]
+                position -= 1
         return [found[serial] for serial in sorted(found)]

@@ -61,7 +61,7 @@ grep -c . "$WORK/expected.txt" >/dev/null
 
 step "side-load the extension"
 "$CS" --user-data-dir "$WORK/data" --extensions-dir "$WORK/ext" --install-extension "$VSIX"
-# perfline.server.* are machine-overridable settings; code-server is a remote window, which
+# perfline.server.* are machine settings; code-server is a remote window, which
 # reads them from the Machine settings (user-level values are ignored there, as in VS Code Remote).
 mkdir -p "$WORK/data/Machine"
 printf '{\n  "perfline.server.python": "%s"\n}\n' "$PY" > "$WORK/data/Machine/settings.json"

@@ -24,6 +24,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     StrictBool,
@@ -34,6 +35,7 @@ from pydantic import (
     model_validator,
 )
 
+from perfline.core.document_canonical import canonical_result
 from perfline.core.errors import InputError, Problem
 
 JsonObject = dict[str, Any]
@@ -48,48 +50,26 @@ ComponentType = Literal["cpu", "npu", "gpu", "dsp", "specification", "soc"]
 MetricValue = StrictBool | StrictInt | StrictFloat
 
 LEGACY_ENTITY_FIELDS = ("locations", "parent_id", "scope", "subgraph_kind")
+_LEGACY_KEYS = frozenset(LEGACY_ENTITY_FIELDS)
+
+
+def _empty_to_none(value: Any) -> Any:
+    """An empty optional value is the same as an absent one (it is never serialized)."""
+    if isinstance(value, (str, list, tuple, dict)) and len(value) == 0:
+        return None
+    return value
+
+
+OptStr = Annotated[StrictStr | None, BeforeValidator(_empty_to_none)]
+OptObject = Annotated[JsonObject | None, BeforeValidator(_empty_to_none)]
 
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")
 
-    @model_validator(mode="before")
-    @classmethod
-    def _empty_means_absent(cls, data: Any) -> Any:
-        """An empty optional value is the same as an absent one (it is not serialized)."""
-        if not isinstance(data, Mapping):
-            return data
-        optional = [
-            name
-            for name, info in cls.model_fields.items()
-            if not info.is_required() and info.default is None
-        ]
-        if not any(_is_empty(data.get(name)) for name in optional):
-            return data
-        return {k: v for k, v in data.items() if not (k in optional and _is_empty(v))}
-
     def to_json(self) -> JsonObject:
-        """Canonical JSON object: field order, None and empty optional values omitted."""
-        out: JsonObject = {}
-        required = {name for name, info in type(self).model_fields.items() if info.is_required()}
-        for name in type(self).model_fields:
-            value = getattr(self, name)
-            if name not in required and (value is None or _is_empty(value)):
-                continue
-            out[name] = _to_json_value(value)
-        return out
-
-
-def _is_empty(value: object) -> bool:
-    return isinstance(value, (tuple, list, dict, str)) and len(value) == 0
-
-
-def _to_json_value(value: object) -> Any:
-    if isinstance(value, _Frozen):
-        return value.to_json()
-    if isinstance(value, tuple):
-        return [_to_json_value(item) for item in value]
-    return value
+        """Canonical JSON object: field order, absent and empty optional values omitted."""
+        return self.model_dump(mode="json", exclude_defaults=True)
 
 
 class Metric(_Frozen):
@@ -98,11 +78,11 @@ class Metric(_Frozen):
     name: StrictStr
     unit: StrictStr
     value: MetricValue | None = None
-    aggregation: StrictStr | None = None
+    aggregation: OptStr = None
     samples: StrictInt | None = None
-    qualifiers: JsonObject | None = None
+    qualifiers: OptObject = None
     availability: Literal["unavailable"] | None = None
-    reason: StrictStr | None = None
+    reason: OptStr = None
 
     @model_validator(mode="after")
     def _one_shape(self) -> Metric:
@@ -131,7 +111,7 @@ class Breakdown(_Frozen):
 
     entity_id: StrictStr
     metrics: tuple[Metric, ...]
-    id: StrictStr | None = None
+    id: OptStr = None
     qualifiers: JsonObject = Field(default_factory=dict)
 
 
@@ -140,8 +120,8 @@ class Check(_Frozen):
 
     id: StrictStr
     status: CheckStatus
-    entity_id: StrictStr | None = None
-    details: JsonObject | None = None
+    entity_id: OptStr = None
+    details: OptObject = None
 
 
 class Advice(_Frozen):
@@ -152,7 +132,7 @@ class Advice(_Frozen):
     severity: AdviceSeverity
     message: StrictStr
     affected_entity_ids: tuple[StrictStr, ...] = ()
-    details: JsonObject | None = None
+    details: OptObject = None
 
 
 class Entity(_Frozen):
@@ -161,16 +141,16 @@ class Entity(_Frozen):
     id: StrictStr
     kind: StrictStr
     name: StrictStr
-    placement: StrictStr | None = None
+    placement: OptStr = None
     parent_ids: tuple[StrictStr, ...] = ()
     child_ids: tuple[StrictStr, ...] = ()
     attributes: JsonObject = Field(default_factory=dict)
-    stack_trace: StrictStr | None = None
+    stack_trace: OptStr = None
 
     @model_validator(mode="before")
     @classmethod
     def _no_legacy_fields(cls, data: Any) -> Any:
-        if isinstance(data, Mapping):
+        if isinstance(data, dict) and not _LEGACY_KEYS.isdisjoint(data):
             if "locations" in data:
                 raise ValueError("Entity uses unsupported field 'locations'.")
             for legacy in LEGACY_ENTITY_FIELDS[1:]:
@@ -214,15 +194,15 @@ class Tool(_Frozen):
 class GitInfo(_Frozen):
     """Source revision of the producing tool."""
 
-    mlia_commit: StrictStr | None = None
+    mlia_commit: OptStr = None
 
 
 class Context(_Frozen):
     """Run context."""
 
-    runtime_configuration: JsonObject | None = None
+    runtime_configuration: OptObject = None
     git: GitInfo | None = None
-    notes: StrictStr | None = None
+    notes: OptStr = None
     cli_arguments: tuple[StrictStr, ...] = ()
 
 
@@ -240,9 +220,9 @@ class Component(_Frozen):
 
     type: ComponentType
     family: StrictStr
-    model: StrictStr | None = None
-    variant: StrictStr | None = None
-    name: StrictStr | None = None
+    model: OptStr = None
+    variant: OptStr = None
+    name: OptStr = None
     components: tuple[Component, ...] = ()
 
 
@@ -251,8 +231,8 @@ class Target(_Frozen):
 
     profile_name: StrictStr
     target_type: StrictStr
-    description: StrictStr | None = None
-    host_platform: StrictStr | None = None
+    description: OptStr = None
+    host_platform: OptStr = None
     components: Annotated[tuple[Component, ...], Field(min_length=1)]
     configuration: JsonObject
 
@@ -281,7 +261,7 @@ class Document(_Frozen):
     target: Target
     backends: Annotated[tuple[Backend, ...], Field(min_length=1)]
     results: tuple[Result, ...]
-    extensions: JsonObject | None = None
+    extensions: OptObject = None
 
 
 def json_path(location: tuple[int | str, ...]) -> str:
@@ -332,7 +312,14 @@ def parse_result(raw: Any) -> Result:
 
 
 def normalize_result(raw: Any) -> JsonObject:
-    """The canonical JSON form of one result (see the module docstring)."""
+    """The canonical JSON form of one result (see the module docstring).
+
+    Plainly valid results take the fast path of ``document_canonical``; anything
+    else goes through the models, which give the same form or the precise problem.
+    """
+    fast = canonical_result(raw)
+    if fast is not None:
+        return fast
     return parse_result(raw).to_json()
 
 

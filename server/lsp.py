@@ -26,7 +26,7 @@ import attrs
 from lsprotocol import types as t
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.protocol import JsonRPCResponseMessage, LanguageServerProtocol, lsp_method
 from pygls.uris import from_fs_path, to_fs_path
 
 from perfline import __version__
@@ -84,6 +84,13 @@ class PerflineProtocol(LanguageServerProtocol):
             return RawRequest  # also unknown perfline/* methods: they get "method not found"
         return super().get_message_type(method)
 
+    def _serialize_message(self, data: Any) -> Any:
+        # Inlay hints and the perfline/* results are built as plain JSON values; walking
+        # thousands of them through cattrs would dominate the requests' latency.
+        if isinstance(data, JsonRPCResponseMessage | t.InlayHintResponse) and _plain(data.result):
+            return {"id": data.id, "jsonrpc": data.jsonrpc, "result": data.result}
+        return super()._serialize_message(data)
+
     @lsp_method(t.EXIT)
     def lsp_exit(self, *args: Any) -> Any:
         if not self.shared:
@@ -93,6 +100,13 @@ class PerflineProtocol(LanguageServerProtocol):
         if isinstance(server, PerflineServer):
             server.disconnect()
         yield from ()
+
+
+def _plain(value: Any) -> bool:
+    """A dict, or a list of dicts, as built by this module (no attrs objects inside)."""
+    if isinstance(value, dict):
+        return True
+    return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
 
 
 class PerflineServer(LanguageServer):
@@ -112,6 +126,7 @@ class PerflineServer(LanguageServer):
         self.initialized = False
         self.on_disconnect: Callable[[], None] | None = None
         self._line_cache: dict[str, tuple[tuple[int, int, int], Any, list[HintRow]]] = {}
+        self._hint_cache: dict[str, tuple[Any, list[int], list[dict[str, Any]]]] = {}
         _register(self)
 
     def report_server_error(self, error: Exception, source: Any) -> None:
@@ -257,6 +272,36 @@ class PerflineServer(LanguageServer):
     def hint_rows(self, uri: str) -> list[HintRow]:
         """(current line, label, tooltip) of every annotated line, sorted by line."""
         return self._lines(uri)[1]
+
+    def hint_objects(self, uri: str, doc: Any) -> tuple[list[int], list[dict[str, Any]]]:
+        """Every hint of a document as JSON objects (and their lines), cached per version."""
+        rows = self.hint_rows(uri)
+        key = (id(rows), doc.version, len(doc.source))
+        cached = self._hint_cache.get(uri)
+        if cached is not None and cached[0] == key:
+            return cached[1], cached[2]
+        lines = doc.lines
+        kind = int(t.InlayHintKind.Type)
+        numbers: list[int] = []
+        hints: list[dict[str, Any]] = []
+        for current, text, tooltip in rows:
+            if current >= len(lines):
+                continue
+            numbers.append(current)
+            hints.append(
+                {
+                    "position": {
+                        "line": current,
+                        "character": _columns(doc, lines[current].rstrip("\r\n")),
+                    },
+                    "label": text,
+                    "kind": kind,
+                    "paddingLeft": True,
+                    "tooltip": tooltip,
+                }
+            )
+        self._hint_cache[uri] = (key, numbers, hints)
+        return numbers, hints
 
     def _lines(self, uri: str) -> tuple[dict[int, list[LineEntry]], list[HintRow]]:
         """Entries and hint rows by current line, cached until the engine or the edits change."""
@@ -509,32 +554,16 @@ def _register(server: PerflineServer) -> None:
         return None
 
     @server.feature(t.TEXT_DOCUMENT_INLAY_HINT, t.InlayHintOptions(resolve_provider=False))
-    def inlay_hints(ls: PerflineServer, params: t.InlayHintParams) -> list[t.InlayHint]:
+    def inlay_hints(ls: PerflineServer, params: t.InlayHintParams) -> list[dict[str, Any]]:
+        """The hints of the requested range, as ``InlayHint`` JSON objects."""
         uri = params.text_document.uri
         doc = ls._document(uri)
         if doc is None:
             return []
-        lines = doc.lines
-        rows = ls.hint_rows(uri)
-        first, last = params.range.start.line, params.range.end.line
-        start = bisect.bisect_left(rows, (first, "", ""))
-        hints = []
-        for current, text, tooltip in rows[start:]:
-            if current > last:
-                break
-            if current >= len(lines):
-                continue
-            column = _columns(doc, lines[current].rstrip("\r\n"))
-            hints.append(
-                t.InlayHint(
-                    position=t.Position(current, column),
-                    label=text,
-                    kind=t.InlayHintKind.Type,
-                    padding_left=True,
-                    tooltip=tooltip,
-                )
-            )
-        return hints
+        lines, hints = ls.hint_objects(uri, doc)
+        first = bisect.bisect_left(lines, params.range.start.line)
+        last = bisect.bisect_right(lines, params.range.end.line)
+        return hints[first:last]
 
     @server.feature(t.TEXT_DOCUMENT_HOVER)
     def hover(ls: PerflineServer, params: t.HoverParams) -> t.Hover | None:

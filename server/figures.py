@@ -114,7 +114,11 @@ def value_of(
     return None, None
 
 
-def model_total(result: Mapping[str, Any], key: MetricKey) -> float | None:
+def model_total(
+    result: Mapping[str, Any],
+    key: MetricKey,
+    parents: Mapping[str, Sequence[str]] | None = None,
+) -> float | None:
     """What a line's figure is a share of.
 
     A model-level metric of the same name and unit if the result has one; else
@@ -147,7 +151,8 @@ def model_total(result: Mapping[str, Any], key: MetricKey) -> float | None:
             carrying[entity["id"]] = carrying.get(entity["id"], 0.0) + value
     if not carrying:
         return None
-    parents = build_graph(list(entities.values())).parents
+    if parents is None:
+        parents = build_graph(list(entities.values())).parents
     total = sum(
         value
         for entity_id, value in carrying.items()

@@ -139,7 +139,7 @@ def _index_result(
     key = figures.choose_metric(
         (breakdowns.get(e["id"], ()) for e in code_lines), configured_metric
     )
-    total = figures.model_total(result, key) if key is not None else None
+    total = figures.model_total(result, key, parents) if key is not None else None
     producer = str(result.get("producer", ""))
     mode = result.get("mode") if isinstance(result.get("mode"), str) else None
     line_of: dict[str, tuple[str, int]] = {}

@@ -53,8 +53,11 @@ class EntityGraph:
         """One directed cycle as ``[a, b, ..., a]``, or ``None``.
 
         Deterministic: depth-first from the roots in sorted id order (then from
-        any unvisited node in sorted order), children in sorted order.
+        any unvisited node in sorted order), children in sorted order. An
+        acyclic graph is recognized first by Kahn's algorithm (no search).
         """
+        if len(self.topological_order()) == len(self.ids):
+            return None
         white, grey, black = 0, 1, 2
         colour = dict.fromkeys(self.ids, white)
         sorted_children = {node: sorted(self.children[node]) for node in self.ids}
@@ -98,31 +101,37 @@ def build_graph(entities: Sequence[Any]) -> EntityGraph:
     Entities without a string id are skipped; references to unknown ids are
     dropped (validation reports them separately).
     """
-    ids: list[str] = []
     kinds: dict[str, str] = {}
     for entity in entities:
-        if isinstance(entity, Mapping) and isinstance(entity.get("id"), str):
-            entity_id = entity["id"]
-            if entity_id not in kinds:
-                ids.append(entity_id)
-            kind = entity.get("kind")
-            kinds[entity_id] = kind if isinstance(kind, str) else ""
-    parents: dict[str, dict[str, None]] = {node: {} for node in ids}
-    children: dict[str, dict[str, None]] = {node: {} for node in ids}
+        if type(entity) is dict:
+            entity_id = entity.get("id")
+            if type(entity_id) is str:
+                kind = entity.get("kind")
+                if entity_id not in kinds or type(kind) is str:
+                    kinds[entity_id] = kind if type(kind) is str else ""
+    parents: dict[str, list[str]] = {node: [] for node in kinds}
+    children: dict[str, list[str]] = {node: [] for node in kinds}
+    seen: set[tuple[str, str]] = set()
     for entity in entities:
-        if not (isinstance(entity, Mapping) and isinstance(entity.get("id"), str)):
+        if type(entity) is not dict:
             continue
-        node = entity["id"]
-        for parent in string_items(entity.get("parent_ids")):
-            if parent in kinds:
-                parents[node][parent] = None
-                children[parent][node] = None
-        for child in string_items(entity.get("child_ids")):
-            if child in kinds:
-                children[node][child] = None
-                parents[child][node] = None
+        node = entity.get("id")
+        if type(node) is not str:
+            continue
+        for field, upward in (("parent_ids", True), ("child_ids", False)):
+            references = entity.get(field)
+            if type(references) is not list:
+                continue
+            for other in references:
+                if type(other) is not str or other not in kinds:
+                    continue
+                edge = (other, node) if upward else (node, other)
+                if edge not in seen:
+                    seen.add(edge)
+                    parents[edge[1]].append(edge[0])
+                    children[edge[0]].append(edge[1])
     return EntityGraph(
-        ids=tuple(ids),
+        ids=tuple(kinds),
         kinds=kinds,
         parents={node: tuple(p) for node, p in parents.items()},
         children={node: tuple(c) for node, c in children.items()},

@@ -37,7 +37,7 @@ _SHA256 = re.compile(r"^[0-9a-fA-F]{64}$")
 
 def validate_document(document: Any) -> list[Problem]:
     """Every basic-validation problem of ``document`` (empty when it is valid)."""
-    if not isinstance(document, Mapping):
+    if not isinstance(document, dict):
         return [Problem("", f"the document must be a JSON object, got {_type_name(document)}")]
     problems: list[Problem] = []
     for field in REQUIRED_TOP_LEVEL:
@@ -47,7 +47,7 @@ def validate_document(document: Any) -> list[Problem]:
     results = document.get("results")
     if isinstance(results, list):
         for index, result in enumerate(results):
-            if isinstance(result, Mapping):
+            if isinstance(result, dict):
                 problems.extend(validate_result(result, index))
             else:
                 problems.append(
@@ -67,7 +67,7 @@ def _check_top_level(document: Mapping[str, Any], problems: list[Problem]) -> No
 
     tool = document.get("tool")
     if "tool" in document:
-        if not isinstance(tool, Mapping):
+        if not isinstance(tool, dict):
             problems.append(Problem("tool", "Field 'tool' must be an object"))
         else:
             for field in ("name", "version"):
@@ -75,7 +75,7 @@ def _check_top_level(document: Mapping[str, Any], problems: list[Problem]) -> No
 
     target = document.get("target")
     if "target" in document:
-        if not isinstance(target, Mapping):
+        if not isinstance(target, dict):
             problems.append(Problem("target", "Field 'target' must be an object"))
         else:
             for field in ("profile_name", "target_type", "components", "configuration"):
@@ -99,7 +99,7 @@ def _check_top_level(document: Mapping[str, Any], problems: list[Problem]) -> No
 
     model = document.get("model")
     if "model" in document:
-        if not isinstance(model, Mapping):
+        if not isinstance(model, dict):
             problems.append(Problem("model", "Field 'model' must be an object"))
         else:
             for field in ("name", "format", "hash"):
@@ -165,7 +165,7 @@ def validate_result(result: Mapping[str, Any], index: int) -> list[Problem]:
     graph_ok = True
     for position, entity in enumerate(entities):
         path = f"{prefix}.entities[{position}]"
-        if not isinstance(entity, Mapping):
+        if not isinstance(entity, dict):
             problems.append(Problem(path, f"Field '{path}' must be an object"))
             continue
         kind = entity.get("kind")
@@ -198,7 +198,7 @@ def validate_result(result: Mapping[str, Any], index: int) -> list[Problem]:
             else:
                 ids[entity_id] = position
     for position, entity in enumerate(entities):
-        if not isinstance(entity, Mapping):
+        if not isinstance(entity, dict):
             continue
         for field in ("parent_ids", "child_ids"):
             references = entity.get(field)
@@ -255,7 +255,7 @@ def _check_kind_declarations(
     declared: set[str] = set()
     for position, declaration in enumerate(declarations):
         path = f"{prefix}[{position}]"
-        if not isinstance(declaration, Mapping):
+        if not isinstance(declaration, dict):
             problems.append(Problem(path, f"Field '{path}' must be an object"))
             continue
         kind_id = declaration.get("id")
@@ -280,7 +280,7 @@ def _check_kind_declarations(
             declared.add(kind_id)
     known = declared | WELL_KNOWN_KINDS
     for position, declaration in enumerate(declarations):
-        if not isinstance(declaration, Mapping):
+        if not isinstance(declaration, dict):
             continue
         path = f"{prefix}[{position}]"
         for field in ("parent_kinds", "child_kinds"):
@@ -336,12 +336,12 @@ def _check_references(
         items = result.get(field)
         if isinstance(items, list):
             for position, item in enumerate(items):
-                if isinstance(item, Mapping):
+                if isinstance(item, dict):
                     check(item.get("entity_id"), f"{prefix}.{field}[{position}].entity_id")
     advice = result.get("advice")
     if isinstance(advice, list):
         for position, item in enumerate(advice):
-            if isinstance(item, Mapping):
+            if isinstance(item, dict):
                 affected = item.get("affected_entity_ids")
                 for slot, reference in enumerate(affected if isinstance(affected, list) else []):
                     check(reference, f"{prefix}.advice[{position}].affected_entity_ids[{slot}]")

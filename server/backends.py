@@ -46,12 +46,13 @@ def _processed(
     source: str | None,
 ) -> dict[str, Any]:
     """The raw document memoized by ``key``, then post-processed (memoized with the settings)."""
-    document = context.memo.get_or_compute(f"{stage}.raw", key, raw)
+    document = context.memo.get_or_compute(f"{stage}.raw", key, raw, refresh=context.fresh)
     context.check_cancelled()
     processed: dict[str, Any] = context.memo.get_or_compute(
         f"{stage}.processed",
         (*key, context.settings_key()),
         lambda: postprocess(document, context.settings, source=source),
+        refresh=context.fresh,
     )
     return processed
 

@@ -436,8 +436,9 @@ class Engine:
             state.started_at = time.monotonic()
             cancel = state.cancel
             plan = state.plan
+            fresh = state.force
         self._emit(EngineEvent("started", name, generation))
-        self._pool.submit(self._run, name, plan, generation, cancel)
+        self._pool.submit(self._run, name, plan, generation, cancel, fresh)
 
     def _read_inputs(self, plan: PlannedJob) -> tuple[JobInput, ...]:
         items = []
@@ -453,7 +454,14 @@ class Engine:
             items.append(JobInput(rel, data, _digest(data), str(path), mtime))
         return tuple(items)
 
-    def _run(self, name: str, plan: PlannedJob, generation: int, cancel: threading.Event) -> None:
+    def _run(
+        self,
+        name: str,
+        plan: PlannedJob,
+        generation: int,
+        cancel: threading.Event,
+        fresh: bool = False,
+    ) -> None:
         digests: tuple[str, ...] = ()
         outcome: GoodResult | JobError | None = None
         try:
@@ -471,7 +479,7 @@ class Engine:
                     use_backend_defaults=self._config.use_backend_defaults,
                 )
                 resolver = self._resolver
-            context = JobContext(inputs, plan.options, settings, self.memo, cancel)
+            context = JobContext(inputs, plan.options, settings, self.memo, cancel, fresh)
             document = job_type.run(context)
             context.check_cancelled()
             index = build_index(name, document, resolver.resolve, self._metric())

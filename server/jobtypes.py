@@ -54,11 +54,22 @@ class Memo:
         self._inflight: dict[tuple[Any, ...], threading.Event] = {}
         self.misses: dict[str, int] = {}
 
-    def get_or_compute(self, stage: str, key: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
-        """The memoized value, computing it once even when asked from several threads."""
+    def get_or_compute(
+        self,
+        stage: str,
+        key: tuple[Any, ...],
+        compute: Callable[[], Any],
+        *,
+        refresh: bool = False,
+    ) -> Any:
+        """The memoized value, computing it once even when asked from several threads
+        (``refresh``: compute again and replace it)."""
         full = (stage, *key)
         while True:
             with self._lock:
+                if refresh:
+                    self._items.pop(full, None)
+                    refresh = False
                 if full in self._items:
                     self._items.move_to_end(full)
                     return self._items[full]
@@ -92,6 +103,8 @@ class JobContext:
     settings: PipelineSettings
     memo: Memo
     cancelled: threading.Event = field(default_factory=threading.Event)
+    #: A forced reanalysis: recompute every stage instead of reusing memoized outputs.
+    fresh: bool = False
 
     def check_cancelled(self) -> None:
         if self.cancelled.is_set():
@@ -185,7 +198,7 @@ class StandardizedOutputJob:
             return postprocess(document, context.settings, source=item.path)
 
         result: dict[str, Any] = context.memo.get_or_compute(
-            "standardized", (item.digest, context.settings_key()), compute
+            "standardized", (item.digest, context.settings_key()), compute, refresh=context.fresh
         )
         return result
 

@@ -188,9 +188,11 @@ def test_reanalyze_forces_a_run(tmp_path: Path) -> None:
     _write(tmp_path / "a.mlia.json", load(INPUT_DOC))
     engine = _engine(tmp_path)
     try:
+        assert engine.memo.misses == {"standardized": 1}
         assert engine.reanalyze("a") == ["a"]
         assert engine.wait_idle(10)
         assert engine.backend_runs["a"] == 2
+        assert engine.memo.misses == {"standardized": 2}  # recomputed, not served from memo
         with pytest.raises(KeyError):
             engine.reanalyze("zzz")
     finally:

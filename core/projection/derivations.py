@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from perfline.core.projection.contributors import Contributor
-from perfline.core.projection.figures import Figures, combine, exact_values
+from perfline.core.projection.figures import Figures, OriginSums, combine, exact_values
 from perfline.core.projection.records import Record
 
 SEARCH_BUDGET = 200_000
@@ -82,7 +82,7 @@ def covers(
     required: frozenset[int],
     required_origins: frozenset[int],
     need_extra: bool,
-    origin_figures: dict[int, Figures],
+    origin_figures: OriginSums,
 ) -> list[Derivation]:
     """Every distinct arithmetic derivation (levels 4/6) over ``contributors``."""
     pool = [c for c in contributors if c.covered & required or c.origins & required_origins]
@@ -106,7 +106,7 @@ def covers(
         if not found:
             return []
         outcomes.append(found)
-    return _products(outcomes, need_extra)
+    return _products(outcomes, need_extra, origin_figures)
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +153,7 @@ def _component_outcomes(
     component: list[Contributor],
     required: frozenset[int],
     required_origins: frozenset[int],
-    origin_figures: dict[int, Figures],
+    origin_figures: OriginSums,
 ) -> list[_Outcome]:
     units: frozenset[int] = frozenset().union(*(c.covered for c in component)) & required
     origins: frozenset[int] = frozenset().union(*(c.origins for c in component))
@@ -184,16 +184,13 @@ def _component_outcomes(
             _Outcome(only.figures, only.origins, only.extras, sealed, True, only.faithful)
             for sealed in sorted(flags[id(only)], reverse=True)
         ]
-    by_origins: dict[frozenset[int], Figures | None] = {}
     found: dict[tuple[str, frozenset[int], frozenset[int], bool, bool], _Outcome] = {}
     for parts in _search_selections(representatives, units, needed):
         union: frozenset[int] = frozenset().union(*(c.origins for c in parts))
         if len(parts) == 1:
             figures: Figures | None = parts[0].figures
-        elif all(c.faithful for c in parts):
-            if union not in by_origins:
-                by_origins[union] = combine([c.figures for c in parts])
-            figures = by_origins[union]
+        elif all(c.faithful for c in parts) and all(o in origin_figures for o in union):
+            figures = origin_figures.total(union)
         else:
             figures = combine([c.figures for c in parts])
         if figures is None:
@@ -217,7 +214,7 @@ def _atom_outcomes(
     units: frozenset[int],
     needed: frozenset[int],
     available: frozenset[int],
-    origin_figures: dict[int, Figures],
+    origin_figures: OriginSums,
 ) -> list[_Outcome] | None:
     """Outcomes when every origin of the component is forced (see module docstring)."""
     if len(component) < 3 or not all(c.faithful for c in component):
@@ -240,7 +237,7 @@ def _atom_outcomes(
     extras: frozenset[int] = frozenset().union(*(c.extras for c in component))
     outcomes: list[_Outcome] = []
     if flags:
-        figures = combine([origin_figures[o] for o in sorted(available)])
+        figures = origin_figures.total(available)
         if figures is None:
             return []
         outcomes = [_Outcome(figures, available, extras, sealed, False) for sealed in flags]
@@ -252,7 +249,9 @@ def _atom_outcomes(
     return outcomes
 
 
-def _products(outcomes: list[list[_Outcome]], need_extra: bool) -> list[Derivation]:
+def _products(
+    outcomes: list[list[_Outcome]], need_extra: bool, sums: OriginSums
+) -> list[Derivation]:
     """Combine one outcome per component; each distinct record once.
 
     Outcomes that differ only in their sealed flag are one class; a product is
@@ -300,11 +299,16 @@ def _products(outcomes: list[list[_Outcome]], need_extra: bool) -> list[Derivati
             continue
         if need_extra and not extras:
             continue
-        figures = chosen[0].figures if len(chosen) == 1 else combine([o.figures for o in chosen])
-        if figures is None:
-            continue
         origins: frozenset[int] = frozenset().union(*(o.origins for o in chosen))
         faithful = all(o.faithful for o in chosen)
+        if len(chosen) == 1:
+            figures: Figures | None = chosen[0].figures
+        elif faithful and all(o in sums for o in origins):
+            figures = sums.total(origins)
+        else:
+            figures = combine([o.figures for o in chosen])
+        if figures is None:
+            continue
         for sealed, possible in ((True, can_seal), (False, can_unseal)):
             if possible:
                 record = Record(figures, origins, sealed, faithful)
@@ -446,7 +450,8 @@ def _search_covers(
         extras: frozenset[int] = frozenset().union(*(c.extras for c in parts))
         if need_extra and not extras:
             continue
-        figures = combine([c.figures for c in parts])
+        ordered = sorted(parts, key=lambda c: -len(c.covered))
+        figures = combine([c.figures for c in ordered])
         if figures is None:
             continue
         record = Record(
@@ -463,7 +468,7 @@ def resolve(
     contributors: Sequence[Contributor],
     required: frozenset[int],
     required_origins: frozenset[int],
-    origin_figures: dict[int, Figures],
+    origin_figures: OriginSums,
 ) -> Record | Conflict | None:
     """Levels 3-6 for one target: the winning record, a conflict, or nothing."""
     extra_free = [c for c in contributors if not c.extras]
@@ -499,7 +504,7 @@ def all_derivations(
     contributors: Sequence[Contributor],
     required: frozenset[int],
     required_origins: frozenset[int],
-    origin_figures: dict[int, Figures],
+    origin_figures: OriginSums,
 ) -> list[Record]:
     """Every complete derivation at levels 3-6 carrying ``required_origins`` (recipes)."""
     records: list[Record] = []

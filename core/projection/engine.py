@@ -15,6 +15,7 @@ from perfline.core.kinds import declared_kind_pairs
 from perfline.core.projection.authority import Authority, find_authority
 from perfline.core.projection.contributors import Contributor, ContributorCache
 from perfline.core.projection.derivations import resolve
+from perfline.core.projection.figures import OriginSums
 from perfline.core.projection.frontiers import resolve_frontiers
 from perfline.core.projection.index import GraphIndex, build_index
 from perfline.core.projection.recipes import peer_exposures, run_fixed_point, select_producers
@@ -35,7 +36,7 @@ def project(result: Mapping[str, Any]) -> tuple[Authority, GraphIndex, dict[int,
     index = build_index(entities)
     authority = find_authority(breakdowns, index, declared)
     origins = authority.authoritative - authority.shadowed
-    origin_figures = {o: f for o, f in authority.figures.items() if o in origins}
+    origin_figures = OriginSums({o: f for o, f in authority.figures.items() if o in origins})
     targets = [t for t in range(len(index.ids)) if t not in authority.authoritative]
     frontiers = resolve_frontiers(index, targets, origins, origin_figures, declared)
 
@@ -97,6 +98,11 @@ def _deep_copy(value: Any) -> Any:
         return {key: _deep_copy(item) for key, item in value.items()}
     if kind is list or kind is tuple:
         return [_deep_copy(item) for item in value]
+    if kind in _SCALARS:
+        return value
     if isinstance(value, Mapping):
         return {key: _deep_copy(item) for key, item in value.items()}
     return value
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})

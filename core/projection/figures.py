@@ -235,3 +235,29 @@ def exact_values(figures: Figures) -> bool:
     sum of up to 2**13 of them is exact whatever the order.
     """
     return figures.exact
+
+
+class OriginSums(dict[int, Figures]):
+    """The usable origins' figure sets, plus memoized exact totals of origin sets.
+
+    ``total(origins)`` is the combination of the origins' own figures in
+    sorted order; callers use it only when every value adds exactly, so the
+    order does not matter and any cover of those origins gives this total.
+    """
+
+    def __init__(self, figures: Mapping[int, Figures]) -> None:
+        super().__init__(figures)
+        self._totals: dict[frozenset[int], Figures | None] = {}
+
+    def total(self, origins: frozenset[int]) -> Figures | None:
+        """Exact combination of ``origins`` (a copy for a single origin)."""
+        known = self._totals.get(origins, self)
+        if known is not self:
+            return known  # type: ignore[return-value]
+        if len(origins) == 1:
+            (only,) = origins
+            value: Figures | None = self[only]
+        else:
+            value = combine([self[o] for o in sorted(origins)])
+        self._totals[origins] = value
+        return value

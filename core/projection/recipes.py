@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from perfline.core.projection.contributors import Contributor, ContributorCache
 from perfline.core.projection.derivations import all_derivations, resolve
-from perfline.core.projection.figures import Figures
+from perfline.core.projection.figures import OriginSums
 from perfline.core.projection.index import GraphIndex
 from perfline.core.projection.records import Population, Record
 from perfline.core.projection.scopes import Scope
@@ -104,7 +104,7 @@ def _has_consumer(
 def peer_exposures(
     scopes: Mapping[int, Scope],
     contributors: Callable[[int], list[Contributor]],
-    origin_figures: dict[int, Figures],
+    origin_figures: OriginSums,
 ) -> list[tuple[Record, int]]:
     """Records exposed by members of groups of dynamic targets with identical U."""
     groups: dict[frozenset[int], list[int]] = {}
@@ -134,7 +134,7 @@ def run_fixed_point(
     population: Population,
     producers: list[int],
     scopes: Mapping[int, Scope],
-    origin_figures: dict[int, Figures],
+    origin_figures: OriginSums,
     cache: ContributorCache,
 ) -> None:
     """Let producers expose their derivations until nothing new appears."""

@@ -19,7 +19,7 @@ import { createServerRun, type ServerRun } from './languageClient';
 import { LogTail } from './logTail';
 import { probeServer } from './probe';
 import { asProgressValue, ProgressTracker } from './progress';
-import { Methods, reanalyzeParams } from './protocol';
+import { describeChange, Methods, reanalyzeParams } from './protocol';
 import { selectedInterpreter } from './python';
 import { describeCommand, resolveServerCommand, type ServerCommand } from './serverCommand';
 import {
@@ -316,10 +316,9 @@ export class Controller implements vscode.Disposable {
   }
 
   private onResultChanged(params: unknown): void {
-    const job =
-      typeof params === 'object' && params !== null && typeof (params as { job?: unknown }).job === 'string'
-        ? (params as { job: string }).job
-        : undefined;
+    const change = describeChange(params);
+    const job = change.job;
+    this.output.appendLine(`[perfline] result changed: ${change.text}`);
     if (job === undefined) {
       this.documents.clear();
     } else {

@@ -83,7 +83,8 @@ export function createServerRun(command: ServerCommand, cwd: string, hooks: Clie
       error: () => ({ action: ErrorAction.Continue, handled: true }),
       closed: () => {
         hooks.onClosed();
-        return { action: CloseAction.DoNotRestart, handled: true };
+        // The supervisor decides about restarts; this only words the library's log line.
+        return { action: CloseAction.DoNotRestart, handled: true, message: 'Connection to the perfline server closed.' };
       },
     },
     initializationFailedHandler: () => false,

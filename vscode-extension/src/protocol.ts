@@ -111,3 +111,19 @@ export function jobArgument(arg: unknown): string | undefined {
   }
   return undefined;
 }
+
+/** Reads a `perfline/resultChanged` notification: the job (if any) and a one-line description. */
+export function describeChange(params: unknown): { job: string | undefined; text: string } {
+  if (!isObject(params)) {
+    return { job: undefined, text: 'everything' };
+  }
+  const job = typeof params.job === 'string' ? params.job : undefined;
+  const parts = [
+    typeof params.kind === 'string' ? params.kind : 'change',
+    job ?? 'all jobs',
+    typeof params.generation === 'number' ? `generation ${params.generation}` : undefined,
+    params.stale === true ? 'stale' : undefined,
+    typeof params.error === 'string' && params.error !== '' ? `error: ${params.error}` : undefined,
+  ];
+  return { job, text: parts.filter((p): p is string => p !== undefined).join(' ') };
+}

@@ -5,6 +5,7 @@
  * from `perfline annotate` (--json for the line labels, the text form for the code lens titles).
  * Every check is reported; the exit code is 1 if any failed. Screenshots go to --shots.
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -20,6 +21,8 @@ const { values: args } = parseArgs({
     'expected-text': { type: 'string' },
     shots: { type: 'string' },
     settings: { type: 'string' },
+    'server-parent': { type: 'string' },
+    logs: { type: 'string' },
     timeout: { type: 'string', default: '120000' },
   },
 });
@@ -34,6 +37,36 @@ const url = need('url');
 const fileName = need('file');
 const shots = need('shots');
 const settingsPath = need('settings');
+const serverParent = Number(need('server-parent'));
+const logsDir = need('logs');
+
+// The perfline output channel as VS Code saved it: <logs>/<session>/exthost1/output_logging_<time>/<n>-perfline.log
+const perflineLog = () => {
+  const files = execFileSync('find', [logsDir, '-name', '*-perfline.log'], { encoding: 'utf8' }).split('\n').filter(Boolean);
+  return files.map((f) => readFileSync(f, 'utf8')).join('\n');
+};
+const generations = () => [...perflineLog().matchAll(/result changed: result \S+ generation (\d+)/g)].map((m) => Number(m[1]));
+
+/** Pids of `perfline serve --stdio` processes below `root` (the code-server this run started). */
+const serverPids = (root) => {
+  const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
+    .filter((m) => m !== null)
+    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3] }));
+  const below = new Set([root]);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const row of rows) {
+      if (below.has(row.ppid) && !below.has(row.pid)) {
+        below.add(row.pid);
+        grew = true;
+      }
+    }
+  }
+  return rows.filter((r) => below.has(r.pid) && /-m perfline serve --stdio/.test(r.args)).map((r) => r.pid);
+};
 const timeout = Number(args.timeout);
 
 /** Lines with a hint label in `perfline annotate --json`, 1-based. */
@@ -267,7 +300,49 @@ try {
   check('Show Result JSON', resultOk, resultOk ? 'processed document opened' : 'result.json not shown');
   await shot('5-result-json');
 
-  // 7. Settings apply without a reload: hide hints below 5 % and change the format.
+  // 7. Reanalyze: the status bar spins while the server reports progress, then shows totals again.
+  const statusLabels = () =>
+    page
+      .locator('#workbench\\.parts\\.statusbar [aria-label^="perfline"]')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
+  const lastGeneration = Math.max(0, ...generations());
+  await runCommand('perfline: Reanalyze');
+  let spinnerSeen = false;
+  const newer = await until(async () => {
+    const labels = await statusLabels();
+    spinnerSeen ||= labels.some((l) => l.includes('analysing'));
+    const fresh = generations().filter((g) => g > lastGeneration);
+    return fresh.length > 0 ? Math.max(...fresh) : undefined;
+  }, 60_000, 100);
+  const settled = (await statusLabels()).find((l) => /\d/.test(l) && !l.includes('analysing'));
+  check(
+    'Reanalyze',
+    Boolean(newer) && Boolean(settled),
+    `result generation ${lastGeneration} -> ${newer ?? '<no new result>'}; status bar "${settled ?? '<none>'}"; ` +
+      `spinner seen: ${spinnerSeen ? 'yes' : 'no (the run finished within the server\'s 0.5 s progress delay)'}`,
+  );
+
+  // 8. Crash: kill the server the extension started; it must come back by itself.
+  const before = serverPids(serverParent);
+  if (before.length === 1) {
+    process.kill(before[0], 'SIGKILL');
+    const restarted = await until(() => {
+      const now = serverPids(serverParent);
+      return now.length === 1 && now[0] !== before[0] ? now[0] : undefined;
+    }, 60_000);
+    await openFile();
+    const back = await until(async () => ((await editorLines())[hintLine] ?? '').includes(dominant.label), 60_000);
+    check(
+      'restart after a crash',
+      Boolean(restarted) && Boolean(back),
+      `killed server pid ${before[0]}; new pid ${restarted ?? '<none>'}; hint back on line ${hintLine}: ${Boolean(back)}`,
+    );
+    await shot('6-after-restart');
+  } else {
+    check('restart after a crash', false, `expected one perfline server below pid ${serverParent}, found ${JSON.stringify(before)}`);
+  }
+
+  // 9. Settings apply without a reload: hide hints below 5 % and change the format.
   // Edited the way a user does it: in the user settings JSON editor, then saved. (code-server does
   // not notice a write to settings.json from outside, so writing the file would test nothing.)
   const settings = JSON.parse(readFileSync(settingsPath, 'utf8'));
@@ -316,7 +391,7 @@ try {
       await sleep(2000);
       const log = await page.locator('.panel .monaco-editor .view-lines').first().innerText({ timeout: 5_000 });
       console.log(`--- perfline log (visible part) ---\n${log}`);
-      await shot('6-log');
+      await shot('9-log');
     } catch {
       console.log('(could not read the perfline log)');
     }

@@ -112,7 +112,9 @@ node "$HERE/drive.mjs" \
   --expected "$WORK/expected.json" \
   --expected-text "$WORK/expected.txt" \
   --shots "$SHOTS" \
-  --settings "$WORK/data/User/settings.json"
+  --settings "$WORK/data/User/settings.json" \
+  --server-parent "$CS_PID" \
+  --logs "$WORK/data/logs"
 status=$?
 set -e
 find "$WORK/data/logs" -name '*perfline*' -newer "$WORK/config.yaml" -exec cp {} "$WORK/" \; 2>/dev/null || true

@@ -6,6 +6,7 @@ import {
   jobArgument,
   parseLineAnnotations,
   reanalyzeParams,
+  describeChange,
   resultDocument,
 } from '../../src/protocol';
 
@@ -90,5 +91,19 @@ describe('command arguments', () => {
   it('reanalyzes everything without a job', () => {
     assert.deepEqual(reanalyzeParams(undefined), {});
     assert.deepEqual(reanalyzeParams('kws'), { job: 'kws' });
+  });
+});
+
+describe('describeChange', () => {
+  it('names the kind, job, generation, staleness and error', () => {
+    assert.deepEqual(describeChange({ kind: 'result', job: 'kws', generation: 3, stale: false, error: null }), {
+      job: 'kws',
+      text: 'result kws generation 3',
+    });
+    assert.equal(
+      describeChange({ kind: 'error', job: 'kws', generation: 4, stale: true, error: 'truncated' }).text,
+      'error kws generation 4 stale error: truncated',
+    );
+    assert.deepEqual(describeChange(undefined), { job: undefined, text: 'everything' });
   });
 });

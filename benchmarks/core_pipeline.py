@@ -253,25 +253,41 @@ def adversarial_document(n: int) -> dict[str, Any]:
 
 
 _OURS = """
-import json, resource, sys, time
+import hashlib, json, sys, time
 sys.path.insert(0, {root!r})
-doc = json.load(sys.stdin)
-stage_only = {stage_only!r}
-if stage_only:
+sys.path.insert(0, {here!r})
+from core_pipeline import adversarial_document, nx_document
+family, size = sys.argv[1], int(sys.argv[2])
+doc = nx_document(size) if family == "nx" else adversarial_document(size)
+if {stage_only!r}:
     from perfline.core.projection import project_breakdowns
     start = time.perf_counter()
-    out = dict(doc); out["results"] = [project_breakdowns(r) for r in doc["results"]]
+    out = dict(doc)
+    out["results"] = [project_breakdowns(r) for r in doc["results"]]
 else:
     from perfline.core.pipeline import PipelineSettings, postprocess
     start = time.perf_counter()
     out = postprocess(doc, PipelineSettings())
 seconds = time.perf_counter() - start
-rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(json.dumps({{"seconds": seconds, "rss_kb": rss, "output": out}}))
+peak_kb = 0
+with open("/proc/self/status") as status:
+    for line in status:
+        if line.startswith("VmHWM:"):
+            peak_kb = int(line.split()[1])
+result = out["results"][0]
+top = [b["metrics"][0]["value"] for b in result.get("breakdowns", [])
+       if b["entity_id"] == "nn_module/top"]
+text = json.dumps(out, sort_keys=True, separators=(",", ":"))
+print(json.dumps({{"seconds": seconds, "peak_kb": peak_kb,
+                  "projected": len(result.get("breakdowns", []))
+                  - len(doc["results"][0]["breakdowns"]),
+                  "entities": len(doc["results"][0]["entities"]),
+                  "top": top[0] if top else None,
+                  "digest": hashlib.sha256(text.encode()).hexdigest()}}))
 """
 
 _REFERENCE = """
-import json, logging, resource, sys, time
+import hashlib, json, logging, sys, time
 logging.disable(logging.CRITICAL)
 from mlia.core.output_postprocessing import postprocess_standardized_output
 from mlia.core.settings import ApplicationSettings, CollapseRule, FilteringSettings
@@ -281,15 +297,15 @@ settings = ApplicationSettings(filtering=FilteringSettings(collapse=(rule,)))
 start = time.perf_counter()
 out = postprocess_standardized_output(doc, settings)
 seconds = time.perf_counter() - start
-rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(json.dumps({{"seconds": seconds, "rss_kb": rss, "output": out}}))
+text = json.dumps(out, sort_keys=True, separators=(",", ":"))
+print(json.dumps({{"seconds": seconds, "digest": hashlib.sha256(text.encode()).hexdigest()}}))
 """
 
 
-def _run(python: str, script: str, document: dict[str, Any], timeout: float) -> dict[str, Any]:
+def _run(python: str, script: str, args: list[str], stdin: str, timeout: float) -> dict[str, Any]:
     proc = subprocess.run(
-        [python, "-c", script],
-        input=json.dumps(document),
+        [python, "-c", script, *args],
+        input=stdin,
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -299,14 +315,6 @@ def _run(python: str, script: str, document: dict[str, Any], timeout: float) -> 
         raise RuntimeError(proc.stderr.strip().splitlines()[-1] if proc.stderr else "failed")
     reply: dict[str, Any] = json.loads(proc.stdout)
     return reply
-
-
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
-
-
-def _entity_count(document: dict[str, Any]) -> int:
-    return len(document["results"][0]["entities"])
 
 
 def main() -> int:
@@ -321,49 +329,42 @@ def main() -> int:
         help="time only the projection stage instead of the whole pipeline",
     )
     args = parser.parse_args()
-    ours = _OURS.format(root=str(ROOT), stage_only=args.stage_only)
+    ours = _OURS.format(
+        root=str(ROOT), here=str(Path(__file__).resolve().parent), stage_only=args.stage_only
+    )
     reference = _REFERENCE.format(kind=NX_RULE[0], attribute=NX_RULE[1], globs=NX_RULE[2])
     what = "projection stage only" if args.stage_only else "whole post-processing (postprocess)"
-    print(f"timing: {what}; each size in a fresh subprocess; peak = subprocess max RSS")
+    print(f"timing: {what}; each case in a fresh subprocess; peak = its VmHWM (peak RSS)")
     print(
-        f"{'case':>16} {'entities':>9} {'projected':>9} {'seconds':>9} {'peak MB':>8}"
+        f"{'case':>17} {'entities':>9} {'projected':>9} {'seconds':>9} {'peak MB':>8}"
         f" {'reference s':>12} {'ratio':>7} {'agree':>6}"
     )
     previous: tuple[int, float] | None = None
-    cases: list[tuple[str, int, dict[str, Any], bool]] = []
-    for size in [int(s) for s in args.sizes.split(",") if s]:
-        cases.append((f"nx {size} chains", size, nx_document(size), True))
-    for n in [int(s) for s in args.adversarial.split(",") if s]:
-        cases.append((f"adversarial {n}", n, adversarial_document(n), False))
-    for label, size, document, growth in cases:
-        mine = _run(sys.executable, ours, document, timeout=1800)
-        before = len(document["results"][0]["breakdowns"])
-        projected = len(mine["output"]["results"][0].get("breakdowns", [])) - before
+    cases = [("nx", int(s)) for s in args.sizes.split(",") if s]
+    cases += [("adversarial", int(s)) for s in args.adversarial.split(",") if s]
+    for family, size in cases:
+        mine = _run(sys.executable, ours, [family, str(size)], "", timeout=3600)
+        label = f"{family} {size}" + (" chains" if family == "nx" else "")
         line = (
-            f"{label:>16} {_entity_count(document):>9} {projected:>9}"
-            f" {mine['seconds']:>9.3f} {mine['rss_kb'] / 1024:>8.0f}"
+            f"{label:>17} {mine['entities']:>9} {mine['projected']:>9}"
+            f" {mine['seconds']:>9.3f} {mine['peak_kb'] / 1024:>8.0f}"
         )
-        reference_limit = args.reference_max if growth else 22
-        if args.vs_reference and size <= reference_limit:
+        limit = args.reference_max if family == "nx" else 22
+        if args.vs_reference and size <= limit:
+            document = nx_document(size) if family == "nx" else adversarial_document(size)
             try:
-                theirs = _run(args.vs_reference, reference, document, timeout=1800)
-                agree = _canonical(theirs["output"]) == _canonical(mine["output"])
+                theirs = _run(args.vs_reference, reference, [], json.dumps(document), 3600)
+                agree = "yes" if theirs["digest"] == mine["digest"] else "NO"
                 ratio = theirs["seconds"] / max(mine["seconds"], 1e-9)
-                line += f" {theirs['seconds']:>12.2f} {ratio:>6.0f}x {'yes' if agree else 'NO':>6}"
+                line += f" {theirs['seconds']:>12.2f} {ratio:>6.0f}x {agree:>6}"
             except (RuntimeError, subprocess.TimeoutExpired) as error:
                 line += f" {'failed':>12} ({error})"
-        if not growth:
-            top = [
-                b
-                for b in mine["output"]["results"][0].get("breakdowns", [])
-                if b["entity_id"] == "nn_module/top"
-            ]
-            value = top[0]["metrics"][0]["value"] if top else None
-            line += f"  top={value} (expected {size * (size + 1) // 2})"
-        elif previous is not None:
-            factor = size / previous[0]
-            line += f"  x{factor:.0f} chains -> x{mine['seconds'] / previous[1]:.1f} time"
-        if growth:
+        if family == "adversarial":
+            line += f"  top={mine['top']} (expected {size * (size + 1) // 2})"
+        else:
+            if previous is not None:
+                factor = size / previous[0]
+                line += f"  x{factor:.0f} chains -> x{mine['seconds'] / previous[1]:.1f} time"
             previous = (size, mine["seconds"])
         print(line, flush=True)
     return 0

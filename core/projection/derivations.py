@@ -450,7 +450,7 @@ def _search_covers(
         extras: frozenset[int] = frozenset().union(*(c.extras for c in parts))
         if need_extra and not extras:
             continue
-        ordered = sorted(parts, key=lambda c: -len(c.covered))
+        ordered = sorted(parts, key=lambda c: (-len(c.covered), sorted(c.covered)))
         figures = combine([c.figures for c in ordered])
         if figures is None:
             continue

@@ -5,23 +5,35 @@ as the reference does (sealed first, else fewest origins, when nothing is
 required; otherwise every copy that carries all required origins). Levels 4
 and 6 are *covers*: sets of contributors with pairwise disjoint origins that
 jointly cover the required units U and carry the required origins RO, with no
-removable member, whose figures combine (§6.2).
+removable member, whose figures combine (§6.2). At a level only the covers
+with the fewest extra units count; different figure sets there are a conflict.
 
 The number of covers can be exponential (every tiling of a row by overlapping
-views). Two ways avoid enumerating them:
+views). When every value adds exactly (integers, small integral floats), the
+figures of a cover depend only on which records it uses, so:
 
-* **Origin atoms** (exact, used first): when every contributor is *faithful*
-  (figures = combination of its origins' own figures), every value sums
-  exactly in any order, and every available origin is *forced* (some required
-  unit is covered only by contributors holding it), then every cover uses all
-  available origins, so every cover has the same figures, the same extras and
-  is a partition of those origins into contributors. Only the existence of a
-  partition (with >= 2 parts), and for recipes whether an all-sealed and a
-  not-all-sealed one exist, must be found: a depth-first search over origins
-  with memoized dead ends.
+* **Components**: contributors that share no origin and no required unit are
+  independent; each component is covered on its own and the records of the
+  whole are the products of the components' distinct outcomes (outcomes that
+  differ only in the sealed flag are one class). Raw and sealed copies of one
+  origin are one slot.
+* **Origin atoms**: inside a component whose contributors are *faithful*
+  (figures = exact total of their origins) and whose every origin is *forced*
+  (some required unit is covered only by contributors holding it), every cover
+  uses all the origins, so all covers have the same figures and extras; only
+  whether a partition of the origins into >= 2 contributors exists (all sealed /
+  not all sealed) is searched: depth-first over origins, dead ends memoized,
+  at most ``PARTITION_BUDGET`` steps (beyond it: the bounded search below).
 * **Bounded search** otherwise: depth-first over the lowest uncovered unit /
-  required origin, each cover seen once; it stops after ``SEARCH_BUDGET``
-  steps (derivations found so far are used). NX-shaped results stay far below it.
+  required origin, each selection once, at most ``SEARCH_BUDGET`` steps per
+  component (what was found by then is used); products stop at
+  ``PRODUCT_BUDGET`` combinations. NX-shaped results stay far below these.
+
+When float values could round differently by order, the whole cover set is
+searched (bounded) and each cover is summed widest part first (most covered
+units, then lowest unit), the order observed in the reference on probes; the
+reference's order is not fully known, so rare float-rounding conflicts can
+differ from it.
 """
 
 from __future__ import annotations

@@ -21,7 +21,6 @@ a pass costs in proportion to what changed. Cost per derivation: see
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 
 from perfline.core.projection.contributors import Contributor, ContributorCache
 from perfline.core.projection.derivations import all_derivations, resolve
@@ -29,13 +28,6 @@ from perfline.core.projection.figures import OriginSums
 from perfline.core.projection.index import GraphIndex
 from perfline.core.projection.records import Population, Record
 from perfline.core.projection.scopes import Scope
-
-
-@dataclass(frozen=True, slots=True)
-class Dynamic:
-    """The dynamic targets and their scopes."""
-
-    scopes: Mapping[int, Scope]
 
 
 def select_producers(

@@ -40,9 +40,16 @@ def postprocess(
 ) -> dict[str, Any]:
     """Validate, collapse, derive code lines, project, validate again.
 
+    A document that perfline has already post-processed (it carries the
+    ``extensions.perfline.postprocessed`` mark) is validated and returned
+    unchanged: processing it again could only add figures derived from
+    figures that were themselves derived.
+
     Raises ``InputError`` naming ``source`` and the JSON path of every problem.
     """
     _raise_if_invalid(document, source)
+    if is_postprocessed(document):
+        return dict(document)
     results = document["results"]
     processed: list[Any] = []
     for index, raw in enumerate(results):
@@ -50,7 +57,30 @@ def postprocess(
     output = dict(document)
     output["results"] = processed
     _raise_if_invalid(output, source)
-    return output
+    return _with_mark(output)
+
+
+#: ``extensions`` key under which perfline records that a document is post-processed.
+EXTENSION_KEY = "perfline"
+
+
+def is_postprocessed(document: Mapping[str, Any]) -> bool:
+    """Whether ``document`` carries perfline's post-processed mark."""
+    extensions = document.get("extensions")
+    if not isinstance(extensions, dict):
+        return False
+    own = extensions.get(EXTENSION_KEY)
+    return isinstance(own, dict) and own.get("postprocessed") is True
+
+
+def _with_mark(document: dict[str, Any]) -> dict[str, Any]:
+    extensions = document.get("extensions", {})
+    if not isinstance(extensions, dict):
+        return document  # not ours to rewrite; the document is still valid
+    own = extensions.get(EXTENSION_KEY, {})
+    own = {**own, "postprocessed": True} if isinstance(own, dict) else own
+    document["extensions"] = {**extensions, EXTENSION_KEY: own}
+    return document
 
 
 def _process_result(raw: Any, index: int, settings: PipelineSettings, source: str | None) -> Any:

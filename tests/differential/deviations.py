@@ -5,6 +5,10 @@ D1: perfline adds ``Retaining entity '<id>' because collapsing it would create
 an undeclared entity-kind relationship.`` to a result's ``warnings`` for each
 collapse candidate it had to retain; the reference only logs it. Stripping
 removes those strings and drops a ``warnings`` list left empty.
+
+D3: perfline marks a post-processed document with
+``extensions.perfline.postprocessed = true`` (so that it is never processed
+twice); stripping removes that mark and an ``extensions`` object left empty.
 """
 
 from __future__ import annotations
@@ -20,8 +24,16 @@ RETAIN_WARNING = re.compile(
 
 
 def strip_deviations(document: Any) -> Any:
-    """A copy of ``document`` without the warnings perfline adds (D1)."""
-    if not isinstance(document, dict) or not isinstance(document.get("results"), list):
+    """A copy of ``document`` without the warnings (D1) and the mark (D3) perfline adds."""
+    if not isinstance(document, dict):
+        return document
+    extensions = document.get("extensions")
+    if isinstance(extensions, dict) and "perfline" in extensions:
+        rest = {k: v for k, v in extensions.items() if k != "perfline"}
+        document = {k: v for k, v in document.items() if k != "extensions"}
+        if rest:
+            document["extensions"] = rest
+    if not isinstance(document.get("results"), list):
         return document
     results = []
     for item in document["results"]:

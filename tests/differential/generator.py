@@ -32,21 +32,10 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-NX_KINDS: list[dict[str, Any]] = [
-    {"id": "segment", "child_kinds": ["cascade", "source_operator"]},
-    {"id": "cascade", "parent_kinds": ["segment"], "child_kinds": ["chain"]},
-    {
-        "id": "chain",
-        "parent_kinds": ["cascade"],
-        "child_kinds": ["source_operator", "performance_group"],
-    },
-    {"id": "performance_group", "parent_kinds": ["chain"], "child_kinds": ["source_operator"]},
-    {
-        "id": "nn_module",
-        "parent_kinds": ["nn_module"],
-        "child_kinds": ["nn_module", "source_operator"],
-    },
-]
+from perfline.core.backends.nx_common.kinds import performance_entity_kinds
+
+#: What the NX backends declare (the generator imitates their output).
+NX_KINDS: list[dict[str, Any]] = performance_entity_kinds()
 
 PRODUCERS = ("nx-performance-estimator", "neural-technology-profiling-data")
 OPERATOR_TYPES = ("conv2d", "add", "mul", "relu", "resize", "matmul", "reshape", "concat")

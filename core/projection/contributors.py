@@ -136,6 +136,10 @@ class ContributorCache:
         self._population = population
         self._known: dict[int, _Seen] = {}
 
+    def forget(self, target: int) -> None:
+        """Drop what is known about ``target`` (after its last use)."""
+        self._known.pop(target, None)
+
     def get(self, target: int) -> tuple[list[Contributor], bool]:
         """The target's contributors against the current population."""
         population = self._population

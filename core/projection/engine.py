@@ -71,6 +71,7 @@ def project(result: Mapping[str, Any]) -> tuple[Authority, GraphIndex, dict[int,
         if scope.vetoed or not scope.required:
             continue
         found = cache.get(target)[0]
+        cache.forget(target)
         outcome = resolve(found, scope.required, scope.required_origins, origin_figures)
         if isinstance(outcome, Record):
             decided[target] = outcome

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set everything up in ./.venv and run the whole test suite: ruff, mypy, pytest,
-# and the VS Code extension's own checks (when npm is present).
+# the VS Code extension's checks, and its end-to-end run in a real VS Code
+# (code-server + Debian's chromium; PERFLINE_SKIP_E2E=1 skips that last part).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m venv .venv
@@ -17,6 +18,10 @@ if [ -f vscode-extension/package.json ]; then
   if command -v npm >/dev/null 2>&1; then
     echo "== vscode-extension"
     (cd vscode-extension && npm ci --no-audit --no-fund --loglevel=error && npm test)
+    if [ "${PERFLINE_SKIP_E2E:-0}" != "1" ]; then
+      echo "== vscode-extension end to end (code-server + headless chromium)"
+      bash vscode-extension/test/e2e/run.sh
+    fi
   else
     echo "npm not found: the VS Code extension's checks need Node.js 20 and npm" >&2
     exit 1

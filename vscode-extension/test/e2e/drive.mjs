@@ -400,4 +400,5 @@ try {
 }
 const failed = results.filter((r) => !r.ok).length;
 console.log(`\n${results.length - failed}/${results.length} checks passed`);
+console.log(`e2e: ${results.length - failed} passed, ${failed} failed`);
 process.exit(exitCode);

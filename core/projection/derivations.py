@@ -38,6 +38,7 @@ differ from it.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -95,8 +96,12 @@ def covers(
     required_origins: frozenset[int],
     need_extra: bool,
     origin_figures: OriginSums,
+    decide_only: bool = False,
 ) -> list[Derivation]:
-    """Every distinct arithmetic derivation (levels 4/6) over ``contributors``."""
+    """Every distinct arithmetic derivation (levels 4/6) over ``contributors``.
+
+    ``decide_only``: the caller only needs to know the figures or that they conflict.
+    """
     pool = [c for c in contributors if c.covered & required or c.origins & required_origins]
     if len(pool) < 2:
         return []
@@ -118,7 +123,7 @@ def covers(
         if not found:
             return []
         outcomes.append(found)
-    return _products(outcomes, need_extra, origin_figures)
+    return _products(outcomes, need_extra, origin_figures, decide_only)
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,12 +267,16 @@ def _atom_outcomes(
 
 
 def _products(
-    outcomes: list[list[_Outcome]], need_extra: bool, sums: OriginSums
+    outcomes: list[list[_Outcome]], need_extra: bool, sums: OriginSums, decide_only: bool
 ) -> list[Derivation]:
     """Combine one outcome per component; each distinct record once.
 
     Outcomes that differ only in their sealed flag are one class; a product is
     sealed-capable iff each chosen class is, and unsealed-capable iff any is.
+    Components with a single class are folded once (their exact total is
+    computed once); only components with alternatives are multiplied, at most
+    ``PRODUCT_BUDGET`` combinations. With ``decide_only`` (resolution without
+    extras) the walk stops at the second distinct figure set: a conflict.
     """
     classes: list[list[tuple[_Outcome, bool, bool]]] = []
     for options in outcomes:
@@ -287,44 +296,55 @@ def _products(
                 for group in merged.values()
             ]
         )
-    partial: list[tuple[list[_Outcome], frozenset[int], bool, bool]] = [
-        ([], frozenset(), True, False)
-    ]
-    for options_of_class in classes:
-        grown: list[tuple[list[_Outcome], frozenset[int], bool, bool]] = []
-        for chosen, extras, can_seal, can_unseal in partial:
-            for option, sealed_ok, unsealed_ok in options_of_class:
-                grown.append(
-                    (
-                        [*chosen, option],
-                        extras | option.extras,
-                        can_seal and sealed_ok,
-                        can_unseal or unsealed_ok,
-                    )
-                )
-            if len(grown) > PRODUCT_BUDGET:
-                break
-        partial = grown
+    fixed = [group[0] for group in classes if len(group) == 1]
+    varying = [group for group in classes if len(group) > 1]
+    base = [outcome for outcome, _, _ in fixed]
+    base_origins: frozenset[int] = frozenset().union(*(o.origins for o in base))
+    base_extras: frozenset[int] = frozenset().union(*(o.extras for o in base))
+    base_seal = all(sealed_ok for _, sealed_ok, _ in fixed)
+    base_unseal = any(unsealed_ok for _, _, unsealed_ok in fixed)
+    base_faithful = all(o.faithful for o in base)
+    base_figures: Figures | None = None
+    if len(base) == 1:
+        base_figures = base[0].figures
+    elif base:
+        if base_faithful and all(o in sums for o in base_origins):
+            base_figures = sums.total(base_origins)
+        else:
+            base_figures = combine([o.figures for o in base])
+        if base_figures is None:
+            return []
     results: dict[tuple[str, frozenset[int], bool], Derivation] = {}
-    for chosen, extras, can_seal, can_unseal in partial:
-        if len(chosen) == 1 and chosen[0].single:
+    keys: set[str] = set()
+    for count, choice in enumerate(itertools.product(*varying)):
+        if count >= PRODUCT_BUDGET:
+            break
+        chosen = [option for option, _, _ in choice]
+        if len(base) + len(chosen) == 1 and (base or chosen)[0].single:
             continue
+        extras = base_extras.union(*(o.extras for o in chosen)) if chosen else base_extras
         if need_extra and not extras:
             continue
-        origins: frozenset[int] = frozenset().union(*(o.origins for o in chosen))
-        faithful = all(o.faithful for o in chosen)
-        if len(chosen) == 1:
-            figures: Figures | None = chosen[0].figures
-        elif faithful and all(o in sums for o in origins):
-            figures = sums.total(origins)
+        if not chosen:
+            figures = base_figures
+        elif base_figures is None and len(chosen) == 1:
+            figures = chosen[0].figures
         else:
-            figures = combine([o.figures for o in chosen])
+            parts = [o.figures for o in chosen]
+            figures = combine(parts if base_figures is None else [base_figures, *parts])
         if figures is None:
             continue
+        origins = base_origins.union(*(o.origins for o in chosen)) if chosen else base_origins
+        faithful = base_faithful and all(o.faithful for o in chosen)
+        can_seal = base_seal and all(sealed_ok for _, sealed_ok, _ in choice)
+        can_unseal = base_unseal or any(unsealed_ok for _, _, unsealed_ok in choice)
         for sealed, possible in ((True, can_seal), (False, can_unseal)):
             if possible:
                 record = Record(figures, origins, sealed, faithful)
                 results.setdefault(record.identity, Derivation(record, len(extras)))
+        keys.add(figures.key)
+        if decide_only and not need_extra and len(keys) > 1:
+            break
     return list(results.values())
 
 
@@ -487,7 +507,7 @@ def resolve(
     level3 = filter_copies(single_copies(extra_free, required, False), required_origins)
     if level3:
         return _decide([_copy(c) for c in level3])
-    level4 = covers(extra_free, required, required_origins, False, origin_figures)
+    level4 = covers(extra_free, required, required_origins, False, origin_figures, True)
     if level4:
         return _decide(level4)
     level5 = filter_copies(single_copies(contributors, required, True), required_origins)

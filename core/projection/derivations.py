@@ -282,11 +282,13 @@ def _products(
     for options in outcomes:
         merged: dict[tuple[str, frozenset[int], frozenset[int], bool, bool], list[_Outcome]] = {}
         for option in options:
+            # with several components no product has a single member, so the
+            # ``single`` flag cannot matter; faithfulness is kept conservatively
             key = (
                 option.figures.key,
                 option.origins,
                 option.extras,
-                option.single,
+                option.single and len(outcomes) == 1,
                 option.faithful,
             )
             merged.setdefault(key, []).append(option)

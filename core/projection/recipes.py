@@ -87,8 +87,8 @@ def _has_consumer(
         other = scopes.get(node)
         if other is None or other.required == required or node in seen:
             continue
-        outside = required - index.leaves[node]
-        if not outside or not index.any_contested(node, outside):
+        inside = index.leaves[node]
+        if not index.any_contested(node, (u for u in required if u not in inside)):
             return True
     return False
 

@@ -34,19 +34,28 @@ class Authority:
     shadowed: frozenset[int]
 
 
-def _breakdown_signature(breakdown: Mapping[str, Any]) -> str:
+def _token(value: Any) -> Any:
+    """A hashable stand-in for a JSON value that keeps 5, 5.0 and True apart."""
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return (type(value).__name__, value)
+    return ("json", canonical_json(value))
+
+
+def _breakdown_signature(breakdown: Mapping[str, Any]) -> tuple[Any, ...]:
     metrics = breakdown.get("metrics")
     metric_keys = sorted(
-        canonical_json(metric_view(m)) if isinstance(m, Mapping) else canonical_json(m)
+        (
+            tuple((key, _token(item)) for key, item in metric_view(m).items())
+            if isinstance(m, Mapping)
+            else (("", _token(m)),)
+        )
         for m in (metrics if isinstance(metrics, list) else [])
     )
-    return canonical_json(
-        [
-            breakdown.get("entity_id"),
-            breakdown.get("id"),
-            breakdown.get("qualifiers") or {},
-            metric_keys,
-        ]
+    return (
+        _token(breakdown.get("entity_id")),
+        _token(breakdown.get("id")),
+        canonical_json(breakdown.get("qualifiers") or {}),
+        tuple(metric_keys),
     )
 
 
@@ -54,7 +63,7 @@ def find_authority(
     breakdowns: Sequence[Any], index: GraphIndex, declared: frozenset[tuple[str, str]]
 ) -> Authority:
     """Deduplicate breakdowns and derive the authoritative origins."""
-    seen: set[str] = set()
+    seen: set[tuple[Any, ...]] = set()
     kept: list[Any] = []
     owned: dict[int, list[Mapping[str, Any]]] = {}
     for breakdown in breakdowns:

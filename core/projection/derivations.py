@@ -476,9 +476,51 @@ def _search_covers(
     required_origins: frozenset[int],
     need_extra: bool,
 ) -> list[Derivation]:
-    """Covers of >= 2 members, summed in search order (used when floats could round)."""
+    """Covers of >= 2 members when float values could round differently by order.
+
+    Components are covered independently (contributors with equal figures,
+    origins, coverage and extras but a different sealed flag are one slot);
+    every combination of component covers is summed widest part first (most
+    covered units, then lowest unit). At most ``PRODUCT_BUDGET`` combinations.
+    """
+    per_component: list[list[tuple[list[Contributor], bool, bool]]] = []
+    for component in _components(pool, required):
+        units: frozenset[int] = frozenset().union(*(c.covered for c in component)) & required
+        origins: frozenset[int] = frozenset().union(*(c.origins for c in component))
+        slots: dict[tuple[str, frozenset[int], frozenset[int], frozenset[int]], Contributor] = {}
+        flags: dict[int, set[bool]] = {}
+        representatives: list[Contributor] = []
+        for contributor in component:
+            key = (
+                contributor.figures.key,
+                contributor.origins,
+                contributor.covered,
+                contributor.extras,
+            )
+            known = slots.get(key)
+            if known is not None:
+                flags[id(known)].add(contributor.sealed)
+                continue
+            slots[key] = contributor
+            flags[id(contributor)] = {contributor.sealed}
+            representatives.append(contributor)
+        options: list[tuple[list[Contributor], bool, bool]] = []
+        for parts in _search_selections(representatives, units, origins & required_origins):
+            options.append(
+                (
+                    parts,
+                    all(True in flags[id(c)] for c in parts),
+                    any(False in flags[id(c)] for c in parts),
+                )
+            )
+        if not options:
+            return []
+        per_component.append(options)
     results: list[Derivation] = []
-    for parts in _search_selections(pool, required, required_origins):
+    for count, choice in enumerate(itertools.product(*per_component)):
+        if count >= PRODUCT_BUDGET:
+            break
+        parts = [c for selection, _, _ in choice for c in selection]
         if len(parts) < 2:
             continue
         extras: frozenset[int] = frozenset().union(*(c.extras for c in parts))
@@ -488,13 +530,13 @@ def _search_covers(
         figures = combine([c.figures for c in ordered])
         if figures is None:
             continue
-        record = Record(
-            figures,
-            frozenset().union(*(c.origins for c in parts)),
-            all(c.sealed for c in parts),
-            all(c.faithful for c in parts),
-        )
-        results.append(Derivation(record, len(extras)))
+        union: frozenset[int] = frozenset().union(*(c.origins for c in parts))
+        faithful = all(c.faithful for c in parts)
+        can_seal = all(sealed_ok for _, sealed_ok, _ in choice)
+        can_unseal = any(unsealed_ok for _, _, unsealed_ok in choice)
+        for sealed, possible in ((True, can_seal), (False, can_unseal)):
+            if possible:
+                results.append(Derivation(Record(figures, union, sealed, faithful), len(extras)))
     return results
 
 

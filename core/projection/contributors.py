@@ -11,8 +11,12 @@ larger origin set (a sealed frontier hides the raw records it was built from).
 ``ContributorCache`` keeps, per target, the entries already classified; when
 the population grows it classifies only the entries added since (found from
 the end of the append-only per-unit lists) and re-checks the few entries it
-skipped because only the target itself exposed them. Cost per target: the new
-entries touching it, plus a merge over its accepted entries.
+skipped because only the target itself exposed them. The merge is kept too:
+new entries (higher serials) join their merge group or open a new one at the
+end, and only the contributors of groups that gained an entry are rebuilt; an
+entry older than the merged ones (one only the target exposed before) forces a
+full re-merge. Cost per target: the new entries touching it, plus one pass over
+its contributors (sealed-source hiding).
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ class _Seen:
     accepted: list[tuple[Entry, frozenset[int], frozenset[int]]] = field(default_factory=list)
     own: list[Entry] = field(default_factory=list)
     contributors: list[Contributor] = field(default_factory=list)
+    merged: _Merged | None = None
 
 
 def _classify(
@@ -78,42 +83,77 @@ def _classify(
         seen.accepted.append((entry, covered, extras))
 
 
+_MergeKey = tuple[str, frozenset[int], frozenset[int], bool]
+
+
+@dataclass(slots=True)
+class _Merged:
+    """Accepted entries grouped by merge key, in order of each key's first serial."""
+
+    groups: dict[_MergeKey, list[Record]] = field(default_factory=dict)
+    built: dict[_MergeKey, Contributor] = field(default_factory=dict)
+    last_serial: int = -1
+
+    def add(self, items: list[tuple[Entry, frozenset[int], frozenset[int]]]) -> None:
+        """Add accepted items whose serials all exceed ``last_serial``."""
+        groups = self.groups
+        built = self.built
+        for entry, covered, extras in sorted(items, key=lambda item: item[0].serial):
+            record = entry.record
+            key = (record.figures.key, covered, extras, record.sealed)
+            records = groups.get(key)
+            if records is None:
+                groups[key] = [record]
+            else:
+                records.append(record)
+            built.pop(key, None)
+            self.last_serial = entry.serial
+
+    def contributors(self) -> list[Contributor]:
+        """One contributor per key (origins unioned), sealed sources hidden."""
+        built = self.built
+        contributors: list[Contributor] = []
+        for key, records in self.groups.items():
+            contributor = built.get(key)
+            if contributor is None:
+                _, covered, extras, sealed = key
+                first = records[0]
+                if len(records) == 1:
+                    origins = first.origins
+                    faithful = first.faithful
+                else:
+                    origins = frozenset().union(*(r.origins for r in records))
+                    faithful = False
+                contributor = Contributor(first.figures, origins, sealed, faithful, covered, extras)
+                built[key] = contributor
+            contributors.append(contributor)
+        return _hide_sealed_sources(contributors)
+
+
 def _merge(accepted: list[tuple[Entry, frozenset[int], frozenset[int]]]) -> list[Contributor]:
-    ordered = sorted(accepted, key=lambda item: item[0].serial)
-    merged: dict[tuple[str, frozenset[int], frozenset[int], bool], list[Record]] = {}
-    for entry, covered, extras in ordered:
-        record = entry.record
-        merged.setdefault((record.figures.key, covered, extras, record.sealed), []).append(record)
-    contributors: list[Contributor] = []
-    for (_, covered, extras, sealed), records in merged.items():
-        first = records[0]
-        if len(records) == 1:
-            origins = first.origins
-            faithful = first.faithful
-        else:
-            origins = frozenset().union(*(r.origins for r in records))
-            faithful = False
-        contributors.append(Contributor(first.figures, origins, sealed, faithful, covered, extras))
-    return _hide_sealed_sources(contributors)
+    merged = _Merged()
+    merged.add(accepted)
+    return merged.contributors()
 
 
 def _hide_sealed_sources(contributors: list[Contributor]) -> list[Contributor]:
-    by_scope: dict[tuple[frozenset[int], frozenset[int]], list[Contributor]] = {}
+    sealed: dict[tuple[frozenset[int], frozenset[int]], list[frozenset[int]]] = {}
     for contributor in contributors:
-        by_scope.setdefault((contributor.covered, contributor.extras), []).append(contributor)
-    hidden: set[int] = set()
-    for group in by_scope.values():
-        if len(group) < 2:
-            continue
-        sealed = [c for c in group if c.sealed]
-        if not sealed:
-            continue
-        for contributor in group:
-            if any(contributor.origins < other.origins for other in sealed):
-                hidden.add(id(contributor))
-    if not hidden:
+        if contributor.sealed:
+            sealed.setdefault((contributor.covered, contributor.extras), []).append(
+                contributor.origins
+            )
+    if not sealed:
         return contributors
-    return [c for c in contributors if id(c) not in hidden]
+    kept: list[Contributor] = []
+    hidden = False
+    for contributor in contributors:
+        wider = sealed.get((contributor.covered, contributor.extras))
+        if wider is not None and any(contributor.origins < origins for origins in wider):
+            hidden = True
+            continue
+        kept.append(contributor)
+    return kept if hidden else contributors
 
 
 def eligible_contributors(
@@ -148,7 +188,9 @@ class ContributorCache:
         if seen is None:
             seen = _Seen(population.version, len(population))
             _classify(target, self._index, population.touching(leaves), seen, {})
-            seen.contributors = _merge(seen.accepted)
+            seen.merged = _Merged()
+            seen.merged.add(seen.accepted)
+            seen.contributors = seen.merged.contributors()
             self._known[target] = seen
             return seen.contributors, True
         if not population.changed_since(leaves, seen.version):
@@ -162,5 +204,14 @@ class ContributorCache:
         seen.size = len(population)
         if len(seen.accepted) == before:
             return seen.contributors, False
-        seen.contributors = _merge(seen.accepted)
+        added = seen.accepted[before:]
+        merged = seen.merged
+        if merged is None or min(item[0].serial for item in added) <= merged.last_serial:
+            # an entry older than the merged ones (one only the target exposed before)
+            merged = _Merged()
+            merged.add(seen.accepted)
+            seen.merged = merged
+        else:
+            merged.add(added)
+        seen.contributors = merged.contributors()
         return seen.contributors, True

@@ -102,7 +102,11 @@ def covers(
 
     ``decide_only``: the caller only needs to know the figures or that they conflict.
     """
-    pool = [c for c in contributors if c.covered & required or c.origins & required_origins]
+    pool = [
+        c
+        for c in contributors
+        if not c.covered.isdisjoint(required) or not c.origins.isdisjoint(required_origins)
+    ]
     if len(pool) < 2:
         return []
     first_origins = pool[0].origins
@@ -139,7 +143,12 @@ class _Outcome:
 
 
 def _components(pool: list[Contributor], required: frozenset[int]) -> list[list[Contributor]]:
-    """Contributors linked by a shared origin or a shared required unit (union-find)."""
+    """Contributors linked by a shared origin or a shared required unit (union-find).
+
+    Components are listed by their first member, members in pool order.
+    """
+    if len(pool) == 1:
+        return [pool]
     parent = list(range(len(pool)))
 
     def find(node: int) -> int:
@@ -148,18 +157,20 @@ def _components(pool: list[Contributor], required: frozenset[int]) -> list[list[
             node = parent[node]
         return node
 
-    owner: dict[tuple[int, int], int] = {}
+    unit_owner: dict[int, int] = {}
+    origin_owner: dict[int, int] = {}
     for position, contributor in enumerate(pool):
-        keys = [(0, u) for u in contributor.covered & required]
-        keys += [(1, o) for o in contributor.origins]
-        for key in keys:
-            known = owner.get(key)
-            if known is None:
-                owner[key] = position
-            else:
-                a, b = find(known), find(position)
-                if a != b:
-                    parent[a] = b
+        covered = contributor.covered
+        for owners, keys in (
+            (unit_owner, covered if covered <= required else covered & required),
+            (origin_owner, contributor.origins),
+        ):
+            for key in keys:
+                known = owners.setdefault(key, position)
+                if known != position:
+                    a, b = find(known), find(position)
+                    if a != b:
+                        parent[a] = b
     groups: dict[int, list[Contributor]] = {}
     for position, contributor in enumerate(pool):
         groups.setdefault(find(position), []).append(contributor)

@@ -5,7 +5,9 @@ which entities are authoritative (own a breakdown), each one's origin figure
 set (or that it is unusable: it stays authoritative but contributes nothing),
 and which origins are *shadowed*: an authoritative entity with a direct
 authoritative child across a kind pair the result itself declares. Cost: linear
-in breakdowns and metrics, plus one pass over each authoritative entity's children.
+in breakdowns and metrics (a breakdown's full signature is built only when another
+breakdown has the same entity id and id), plus one pass over each authoritative
+entity's children.
 """
 
 from __future__ import annotations
@@ -63,14 +65,25 @@ def find_authority(
     breakdowns: Sequence[Any], index: GraphIndex, declared: frozenset[tuple[str, str]]
 ) -> Authority:
     """Deduplicate breakdowns and derive the authoritative origins."""
+    # A full signature is only needed among breakdowns with equal ids: the
+    # first of each (entity_id, id) pair is signed when a second one appears.
     seen: set[tuple[Any, ...]] = set()
+    unsigned: dict[tuple[Any, Any], Mapping[str, Any] | None] = {}
     kept: list[Any] = []
     owned: dict[int, list[Mapping[str, Any]]] = {}
     for breakdown in breakdowns:
-        signature = _breakdown_signature(breakdown)
-        if signature in seen:
-            continue
-        seen.add(signature)
+        ids = (_token(breakdown.get("entity_id")), _token(breakdown.get("id")))
+        if ids not in unsigned:
+            unsigned[ids] = breakdown
+        else:
+            first = unsigned[ids]
+            if first is not None:
+                seen.add(_breakdown_signature(first))
+                unsigned[ids] = None
+            signature = _breakdown_signature(breakdown)
+            if signature in seen:
+                continue
+            seen.add(signature)
         kept.append(breakdown)
         owner = index.position.get(breakdown.get("entity_id"))
         if owner is not None:

@@ -161,16 +161,20 @@ def _components(pool: list[Contributor], required: frozenset[int]) -> list[list[
     origin_owner: dict[int, int] = {}
     for position, contributor in enumerate(pool):
         covered = contributor.covered
+        # earlier contributors sharing a key with this one (still a singleton here)
+        linked: set[int] = set()
         for owners, keys in (
             (unit_owner, covered if covered <= required else covered & required),
             (origin_owner, contributor.origins),
         ):
+            setdefault = owners.setdefault
             for key in keys:
-                known = owners.setdefault(key, position)
-                if known != position:
-                    a, b = find(known), find(position)
-                    if a != b:
-                        parent[a] = b
+                linked.add(setdefault(key, position))
+        linked.discard(position)
+        for known in linked:
+            root = find(known)
+            if root != position:
+                parent[root] = position
     groups: dict[int, list[Contributor]] = {}
     for position, contributor in enumerate(pool):
         groups.setdefault(find(position), []).append(contributor)

@@ -19,6 +19,8 @@ from rich.console import Console
 from rich.table import Table
 
 ROW_LIMIT = 20
+#: Metrics shown per breakdown row; the JSON output has them all.
+METRICS_PER_BREAKDOWN = 4
 
 
 def render_text(document: Mapping[str, Any], *, width: int = 120, ascii_only: bool = False) -> str:
@@ -146,23 +148,29 @@ def _result_section(
 
 
 def _metrics_table(console: Console, metrics: object, style: box.Box) -> None:
+    """Metric | Value | Unit; an unavailable metric shows ``n/a [k]`` and its reason
+    is printed once, as footnote k, below the table (many share one reason)."""
     if not isinstance(metrics, list) or not metrics:
         return
     table = Table(box=style)
     table.add_column("Metric", overflow="fold")
     table.add_column("Value", justify="right", overflow="fold")
     table.add_column("Unit", overflow="fold")
+    reasons: dict[str, int] = {}
     for metric in metrics:
         if not isinstance(metric, Mapping):
             continue
-        value = (
-            format_value(metric["value"])
-            if "value" in metric
-            else str(metric.get("reason") or "unavailable")
-        )
+        if "value" in metric:
+            value = format_value(metric["value"])
+        else:
+            reason = str(metric.get("reason") or "no reason given")
+            number = reasons.setdefault(reason, len(reasons) + 1)
+            value = f"n/a [{number}]"
         table.add_row(str(metric.get("name")), value, str(metric.get("unit") or ""))
     console.print("Metrics:")
     console.print(table)
+    for reason, number in reasons.items():
+        console.print(f"  [{number}] {reason}", markup=False)
 
 
 def _entity_reasons(result: Mapping[str, Any]) -> dict[str, str]:
@@ -232,16 +240,25 @@ def _breakdowns_table(
         if not isinstance(breakdown, Mapping):
             continue
         entity_id = str(breakdown.get("entity_id"))
+        metrics = [m for m in breakdown.get("metrics") or [] if isinstance(m, Mapping)]
         figures = ", ".join(
             f"{m.get('name')}={format_value(m['value'])} {m.get('unit', '')}".rstrip()
             if "value" in m
             else f"{m.get('name')}=unavailable"
-            for m in breakdown.get("metrics") or []
-            if isinstance(m, Mapping)
+            for m in metrics[:METRICS_PER_BREAKDOWN]
         )
+        if len(metrics) > METRICS_PER_BREAKDOWN:
+            figures += f", ... (+{len(metrics) - METRICS_PER_BREAKDOWN} more)"
         table.add_row(names.get(entity_id, entity_id), kinds.get(entity_id, ""), entity_id, figures)
     console.print("Breakdowns:")
     console.print(table)
+    if any(
+        isinstance(b, Mapping) and len(b.get("metrics") or []) > METRICS_PER_BREAKDOWN
+        for b in breakdowns[:ROW_LIMIT]
+    ):
+        console.print(
+            f"(first {METRICS_PER_BREAKDOWN} metrics of each breakdown; --json shows all)"
+        )
     if len(breakdowns) > ROW_LIMIT:
         console.print(f"Showing {ROW_LIMIT} of {len(breakdowns)} breakdowns.")
 

@@ -27,7 +27,8 @@ def test_sections_and_unavailable_reason() -> None:
         "Breakdowns:",
     ):
         assert heading in text
-    assert "CPU utilization data is not available." in text
+    assert "n/a [1]" in text
+    assert "[1] CPU utilization data is not available." in text
     assert all(len(line) <= 80 for line in text.splitlines())
     assert "Reason" not in text
 
@@ -51,3 +52,14 @@ def test_reason_column_only_when_an_entity_has_a_reason() -> None:
 def test_ascii_mode_has_no_box_drawing() -> None:
     text = render_text(minimal_document(), width=80, ascii_only=True)
     assert not any(ord(char) > 127 for char in text)
+
+
+def test_long_breakdowns_show_their_first_metrics() -> None:
+    document = minimal_document()
+    document["results"][0]["breakdowns"][0]["metrics"] = [
+        {"name": f"m{i}", "value": i, "unit": "cycles", "aggregation": "sum"} for i in range(7)
+    ]
+    text = render_text(document, width=120)
+    assert "m3=3 cycles, ... (+3 more)" in text
+    assert "m4=" not in text
+    assert "--json shows all" in text

@@ -97,10 +97,12 @@ def covers(
     need_extra: bool,
     origin_figures: OriginSums,
     decide_only: bool = False,
+    memo: OutcomeMemo | None = None,
 ) -> list[Derivation]:
     """Every distinct arithmetic derivation (levels 4/6) over ``contributors``.
 
     ``decide_only``: the caller only needs to know the figures or that they conflict.
+    ``memo``: component outcomes of the same target's previous derivations.
     """
     pool = [
         c
@@ -123,11 +125,59 @@ def covers(
         return _search_covers(pool, required, required_origins, need_extra)
     outcomes: list[list[_Outcome]] = []
     for component in _components(pool, required):
-        found = _component_outcomes(component, required, required_origins, origin_figures)
+        if memo is None:
+            found = _component_outcomes(component, required, required_origins, origin_figures)
+        else:
+            found = memo.outcomes(component, required, required_origins, origin_figures)
         if not found:
             return []
         outcomes.append(found)
     return _products(outcomes, need_extra, origin_figures, decide_only)
+
+
+class OutcomeMemo:
+    """Component outcomes of one target, kept from one derivation to the next.
+
+    A component's outcomes depend only on its members (contributors are
+    immutable values, and the contributor cache hands back the same objects for
+    what did not change), the target's U and RO, and the origin figures; so a
+    component made of the very same objects reuses its outcomes. The members
+    are kept referenced, so their identities cannot be reused. ``begin`` starts
+    a derivation, ``end`` drops what it did not use. Use one memo per target only.
+    """
+
+    __slots__ = ("_current", "_previous")
+
+    def __init__(self) -> None:
+        self._current: dict[tuple[int, ...], tuple[list[Contributor], list[_Outcome]]] = {}
+        self._previous: dict[tuple[int, ...], tuple[list[Contributor], list[_Outcome]]] = {}
+
+    def begin(self) -> None:
+        """Start a derivation (keep only what the previous one used)."""
+        self._previous = self._current
+        self._current = {}
+
+    def end(self) -> None:
+        """Finish a derivation (forget what it did not use)."""
+        self._previous = {}
+
+    def outcomes(
+        self,
+        component: list[Contributor],
+        required: frozenset[int],
+        required_origins: frozenset[int],
+        origin_figures: OriginSums,
+    ) -> list[_Outcome]:
+        """``_component_outcomes`` of ``component``, reused when already known."""
+        key = tuple(map(id, component))
+        known = self._current.get(key) or self._previous.get(key)
+        if known is None:
+            known = (
+                component,
+                _component_outcomes(component, required, required_origins, origin_figures),
+            )
+        self._current[key] = known
+        return known[1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -560,20 +610,23 @@ def resolve(
     required: frozenset[int],
     required_origins: frozenset[int],
     origin_figures: OriginSums,
+    memo: OutcomeMemo | None = None,
 ) -> Record | Conflict | None:
     """Levels 3-6 for one target: the winning record, a conflict, or nothing."""
+    if memo is not None:
+        memo.begin()
     extra_free = [c for c in contributors if not c.extras]
     level3 = filter_copies(single_copies(extra_free, required, False), required_origins)
     if level3:
         return _decide([_copy(c) for c in level3])
-    level4 = covers(extra_free, required, required_origins, False, origin_figures, True)
+    level4 = covers(extra_free, required, required_origins, False, origin_figures, True, memo)
     if level4:
         return _decide(level4)
     level5 = filter_copies(single_copies(contributors, required, True), required_origins)
     if level5:
         return _decide([_copy(c) for c in level5])
     level6 = (
-        covers(contributors, required, required_origins, True, origin_figures)
+        covers(contributors, required, required_origins, True, origin_figures, memo=memo)
         if len(extra_free) < len(contributors)
         else []
     )
@@ -596,16 +649,25 @@ def all_derivations(
     required: frozenset[int],
     required_origins: frozenset[int],
     origin_figures: OriginSums,
+    memo: OutcomeMemo | None = None,
 ) -> list[Record]:
     """Every complete derivation at levels 3-6 carrying ``required_origins`` (recipes)."""
+    if memo is not None:
+        memo.begin()
     records: list[Record] = []
     for contributor in contributors:
         if contributor.covered >= required and contributor.origins >= required_origins:
             records.append(contributor.record())
     extra_free = [c for c in contributors if not c.extras]
-    for derivation in covers(extra_free, required, required_origins, False, origin_figures):
+    for derivation in covers(
+        extra_free, required, required_origins, False, origin_figures, memo=memo
+    ):
         records.append(derivation.record)
     if len(extra_free) < len(contributors):
-        for derivation in covers(contributors, required, required_origins, True, origin_figures):
+        for derivation in covers(
+            contributors, required, required_origins, True, origin_figures, memo=memo
+        ):
             records.append(derivation.record)
+    if memo is not None:
+        memo.end()
     return records

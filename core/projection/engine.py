@@ -63,7 +63,7 @@ def project(result: Mapping[str, Any]) -> tuple[Authority, GraphIndex, dict[int,
     peers = peer_exposures(scopes, initial_contributors, origin_figures)
     for record, member in peers:
         population.expose(record, member)
-    run_fixed_point(population, producers, scopes, origin_figures, cache)
+    memos = run_fixed_point(population, producers, scopes, origin_figures, cache)
 
     decided: dict[int, Record] = dict(frontiers.sealed)
     for target in sorted(scopes):
@@ -72,7 +72,8 @@ def project(result: Mapping[str, Any]) -> tuple[Authority, GraphIndex, dict[int,
             continue
         found = cache.get(target)[0]
         cache.forget(target)
-        outcome = resolve(found, scope.required, scope.required_origins, origin_figures)
+        memo = memos.pop(target, None)
+        outcome = resolve(found, scope.required, scope.required_origins, origin_figures, memo)
         if isinstance(outcome, Record):
             decided[target] = outcome
     return authority, index, decided

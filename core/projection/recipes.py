@@ -14,8 +14,10 @@ The *fixed point* lets every producer expose all its complete derivations,
 pass after pass on a snapshot of the population, until a pass adds nothing
 (at most max(1, #producers) passes). A producer is re-derived only when an
 entry touching its leaves was added or changed since its last derivation, so
-a pass costs in proportion to what changed. Cost per derivation: see
-``derivations``.
+a pass costs in proportion to what changed; inside a re-derivation, cover
+components made of unchanged contributors reuse their outcomes (``OutcomeMemo``),
+and the memo serves the producer's final resolution too. Cost per derivation:
+see ``derivations``.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from perfline.core.projection.contributors import Contributor, ContributorCache
-from perfline.core.projection.derivations import all_derivations, resolve
+from perfline.core.projection.derivations import OutcomeMemo, all_derivations, resolve
 from perfline.core.projection.figures import OriginSums
 from perfline.core.projection.index import GraphIndex
 from perfline.core.projection.records import Population, Record
@@ -128,20 +130,26 @@ def run_fixed_point(
     scopes: Mapping[int, Scope],
     origin_figures: OriginSums,
     cache: ContributorCache,
-) -> None:
-    """Let producers expose their derivations until nothing new appears."""
+) -> dict[int, OutcomeMemo]:
+    """Let producers expose their derivations until nothing new appears.
+
+    Returns each derived producer's component-outcome memo (for its final
+    resolution).
+    """
     active = [p for p in producers if not scopes[p].vetoed]
-    derived: set[int] = set()
+    memos: dict[int, OutcomeMemo] = {}
     for _ in range(max(1, len(producers))):
         pending: list[tuple[Record, int]] = []
         for producer in active:
             found, recomputed = cache.get(producer)
-            if producer in derived and not recomputed:
+            memo = memos.get(producer)
+            if memo is not None and not recomputed:
                 continue
-            derived.add(producer)
+            if memo is None:
+                memo = memos[producer] = OutcomeMemo()
             scope = scopes[producer]
             for record in all_derivations(
-                found, scope.required, scope.required_origins, origin_figures
+                found, scope.required, scope.required_origins, origin_figures, memo
             ):
                 pending.append((record, producer))
         added = False
@@ -150,3 +158,4 @@ def run_fixed_point(
             added = added or new
         if not added:
             break
+    return memos

@@ -445,7 +445,7 @@ def _partitions(pool: list[Contributor], available: frozenset[int]) -> list[bool
             if not option.origins <= remaining:
                 continue
             still = need_unsealed and option.sealed
-            if search(remaining - option.origins, only_sealed, still):
+            if search(remaining - option.origins, only_sealed, still):  # noqa: F821
                 return True
         dead.add(state)
         return False
@@ -459,6 +459,8 @@ def _partitions(pool: list[Contributor], available: frozenset[int]) -> list[bool
         return flags
     except _BudgetExceeded:
         return None
+    finally:
+        del search  # the recursive closure refers to itself: break the cycle
 
 
 class _BudgetExceeded(Exception):
@@ -528,10 +530,13 @@ def _search_selections(
             if not option.origins.isdisjoint(used):
                 continue
             chosen.append(position)
-            visit(covered | option.covered, used | option.origins)
+            visit(covered | option.covered, used | option.origins)  # noqa: F821
             chosen.pop()
 
-    visit(frozenset(), frozenset())
+    try:
+        visit(frozenset(), frozenset())
+    finally:
+        del visit  # the recursive closure refers to itself: break the cycle
     return results
 
 

@@ -86,7 +86,10 @@ def projected_breakdowns(index: GraphIndex, decided: Mapping[int, Record]) -> li
         for group in decided[target].figures.groups:
             breakdown: dict[str, Any] = {
                 "entity_id": index.ids[target],
-                "metrics": [_copy_metric(metric) for _, metric in group.metrics],
+                "metrics": [
+                    dict(metric) if metric.get("qualifiers") is None else _copy_metric(metric)
+                    for _, metric in group.metrics
+                ],
             }
             if group.qualifiers:
                 breakdown["qualifiers"] = _deep_copy(group.qualifiers)

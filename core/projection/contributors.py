@@ -50,7 +50,6 @@ class _Seen:
 
     version: int
     size: int
-    accepted: list[tuple[Entry, frozenset[int], frozenset[int]]] = field(default_factory=list)
     own: list[Entry] = field(default_factory=list)
     contributors: list[Contributor] = field(default_factory=list)
     merged: _Merged | None = None
@@ -62,7 +61,9 @@ def _classify(
     entries: list[Entry],
     seen: _Seen,
     cache: dict[frozenset[int], bool],
-) -> None:
+) -> list[tuple[Entry, frozenset[int], frozenset[int]]]:
+    """The entries ``target`` accepts (what only it exposes goes to ``seen.own``)."""
+    accepted: list[tuple[Entry, frozenset[int], frozenset[int]]] = []
     leaves = index.leaves[target]
     for entry in entries:
         units = entry.units
@@ -80,52 +81,65 @@ def _classify(
         if entry.exposers == {target}:
             seen.own.append(entry)
             continue
-        seen.accepted.append((entry, covered, extras))
+        accepted.append((entry, covered, extras))
+    return accepted
 
 
 _MergeKey = tuple[str, frozenset[int], frozenset[int], bool]
 
 
 @dataclass(slots=True)
+class _Group:
+    """Accepted entries with one merge key, and their contributor once built."""
+
+    entries: list[Entry]
+    contributor: Contributor | None = None
+
+
+@dataclass(slots=True)
 class _Merged:
     """Accepted entries grouped by merge key, in order of each key's first serial."""
 
-    groups: dict[_MergeKey, list[Record]] = field(default_factory=dict)
-    built: dict[_MergeKey, Contributor] = field(default_factory=dict)
+    groups: dict[_MergeKey, _Group] = field(default_factory=dict)
     last_serial: int = -1
 
     def add(self, items: list[tuple[Entry, frozenset[int], frozenset[int]]]) -> None:
         """Add accepted items whose serials all exceed ``last_serial``."""
         groups = self.groups
-        built = self.built
         for entry, covered, extras in sorted(items, key=lambda item: item[0].serial):
             record = entry.record
             key = (record.figures.key, covered, extras, record.sealed)
-            records = groups.get(key)
-            if records is None:
-                groups[key] = [record]
+            group = groups.get(key)
+            if group is None:
+                groups[key] = _Group([entry])
             else:
-                records.append(record)
-            built.pop(key, None)
+                group.entries.append(entry)
+                group.contributor = None
             self.last_serial = entry.serial
+
+    def items(self) -> list[tuple[Entry, frozenset[int], frozenset[int]]]:
+        """Every accepted item (for a full re-merge)."""
+        return [
+            (entry, key[1], key[2]) for key, group in self.groups.items() for entry in group.entries
+        ]
 
     def contributors(self) -> list[Contributor]:
         """One contributor per key (origins unioned), sealed sources hidden."""
-        built = self.built
         contributors: list[Contributor] = []
-        for key, records in self.groups.items():
-            contributor = built.get(key)
+        for key, group in self.groups.items():
+            contributor = group.contributor
             if contributor is None:
                 _, covered, extras, sealed = key
-                first = records[0]
-                if len(records) == 1:
+                entries = group.entries
+                first = entries[0].record
+                if len(entries) == 1:
                     origins = first.origins
                     faithful = first.faithful
                 else:
-                    origins = frozenset().union(*(r.origins for r in records))
+                    origins = frozenset().union(*(e.record.origins for e in entries))
                     faithful = False
                 contributor = Contributor(first.figures, origins, sealed, faithful, covered, extras)
-                built[key] = contributor
+                group.contributor = contributor
             contributors.append(contributor)
         return _hide_sealed_sources(contributors)
 
@@ -161,8 +175,7 @@ def eligible_contributors(
 ) -> list[Contributor]:
     """The contributors of ``target`` against ``population`` (no memory)."""
     seen = _Seen(population.version, len(population))
-    _classify(target, index, population.touching(index.leaves[target]), seen, {})
-    return _merge(seen.accepted)
+    return _merge(_classify(target, index, population.touching(index.leaves[target]), seen, {}))
 
 
 class ContributorCache:
@@ -187,30 +200,29 @@ class ContributorCache:
         seen = self._known.get(target)
         if seen is None:
             seen = _Seen(population.version, len(population))
-            _classify(target, self._index, population.touching(leaves), seen, {})
-            seen.merged = _Merged()
-            seen.merged.add(seen.accepted)
-            seen.contributors = seen.merged.contributors()
+            first = _Merged()
+            first.add(_classify(target, self._index, population.touching(leaves), seen, {}))
+            seen.merged = first
+            seen.contributors = first.contributors()
             self._known[target] = seen
             return seen.contributors, True
         if not population.changed_since(leaves, seen.version):
             return seen.contributors, False
-        before = len(seen.accepted)
         fresh = population.added_since(leaves, seen.size)
         own = seen.own
         seen.own = []
-        _classify(target, self._index, own + fresh, seen, {})
+        added = _classify(target, self._index, own + fresh, seen, {})
         seen.version = population.version
         seen.size = len(population)
-        if len(seen.accepted) == before:
+        if not added:
             return seen.contributors, False
-        added = seen.accepted[before:]
         merged = seen.merged
-        if merged is None or min(item[0].serial for item in added) <= merged.last_serial:
+        assert merged is not None
+        if min(item[0].serial for item in added) <= merged.last_serial:
             # an entry older than the merged ones (one only the target exposed before)
-            merged = _Merged()
-            merged.add(seen.accepted)
-            seen.merged = merged
+            rebuilt = _Merged()
+            rebuilt.add(merged.items() + added)
+            seen.merged = merged = rebuilt
         else:
             merged.add(added)
         seen.contributors = merged.contributors()

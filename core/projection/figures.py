@@ -33,9 +33,15 @@ _METRIC_KEYS = (
 )
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def canonical_json(value: Any) -> str:
-    """Sorted-key compact JSON: the comparison text of figures and qualifiers."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """Sorted-key compact JSON: the comparison text of figures and qualifiers.
+
+    One shared encoder (``json.dumps`` would build one per call; same text).
+    """
+    return _CANONICAL.encode(value)
 
 
 def metric_view(metric: Mapping[str, Any]) -> dict[str, Any]:

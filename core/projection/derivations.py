@@ -237,15 +237,15 @@ def _component_outcomes(
     required_origins: frozenset[int],
     origin_figures: OriginSums,
 ) -> list[_Outcome]:
+    if len(component) == 1:
+        (only,) = component
+        return [_Outcome(only.figures, only.origins, only.extras, only.sealed, True, only.faithful)]
     units: frozenset[int] = frozenset().union(*(c.covered for c in component)) & required
     origins: frozenset[int] = frozenset().union(*(c.origins for c in component))
     needed = origins & required_origins
     fast = _atom_outcomes(component, units, needed, origins, origin_figures)
     if fast is not None:
         return fast
-    if len(component) == 1:
-        (only,) = component
-        return [_Outcome(only.figures, only.origins, only.extras, only.sealed, True, only.faithful)]
     # faithful contributors that differ only in their sealed flag are one slot
     slots: dict[tuple[frozenset[int], frozenset[int], frozenset[int]], Contributor] = {}
     flags: dict[int, set[bool]] = {}

@@ -29,6 +29,10 @@ figures of a cover depend only on which records it uses, so:
   component (what was found by then is used); products stop at
   ``PRODUCT_BUDGET`` combinations. NX-shaped results stay far below these.
 
+A target derived again (recipe passes, then its final resolution) may pass an
+``OutcomeMemo``: components made of the very same contributor objects as last
+time reuse their outcomes instead of being searched again.
+
 When float values could round differently by order, the whole cover set is
 searched (bounded) and each cover is summed widest part first (most covered
 units, then lowest unit), the order observed in the reference on probes; the

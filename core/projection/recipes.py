@@ -89,8 +89,7 @@ def _has_consumer(
         other = scopes.get(node)
         if other is None or other.required == required or node in seen:
             continue
-        inside = index.leaves[node]
-        if not index.any_contested(node, (u for u in required if u not in inside)):
+        if not index.any_contested(node, required - index.leaves[node]):
             return True
     return False
 

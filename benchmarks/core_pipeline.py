@@ -28,23 +28,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from perfline.core.backends.nx_common.kinds import performance_entity_kinds
+
 ROOT = Path(__file__).resolve().parent.parent
 NX_RULE = ("code_stack", "file", ("**/site-packages/torch/**", "**/site-packages/executorch/**"))
-NX_KINDS: list[dict[str, Any]] = [
-    {"id": "segment", "child_kinds": ["cascade", "source_operator"]},
-    {"id": "cascade", "parent_kinds": ["segment"], "child_kinds": ["chain"]},
-    {
-        "id": "chain",
-        "parent_kinds": ["cascade"],
-        "child_kinds": ["source_operator", "performance_group"],
-    },
-    {"id": "performance_group", "parent_kinds": ["chain"], "child_kinds": ["source_operator"]},
-    {
-        "id": "nn_module",
-        "parent_kinds": ["nn_module"],
-        "child_kinds": ["nn_module", "source_operator"],
-    },
-]
+NX_KINDS: list[dict[str, Any]] = performance_entity_kinds()
 METRICS = (
     "total_cycles",
     "op_cycles",

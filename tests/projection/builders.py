@@ -12,21 +12,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
-NX_KINDS: list[dict[str, Any]] = [
-    {"id": "segment", "child_kinds": ["cascade", "source_operator"]},
-    {"id": "cascade", "parent_kinds": ["segment"], "child_kinds": ["chain"]},
-    {
-        "id": "chain",
-        "parent_kinds": ["cascade"],
-        "child_kinds": ["source_operator", "performance_group"],
-    },
-    {"id": "performance_group", "parent_kinds": ["chain"], "child_kinds": ["source_operator"]},
-    {
-        "id": "nn_module",
-        "parent_kinds": ["nn_module"],
-        "child_kinds": ["nn_module", "source_operator"],
-    },
-]
+from perfline.core.backends.nx_common.kinds import performance_entity_kinds
+
+NX_KINDS: list[dict[str, Any]] = performance_entity_kinds()
 
 
 def _metric(value: int, aggregation: str = "sum") -> dict[str, Any]:

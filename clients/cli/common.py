@@ -79,6 +79,10 @@ def read_json(path: str) -> Any:
             source,
             Problem(f"line {error.lineno}, column {error.colno}", f"invalid JSON: {error.msg}"),
         ) from None
+    except RecursionError:
+        raise InputError(
+            source, "JSON nested too deeply to read (expected a standardized-output document)"
+        ) from None
 
 
 def collapse_options(function: Callable[P, R]) -> Callable[P, R]:

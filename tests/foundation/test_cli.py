@@ -135,3 +135,11 @@ def test_report_on_its_own_output_gives_the_same_document(tmp_path: Path) -> Non
     assert second.exit_code == 0, second.stderr
     assert second.stdout == first.stdout
     assert json.loads(first.stdout)["extensions"] == {"perfline": {"postprocessed": True}}
+
+
+def test_absurdly_nested_json_is_bad_input_not_a_crash(tmp_path: Path) -> None:
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    result = CliRunner().invoke(cli, ["report", str(path)])
+    assert result.exit_code == 2
+    assert "nested too deeply" in result.stderr

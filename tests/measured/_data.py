@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "measured"
-MODEL_SOURCE = DATA / "dscnn.py"
+#: The model source the traces name (one copy, shared with the format tests).
+MODEL_SOURCE = DATA.parent / "formats" / "dscnn" / "dscnn.py"
 
 
 def pair(backend: str) -> tuple[Path, Path]:

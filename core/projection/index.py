@@ -51,6 +51,23 @@ class GraphIndex:
         roots = self.roots
         return any(u in same_kind or not roots[u].isdisjoint(target_roots) for u in units)
 
+    def any_contested_outside(self, target: int, units: Iterable[int]) -> bool:
+        """Is any of ``units`` that lies outside leaves(target) contested for ``target``?
+
+        Walks ``units`` lazily and stops at the first contested one, so a wide
+        ``units`` costs little when the answer is yes (the common case).
+        """
+        own = self.leaves[target]
+        same_kind = self.kind_leaves[self.kinds[target]]
+        target_roots = self.roots[target]
+        roots = self.roots
+        for unit in units:
+            if unit in own:
+                continue
+            if unit in same_kind or not roots[unit].isdisjoint(target_roots):
+                return True
+        return False
+
 
 def build_index(entities: Sequence[Mapping[str, Any]]) -> GraphIndex:
     """Index a validated, acyclic entity list."""

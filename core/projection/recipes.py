@@ -89,7 +89,7 @@ def _has_consumer(
         other = scopes.get(node)
         if other is None or other.required == required or node in seen:
             continue
-        if not index.any_contested(node, required - index.leaves[node]):
+        if not index.any_contested_outside(node, required):
             return True
     return False
 

@@ -46,6 +46,7 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from perfline.core.projection.closed_covers import ClosedCover, closed_cover
 from perfline.core.projection.contributors import Contributor
 from perfline.core.projection.figures import Figures, OriginSums, combine, exact_values
 from perfline.core.projection.records import Record
@@ -127,9 +128,9 @@ def covers(
         return []
     if not all(exact_values(c.figures) for c in pool):
         return _search_covers(pool, required, required_origins, need_extra)
-    slotted = _slot_cover(pool, required, need_extra, origin_figures)
-    if slotted is not None:
-        return slotted
+    closed = closed_cover(pool, required, required_origins, origin_figures)
+    if closed is not None:
+        return _closed_derivations(closed, need_extra, origin_figures)
     outcomes: list[list[_Outcome]] = []
     for component in _components(pool, required):
         if memo is None:
@@ -142,61 +143,20 @@ def covers(
     return _products(outcomes, need_extra, origin_figures, decide_only)
 
 
-def _slot_cover(
-    pool: list[Contributor],
-    required: frozenset[int],
-    need_extra: bool,
-    origin_figures: OriginSums,
-) -> list[Derivation] | None:
-    """The covers when every component is one *slot*, or ``None`` when it is not.
-
-    A slot is the faithful contributors of one origin set (they share coverage,
-    extras and figures, and differ at most in the sealed flag). When the pool's
-    slots have pairwise disjoint origins and pairwise disjoint required
-    coverage, each slot is a component with exactly one way to be covered, so
-    the only cover uses every slot: one figure set (the exact total of all the
-    origins), sealed iff every slot can be, unsealed iff any can be. This is the
-    common case (a module or segment over whole chains) and costs one pass over
-    the pool instead of the component search.
-    """
-    flags: dict[frozenset[int], list[bool]] = {}
-    representatives: list[Contributor] = []
-    for contributor in pool:
-        if not contributor.faithful:
-            return None
-        known = flags.get(contributor.origins)
-        if known is None:
-            known = flags[contributor.origins] = [False, False]
-            representatives.append(contributor)
-        known[0 if contributor.sealed else 1] = True
-    origins: set[int] = set()
-    units: set[int] = set()
-    extras: set[int] = set()
-    origin_count = unit_count = 0
-    for contributor in representatives:
-        covered = contributor.covered
-        if not covered <= required:
-            covered = covered & required
-        origin_count += len(contributor.origins)
-        unit_count += len(covered)
-        origins |= contributor.origins
-        units |= covered
-        extras |= contributor.extras
-    if len(origins) != origin_count or len(units) != unit_count:
-        return None
-    if not all(origin in origin_figures for origin in origins):
-        return None
-    if need_extra and not extras:
+def _closed_derivations(
+    closed: ClosedCover, need_extra: bool, origin_figures: OriginSums
+) -> list[Derivation]:
+    """The records of a pool whose covers all use every origin (sealed variant first)."""
+    if (need_extra and not closed.extra_count) or not (closed.sealed or closed.unsealed):
         return []
-    union = frozenset(origins)
-    figures = origin_figures.total(union)
+    figures = origin_figures.total(closed.origins)
     if figures is None:
         return []
     derivations: list[Derivation] = []
-    if all(sealed for sealed, _ in flags.values()):
-        derivations.append(Derivation(Record(figures, union, True), len(extras)))
-    if any(unsealed for _, unsealed in flags.values()):
-        derivations.append(Derivation(Record(figures, union, False), len(extras)))
+    for sealed, possible in ((True, closed.sealed), (False, closed.unsealed)):
+        if possible:
+            record = Record(figures, closed.origins, sealed)
+            derivations.append(Derivation(record, closed.extra_count))
     return derivations
 
 

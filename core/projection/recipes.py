@@ -78,6 +78,9 @@ def _has_consumer(
             return True
         stack.extend(index.parents[node])
     # any other entity whose leaves meet reach(t): ancestors-or-self of reach units
+    # (U(t) walked as a tuple: iterating a large sparse frozenset from its start
+    # costs in proportion to its hash table, once per visited node)
+    units = tuple(required)
     visited: set[int] = {target}
     stack = list(reach)
     while stack:
@@ -89,7 +92,7 @@ def _has_consumer(
         other = scopes.get(node)
         if other is None or other.required == required or node in seen:
             continue
-        if not index.any_contested_outside(node, required):
+        if not index.any_contested_outside(node, units):
             return True
     return False
 

@@ -28,7 +28,7 @@ from typing import Any
 from perfline.core.envelope import iso_timestamp
 from perfline.core.errors import InputError
 from perfline.core.pipeline import postprocess
-from perfline.server.jobtypes import DiscoveredJob, JobContext, register
+from perfline.server.jobtypes import FINAL_STAGE_KEEP, DiscoveredJob, JobContext, register
 
 ETRECORD_SUFFIXES = (".etrecord",)
 ETDUMP_SUFFIXES = (".etdump", ".etdp")
@@ -53,6 +53,7 @@ def _processed(
         (*key, context.settings_key()),
         lambda: postprocess(document, context.settings, source=source),
         refresh=context.fresh,
+        keep=FINAL_STAGE_KEEP,
     )
     return processed
 

@@ -6,8 +6,10 @@ last good processed document, its line index, and the current error.
 
 What it decides:
 
-* **Which jobs rerun.** File events are coalesced for ``debounce`` seconds,
-  then the workspace is rescanned, the config reloaded if it changed, and a
+* **Which jobs rerun.** File events are coalesced for ``debounce`` seconds
+  (only ``quick`` seconds once every pending path reported a finished write:
+  a close after writing, the destination of a rename, a deletion), then the
+  workspace is rescanned, the config reloaded if it changed, and a
   job reruns only if the hashes of its inputs differ from its last run (or
   its planned inputs changed). Unrelated jobs are not touched; intermediate
   stages are memoized by content hash in a shared ``Memo``.
@@ -19,12 +21,22 @@ What it decides:
   seconds, so truncated writes and temp-file-then-rename saves never produce
   an error that sticks; a later good run clears it.
 
+* **Garbage collection.** Runs allocate many long-lived containers (parsed
+  and processed documents, indexes); automatic collections during a run would
+  rescan the whole heap. The cyclic collector is paused while runs are in
+  flight and a full collection runs once the engine has been quiet for
+  ``housekeeping`` seconds; what survives it is frozen (``gc.freeze``) so
+  later automatic collections skip the served results.
+
 Listeners receive ``EngineEvent`` values from worker threads; they must hand
 them over to their own loop (the LSP layer uses ``call_soon_threadsafe``).
+Each run's phases are logged (logger ``perfline.server.timing``, INFO) as
+monotonic timestamps, which ``benchmarks/daemon.py`` reads back.
 """
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import logging
 import os
@@ -54,6 +66,31 @@ from perfline.server.workspace import (
 )
 
 log = logging.getLogger(__name__)
+timing_log = logging.getLogger("perfline.server.timing")
+
+
+@dataclass(frozen=True)
+class RunTiming:
+    """Monotonic timestamps (``time.monotonic``) of one run's phases; ``event`` is the
+    first file event of the batch that triggered it (``None`` for other triggers)."""
+
+    event: float | None
+    flushed: float | None
+    started: float
+    read: float
+    backend: float
+    indexed: float
+
+    def render(self) -> str:
+        marks = (
+            ("event", self.event),
+            ("flush", self.flushed),
+            ("start", self.started),
+            ("read", self.read),
+            ("backend", self.backend),
+            ("index", self.indexed),
+        )
+        return " ".join(f"{name}={value:.6f}" for name, value in marks if value is not None)
 
 
 @dataclass(frozen=True)
@@ -65,6 +102,7 @@ class GoodResult:
     digests: tuple[str, ...]
     generation: int
     finished_at: float
+    timing: RunTiming | None = None
 
 
 @dataclass(frozen=True)
@@ -90,6 +128,8 @@ class _JobState:
     runs: int = 0
     started_at: float | None = None
     vanished_at: float | None = None
+    #: (first file event, flush) of the batch that scheduled the next run.
+    trigger: tuple[float | None, float | None] = (None, None)
 
 
 @dataclass(frozen=True)
@@ -139,11 +179,15 @@ class Engine:
         settle: float = 0.3,
         workers: int = 2,
         metric: str | None = None,
+        quick: float = 0.005,
+        housekeeping: float | None = 1.0,
     ) -> None:
         self.root = root.resolve()
         self.registry = registry if registry is not None else REGISTRY
         self.debounce = debounce
+        self.quick = min(quick, debounce)
         self.settle = settle
+        self.housekeeping = housekeeping
         self.metric_override = metric
         self.memo = Memo()
         self._lock = threading.RLock()
@@ -157,13 +201,18 @@ class Engine:
         self._config_stamp: tuple[int, int] | None = None
         self._resolver = PathResolver(self.root, (), (".",), ())
         self._pending: set[str] = set()
+        self._writing: set[str] = set()
+        self._pending_since: float | None = None
         self._timer: threading.Timer | None = None
+        self._housekeeper: threading.Timer | None = None
         self._idle = threading.Condition(self._lock)
         self._flushing = False
         self._confirming = 0
         self._finishing = 0
         self._closed = False
         self._generation = 0
+        self._running_count = 0
+        self._housekeeping_deferred = 0
         #: Bumped whenever what is served changes (results, errors, indexes, jobs).
         self.version = 0
         #: How many backend runs each job has started (observable incrementality).
@@ -180,6 +229,12 @@ class Engine:
             self._closed = True
             if self._timer is not None:
                 self._timer.cancel()
+            if self._housekeeper is not None:
+                self._housekeeper.cancel()
+                self._housekeeper = None
+            if self._running_count:
+                self._running_count = 0
+                _resume_collection()
             for state in self._jobs.values():
                 state.cancel.set()
         self._pool.shutdown(wait=False, cancel_futures=True)
@@ -229,8 +284,13 @@ class Engine:
 
     # ------------------------------------------------------------------ events
 
-    def notify_changed(self, paths: Iterable[str | Path]) -> None:
-        """File events (created, changed, deleted, moved) for absolute or relative paths."""
+    def notify_changed(self, paths: Iterable[str | Path], *, finished: bool = False) -> None:
+        """File events (created, changed, deleted, moved) for absolute or relative paths.
+
+        ``finished``: the events say the writes are over (closed after writing,
+        renamed into place, deleted); once no pending path is still being written
+        the batch is flushed after ``quick`` instead of ``debounce`` seconds.
+        """
         relevant: set[str] = set()
         for path in paths:
             rel = self.relative(path)
@@ -242,13 +302,19 @@ class Engine:
         with self._lock:
             if self._closed:
                 return
+            if not self._pending:
+                self._pending_since = time.monotonic()
             self._pending |= relevant
-            self._arm_timer()
+            if finished:
+                self._writing -= relevant
+            else:
+                self._writing |= relevant
+            self._arm_timer(self.debounce if self._writing else self.quick)
 
-    def _arm_timer(self) -> None:
+    def _arm_timer(self, delay: float | None = None) -> None:
         if self._timer is not None:
             self._timer.cancel()
-        self._timer = threading.Timer(self.debounce, self._flush)
+        self._timer = threading.Timer(self.debounce if delay is None else delay, self._flush)
         self._timer.daemon = True
         self._timer.start()
 
@@ -269,9 +335,12 @@ class Engine:
             self._timer = None
             changed = self._pending
             self._pending = set()
+            self._writing = set()
+            trigger = (self._pending_since, time.monotonic())
+            self._pending_since = None
             self._flushing = True
         try:
-            self._refresh(changed=changed)
+            self._refresh(changed=changed, trigger=trigger)
         finally:
             with self._idle:
                 self._flushing = False
@@ -292,7 +361,12 @@ class Engine:
 
     # ------------------------------------------------------------ the refresh
 
-    def _refresh(self, changed: set[str] | None = None, force_config: bool = False) -> None:
+    def _refresh(
+        self,
+        changed: set[str] | None = None,
+        force_config: bool = False,
+        trigger: tuple[float | None, float | None] = (None, None),
+    ) -> None:
         config_changed = force_config or (changed is not None and CONFIG_FILE_NAME in changed)
         if config_changed:
             self._reload_config()
@@ -350,6 +424,8 @@ class Engine:
                     continue
                 digests = self._current_digests(current.plan)
                 needs = current.last_digests is None or digests != current.last_digests
+                if needs:
+                    current.trigger = trigger
             if needs:
                 self._schedule(name)
 
@@ -390,6 +466,7 @@ class Engine:
                     state.good.digests,
                     state.good.generation,
                     state.good.finished_at,
+                    state.good.timing,
                 )
 
     def _metric(self) -> str | None:
@@ -437,8 +514,12 @@ class Engine:
             cancel = state.cancel
             plan = state.plan
             fresh = state.force
+            trigger, state.trigger = state.trigger, (None, None)
+            if self._running_count == 0:
+                _pause_collection()
+            self._running_count += 1
         self._emit(EngineEvent("started", name, generation))
-        self._pool.submit(self._run, name, plan, generation, cancel, fresh)
+        self._pool.submit(self._run, name, plan, generation, cancel, fresh, trigger)
 
     def _read_inputs(self, plan: PlannedJob) -> tuple[JobInput, ...]:
         items = []
@@ -451,7 +532,8 @@ class Engine:
                 raise InputError(rel, "the input file does not exist") from None
             except OSError as error:
                 raise InputError(rel, f"cannot read the input file: {error}") from None
-            items.append(JobInput(rel, data, _digest(data), str(path), mtime))
+            digest = _digest(data)
+            items.append(JobInput(rel, data, digest, str(path), mtime))
         return tuple(items)
 
     def _run(
@@ -461,9 +543,11 @@ class Engine:
         generation: int,
         cancel: threading.Event,
         fresh: bool = False,
+        trigger: tuple[float | None, float | None] = (None, None),
     ) -> None:
         digests: tuple[str, ...] = ()
         outcome: GoodResult | JobError | None = None
+        started = time.monotonic()
         try:
             if plan.missing and not plan.inputs:
                 raise InputError(None, f"no file matches the inputs {', '.join(plan.missing)}")
@@ -471,6 +555,7 @@ class Engine:
             if job_type is None:
                 raise InputError(None, f"unknown backend {plan.backend!r}")
             inputs = self._read_inputs(plan)
+            read = time.monotonic()
             digests = tuple(i.digest for i in inputs)
             with self._lock:
                 self.backend_runs[name] = self.backend_runs.get(name, 0) + 1
@@ -482,8 +567,10 @@ class Engine:
             context = JobContext(inputs, plan.options, settings, self.memo, cancel, fresh)
             document = job_type.run(context)
             context.check_cancelled()
+            backend = time.monotonic()
             index = build_index(name, document, resolver.resolve, self._metric())
-            outcome = GoodResult(document, index, digests, generation, time.time())
+            timing = RunTiming(*trigger, started, read, backend, time.monotonic())
+            outcome = GoodResult(document, index, digests, generation, time.time(), timing)
         except Cancelled:
             outcome = None
         except InputError as error:
@@ -506,6 +593,11 @@ class Engine:
         rerun = False
         confirm: JobError | None = None
         with self._idle:
+            if self._running_count > 0:  # (0 after close)
+                self._running_count -= 1
+                if self._running_count == 0:
+                    _resume_collection()
+                    self._arm_housekeeping()
             state = self._jobs.get(name)
             if state is None:
                 self._idle.notify_all()
@@ -534,6 +626,11 @@ class Engine:
             if rerun:
                 self._schedule(name)
             if event is not None:
+                assert isinstance(outcome, GoodResult)
+                if outcome.timing is not None and timing_log.isEnabledFor(logging.INFO):
+                    timing_log.info(
+                        "job=%s generation=%d %s", name, generation, outcome.timing.render()
+                    )
                 self._emit(event)
             if confirm is not None:
                 self._confirm_later(name, generation, digests, confirm)
@@ -541,6 +638,32 @@ class Engine:
             with self._idle:
                 self._finishing -= 1
                 self._idle.notify_all()
+
+    def _arm_housekeeping(self) -> None:
+        """Collect garbage once the engine has been quiet for ``housekeeping`` seconds."""
+        if self.housekeeping is None or self._closed:
+            return
+        if self._housekeeper is not None:
+            self._housekeeper.cancel()
+        timer = threading.Timer(self.housekeeping, self._collect_garbage)
+        timer.daemon = True
+        self._housekeeper = timer
+        timer.start()
+
+    def _collect_garbage(self) -> None:
+        with self._lock:
+            if self._housekeeper is None or self._closed:
+                return
+            self._housekeeper = None
+            busy = self._running_count > 0 or bool(self._pending)
+            if busy and self._housekeeping_deferred < 10:
+                self._housekeeping_deferred += 1
+                self._arm_housekeeping()  # busy again: try later
+                return
+            self._housekeeping_deferred = 0
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
 
     def _confirm_later(
         self, name: str, generation: int, digests: tuple[str, ...], error: JobError
@@ -690,6 +813,29 @@ def _job_error(error: InputError, plan: PlannedJob) -> JobError:
             break
     source = error.source if error.source in plan.inputs else None
     return JobError(error.render(), source, line)
+
+
+_collection_lock = threading.Lock()
+_collection_pauses = 0
+_collection_was_enabled = False
+
+
+def _pause_collection() -> None:
+    """Pause the cyclic collector (process-wide; nested pauses of several engines count)."""
+    global _collection_pauses, _collection_was_enabled
+    with _collection_lock:
+        if _collection_pauses == 0:
+            _collection_was_enabled = gc.isenabled()
+            gc.disable()
+        _collection_pauses += 1
+
+
+def _resume_collection() -> None:
+    global _collection_pauses
+    with _collection_lock:
+        _collection_pauses -= 1
+        if _collection_pauses == 0 and _collection_was_enabled:
+            gc.enable()
 
 
 def default_workers() -> int:

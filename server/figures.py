@@ -118,12 +118,15 @@ def model_total(
     result: Mapping[str, Any],
     key: MetricKey,
     parents: Mapping[str, Sequence[str]] | None = None,
+    *,
+    entities: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> float | None:
     """What a line's figure is a share of.
 
     A model-level metric of the same name and unit if the result has one; else
     the sum over the top-most non-view entities carrying that metric (an
-    entity whose ancestor also carries it is not counted again).
+    entity whose ancestor also carries it is not counted again). ``entities`` (the
+    result's entities by id) saves rebuilding that table when the caller has it.
     """
     for metric in result.get("metrics") or ():
         if (
@@ -134,21 +137,28 @@ def model_total(
             value = numeric(metric)
             if value is not None and value > 0:
                 return value
-    entities = {
-        e["id"]: e
-        for e in result.get("entities") or ()
-        if isinstance(e, Mapping) and isinstance(e.get("id"), str)
-    }
+    if entities is None:
+        entities = {
+            e["id"]: e
+            for e in result.get("entities") or ()
+            if isinstance(e, Mapping) and isinstance(e.get("id"), str)
+        }
     carrying: dict[str, float] = {}
+    name, unit = key.name, key.unit
     for breakdown in result.get("breakdowns") or ():
-        if not isinstance(breakdown, Mapping):
+        if type(breakdown) is not dict and not isinstance(breakdown, Mapping):
             continue
-        entity = entities.get(breakdown.get("entity_id"))
+        entity_id = breakdown.get("entity_id")
+        entity = entities.get(entity_id) if type(entity_id) is str else None
         if entity is None or entity.get("kind") in VIEW_KINDS:
             continue
-        value, _ = value_of(breakdown.get("metrics") or (), key)
-        if value is not None:
-            carrying[entity["id"]] = carrying.get(entity["id"], 0.0) + value
+        for metric in breakdown.get("metrics") or ():
+            # value_of without the statistic: this loop runs over every breakdown.
+            if metric.get("name") == name and metric.get("unit") == unit:
+                value = numeric(metric)
+                if value is not None:
+                    carrying[entity["id"]] = carrying.get(entity["id"], 0.0) + value
+                    break
     if not carrying:
         return None
     if parents is None:

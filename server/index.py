@@ -10,12 +10,11 @@ under their recorded path so ``perfline/lineAnnotations`` can still report them.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from perfline.core.graph import build_graph
 from perfline.server import figures
 
 
@@ -89,70 +88,128 @@ def build_index(
     """Index every result of ``document``; ``resolve`` maps recorded paths to workspace files."""
     lines: dict[str, dict[int, list[LineEntry]]] = {}
     diagnostics: dict[str, list[LineDiagnostic]] = {}
-    entities_by_key: dict[tuple[int, str], Mapping[str, Any]] = {}
+    tables: list[Mapping[str, Mapping[str, Any]]] = []
     results = document.get("results") or []
+    resolved: dict[str, str] = {}
+
+    def file_key(recorded: str) -> str:
+        key = resolved.get(recorded)
+        if key is None:
+            found = resolve(recorded)
+            key = resolved[recorded] = str(found) if found is not None else recorded
+        return key
+
     for result_index, result in enumerate(results):
         if not isinstance(result, Mapping):
+            tables.append({})
             continue
-        _index_result(
-            job, result_index, result, resolve, metric, lines, diagnostics, entities_by_key
+        tables.append(
+            _index_result(job, result_index, result, file_key, metric, lines, diagnostics)
         )
     return JobIndex(
         job=job,
         lines={f: {n: tuple(v) for n, v in per.items()} for f, per in lines.items()},
         diagnostics={f: tuple(v) for f, v in diagnostics.items()},
-        entities=entities_by_key,
+        entities=EntityTable(tuple(tables)),
     )
 
 
-def _file_key(recorded: str, resolve: Callable[[str], Path | None]) -> str:
-    resolved = resolve(recorded)
-    return str(resolved) if resolved is not None else recorded
+class EntityTable(Mapping[tuple[int, str], Mapping[str, Any]]):
+    """(result index, entity id) -> entity, over one id table per result (built once)."""
+
+    def __init__(self, tables: tuple[Mapping[str, Mapping[str, Any]], ...]) -> None:
+        self._tables = tables
+
+    def __getitem__(self, key: tuple[int, str]) -> Mapping[str, Any]:
+        index, entity_id = key
+        if not isinstance(index, int) or not 0 <= index < len(self._tables):
+            raise KeyError(key)
+        return self._tables[index][entity_id]
+
+    def __iter__(self) -> Iterator[tuple[int, str]]:
+        for index, table in enumerate(self._tables):
+            for entity_id in table:
+                yield index, entity_id
+
+    def __len__(self) -> int:
+        return sum(len(table) for table in self._tables)
+
+
+def _adjacency(
+    entities: Mapping[str, Mapping[str, Any]],
+) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """Children and parents by id from both ``child_ids`` and ``parent_ids`` (references
+    to unknown ids dropped; a repeated edge may appear twice - every use here is a set)."""
+    children: dict[str, list[str]] = {}
+    parents: dict[str, list[str]] = {}
+    for entity_id, entity in entities.items():
+        child_ids = entity.get("child_ids")
+        if type(child_ids) is list:
+            for child in child_ids:
+                if type(child) is str and child in entities:
+                    children.setdefault(entity_id, []).append(child)
+                    parents.setdefault(child, []).append(entity_id)
+        parent_ids = entity.get("parent_ids")
+        if type(parent_ids) is list:
+            for parent in parent_ids:
+                if type(parent) is str and parent in entities:
+                    parents.setdefault(entity_id, []).append(parent)
+                    children.setdefault(parent, []).append(entity_id)
+    return children, parents
 
 
 def _index_result(
     job: str,
     result_index: int,
     result: Mapping[str, Any],
-    resolve: Callable[[str], Path | None],
+    file_key: Callable[[str], str],
     configured_metric: str | None,
     lines: dict[str, dict[int, list[LineEntry]]],
     diagnostics: dict[str, list[LineDiagnostic]],
-    entities_by_key: dict[tuple[int, str], Mapping[str, Any]],
-) -> None:
-    entities = {
-        e["id"]: e
-        for e in result.get("entities") or ()
-        if isinstance(e, Mapping) and isinstance(e.get("id"), str)
-    }
-    for entity_id, entity in entities.items():
-        entities_by_key[(result_index, entity_id)] = entity
-    graph = build_graph(list(entities.values()))
-    children, parents = graph.children, graph.parents
+) -> Mapping[str, Mapping[str, Any]]:
+    entities: dict[str, Mapping[str, Any]] = {}
+    for e in result.get("entities") or ():
+        if type(e) is dict or isinstance(e, Mapping):
+            entity_id = e.get("id")
+            if type(entity_id) is str:
+                entities[entity_id] = e
+    children, parents = _adjacency(entities)
     breakdowns: dict[str, list[Mapping[str, Any]]] = {}
     for breakdown in result.get("breakdowns") or ():
-        if isinstance(breakdown, Mapping) and isinstance(breakdown.get("entity_id"), str):
-            for metric in breakdown.get("metrics") or ():
-                if isinstance(metric, Mapping):
-                    breakdowns.setdefault(breakdown["entity_id"], []).append(metric)
+        if type(breakdown) is dict or isinstance(breakdown, Mapping):
+            entity_id = breakdown.get("entity_id")
+            if type(entity_id) is str:
+                found = breakdowns.get(entity_id)
+                if found is None:
+                    found = breakdowns[entity_id] = []
+                for metric in breakdown.get("metrics") or ():
+                    if type(metric) is dict or isinstance(metric, Mapping):
+                        found.append(metric)
     code_lines = [e for e in entities.values() if e.get("kind") == "code_line"]
     key = figures.choose_metric(
         (breakdowns.get(e["id"], ()) for e in code_lines), configured_metric
     )
-    total = figures.model_total(result, key, parents) if key is not None else None
+    total = (
+        figures.model_total(result, key, parents, entities=entities) if key is not None else None
+    )
     producer = str(result.get("producer", ""))
     mode = result.get("mode") if isinstance(result.get("mode"), str) else None
+    kind = str(result.get("kind", ""))
     line_of: dict[str, tuple[str, int]] = {}
     for entity in code_lines:
         attributes = entity.get("attributes") or {}
         recorded, number = attributes.get("file"), attributes.get("line")
         if not isinstance(recorded, str) or not isinstance(number, int) or number < 1:
             continue
-        file_key = _file_key(recorded, resolve)
-        line_of[entity["id"]] = (file_key, number)
+        where = file_key(recorded)
+        line_of[entity["id"]] = (where, number)
         stacks = tuple(
             sorted(
-                c for c in children.get(entity["id"], ()) if entities[c].get("kind") == "code_stack"
+                {
+                    c
+                    for c in children.get(entity["id"], ())
+                    if entities[c].get("kind") == "code_stack"
+                }
             )
         )
         operators = _descendants_of_kind(stacks, children, entities, "source_operator")
@@ -183,13 +240,13 @@ def _index_result(
             placements=placements,
             producer=producer,
             mode=mode,
-            kind=str(result.get("kind", "")),
+            kind=kind,
             value=value,
             statistic=statistic,
             metric=key,
             total=total,
         )
-        lines.setdefault(file_key, {}).setdefault(number, []).append(entry)
+        lines.setdefault(where, {}).setdefault(number, []).append(entry)
 
     def lines_above(entity_ids: Iterable[str]) -> set[tuple[str, int]]:
         # A code_line is the parent of its stacks: climbing from a source operator
@@ -203,8 +260,8 @@ def _index_result(
         affected = [a for a in advice.get("affected_entity_ids") or () if isinstance(a, str)]
         severity = str(advice.get("severity", "info"))
         message = str(advice.get("message", ""))
-        for file_key, number in sorted(lines_above(affected)):
-            diagnostics.setdefault(file_key, []).append(
+        for where, number in sorted(lines_above(affected)):
+            diagnostics.setdefault(where, []).append(
                 LineDiagnostic(job, number, severity, message, str(advice.get("id", "advice")))
             )
     for check in result.get("checks") or ():
@@ -225,10 +282,11 @@ def _index_result(
             detail = ": " + "; ".join(t for t in texts if t)
         message = f"check {check.get('id', '')} {status}{detail}"
         severity = "error" if status == "fail" else "warning"
-        for file_key, number in sorted(lines_above([entity_id])):
-            diagnostics.setdefault(file_key, []).append(
+        for where, number in sorted(lines_above([entity_id])):
+            diagnostics.setdefault(where, []).append(
                 LineDiagnostic(job, number, severity, message, str(check.get("id", "check")))
             )
+    return entities
 
 
 def _descendants_of_kind(

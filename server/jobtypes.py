@@ -41,10 +41,17 @@ class Cancelled(Exception):
     """Raised inside a run whose result is no longer wanted."""
 
 
+#: How many processed documents a job type keeps memoized beyond those being served.
+FINAL_STAGE_KEEP = 8
+
+
 class Memo:
     """A bounded, thread-safe LRU of stage outputs keyed by content (hashes + options).
 
     ``misses`` counts computations per stage name, which makes incrementality observable.
+    A stage may also cap its own entries (``keep``): final documents are held by the
+    engine as long as they are served, so the memo needs only a few superseded ones
+    (an edit undone, the same file in two jobs), not a heap of stale versions.
     """
 
     def __init__(self, capacity: int = 256) -> None:
@@ -61,9 +68,11 @@ class Memo:
         compute: Callable[[], Any],
         *,
         refresh: bool = False,
+        keep: int | None = None,
     ) -> Any:
         """The memoized value, computing it once even when asked from several threads
-        (``refresh``: compute again and replace it)."""
+        (``refresh``: compute again and replace it; ``keep``: at most that many entries
+        of this stage stay memoized, the least recently used go first)."""
         full = (stage, *key)
         while True:
             with self._lock:
@@ -90,6 +99,10 @@ class Memo:
             self._items.move_to_end(full)
             while len(self._items) > self._capacity:
                 self._items.popitem(last=False)
+            if keep is not None:
+                same = [k for k in self._items if k[0] == stage]
+                for old in same[: max(len(same) - keep, 0)]:
+                    del self._items[old]
             self._inflight.pop(full).set()
         return value
 
@@ -198,7 +211,11 @@ class StandardizedOutputJob:
             return postprocess(document, context.settings, source=item.path)
 
         result: dict[str, Any] = context.memo.get_or_compute(
-            "standardized", (item.digest, context.settings_key()), compute, refresh=context.fresh
+            "standardized",
+            (item.digest, context.settings_key()),
+            compute,
+            refresh=context.fresh,
+            keep=FINAL_STAGE_KEEP,
         )
         return result
 

@@ -18,6 +18,7 @@ import bisect
 import itertools
 import logging
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,7 @@ from perfline.server.index import LineDiagnostic, LineEntry
 from perfline.server.presentation import code_blocks, hover_markdown
 
 log = logging.getLogger(__name__)
+timing_log = logging.getLogger("perfline.server.timing")
 
 #: An inlay-hint row: current 0-based line, label, tooltip.
 HintRow = tuple[int, str, str]
@@ -193,8 +195,13 @@ class PerflineServer(LanguageServer):
             },
         )
         if self.initialized:
-            self.publish_all_diagnostics()
             self.refresh()
+            if event.kind == "result" and timing_log.isEnabledFor(logging.INFO):
+                sent = time.monotonic()
+                timing_log.info(
+                    "job=%s generation=%d refresh=%.6f", event.job, event.generation, sent
+                )
+            self.publish_all_diagnostics()
 
     def refresh(self) -> None:
         caps = self.client_capabilities.workspace if self.initialized else None
@@ -517,7 +524,8 @@ def _register(server: PerflineServer) -> None:
         if not ls.host.client_events:
             return  # watchdog already reports these: never both
         paths = [p for p in (to_fs_path(c.uri) for c in params.changes) if p]
-        ls.engine().notify_changed(paths)
+        # Editors report a file once it has been written (and batch their events).
+        ls.engine().notify_changed(paths, finished=True)
 
     @server.feature(t.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: PerflineServer, params: t.DidOpenTextDocumentParams) -> None:

@@ -3,7 +3,10 @@
 Recursive on the workspace root. Events inside ignored folders (``.git``,
 virtual environments, caches, perfline's output) are dropped here already;
 a move reports both its source and its destination, so temp-file-then-rename
-saves are seen as a change of the destination. The engine debounces.
+saves are seen as a change of the destination. The engine debounces; events
+that end a write (a close after writing, a rename, a deletion, and folder
+events) are reported as ``finished``, so a completed save is picked up after
+the engine's short ``quick`` delay instead of the full debounce.
 """
 
 from __future__ import annotations
@@ -18,6 +21,9 @@ from perfline.server.engine import Engine
 from perfline.server.workspace import is_ignored
 
 log = logging.getLogger(__name__)
+
+#: Event types after which the file's content is complete.
+FINISHING_EVENTS = frozenset({"closed", "moved", "deleted"})
 
 
 class _Handler(FileSystemEventHandler):
@@ -39,7 +45,8 @@ class _Handler(FileSystemEventHandler):
                 continue
             relevant.append(path)
         if relevant:
-            self.engine.notify_changed(relevant)
+            finished = event.is_directory or event.event_type in FINISHING_EVENTS
+            self.engine.notify_changed(relevant, finished=finished)
 
 
 class Watcher:

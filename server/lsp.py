@@ -9,6 +9,12 @@ for runs longer than 0.5 s, edit tracking (annotations follow the text and
 are marked stale), and the ``perfline/*`` requests of ``server.api`` plus the
 ``perfline/resultChanged`` notification. Columns use the negotiated position
 encoding (UTF-8, UTF-16 or UTF-32).
+
+Hint settings (``server.settings``: metric, format, share threshold) are per
+connection: read from ``initializationOptions``, then pulled with
+``workspace/configuration`` when the client supports it, and again on every
+``workspace/didChangeConfiguration`` (pulled, else taken from the pushed
+settings); a change re-renders hints and lenses and asks the client to refresh.
 """
 
 from __future__ import annotations
@@ -32,12 +38,20 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from perfline import __version__
 from perfline.core.workspace_config import CONFIG_FILE_NAME
-from perfline.server import api
+from perfline.server import api, figures
 from perfline.server.edits import LineTracker
 from perfline.server.engine import Engine, EngineEvent
 from perfline.server.host import EngineHost
 from perfline.server.index import LineDiagnostic, LineEntry
 from perfline.server.presentation import code_blocks, hover_markdown
+from perfline.server.settings import (
+    SECTION,
+    HintSettings,
+    lens_figure,
+    line_label,
+    read_settings,
+    section_of,
+)
 
 log = logging.getLogger(__name__)
 timing_log = logging.getLogger("perfline.server.timing")
@@ -127,7 +141,11 @@ class PerflineServer(LanguageServer):
         self.progress_timers: dict[str, asyncio.TimerHandle] = {}
         self.initialized = False
         self.on_disconnect: Callable[[], None] | None = None
-        self._line_cache: dict[str, tuple[tuple[int, int, int], Any, list[HintRow]]] = {}
+        self._line_cache: dict[str, tuple[tuple[int, int, int, int], Any, list[HintRow]]] = {}
+        self.hint_settings = HintSettings()
+        self.settings_version = 0
+        self._totals: dict[tuple[str, int, figures.MetricKey], float | None] = {}
+        self._totals_version = -1
         self._hint_cache: dict[str, tuple[Any, list[int], list[dict[str, Any]]]] = {}
         _register(self)
 
@@ -211,6 +229,57 @@ class PerflineServer(LanguageServer):
             self.workspace_inlay_hint_refresh(None)
         if caps.code_lens is not None and caps.code_lens.refresh_support:
             self.workspace_code_lens_refresh(None)
+
+    # ---------------------------------------------------------------- settings
+
+    def apply_settings(self, section: Any) -> bool:
+        """Use the hint settings of a ``perfline`` section; True if they changed."""
+        readout = read_settings(section_of(section) if section is not None else None)
+        for problem in readout.problems:
+            log.warning("%s", problem)
+            if self.initialized:
+                self.window_log_message(
+                    t.LogMessageParams(type=t.MessageType.Warning, message=f"perfline: {problem}")
+                )
+        if readout.settings == self.hint_settings:
+            return False
+        self.hint_settings = readout.settings
+        self.settings_version += 1
+        return True
+
+    def can_pull_configuration(self) -> bool:
+        workspace = self.client_capabilities.workspace
+        return bool(workspace is not None and workspace.configuration)
+
+    async def pull_settings(self) -> Any:
+        """The client's ``perfline`` section (``workspace/configuration``), or None."""
+        engine = self.host.engine()
+        item = t.ConfigurationItem(section=SECTION, scope_uri=from_fs_path(str(engine.root)))
+        try:
+            answers = await self.workspace_configuration_async(t.ConfigurationParams([item]))
+        except Exception as error:
+            log.warning("workspace/configuration failed: %s", error)
+            return None
+        if not answers:
+            return None
+        section = answers[0]
+        return {SECTION: section} if isinstance(section, dict) else None
+
+    def total_of(self, entry: LineEntry, key: figures.MetricKey) -> float | None:
+        """The model total of ``key`` in the result behind ``entry`` (cached per engine state)."""
+        engine = self.host.engine()
+        if self._totals_version != engine.version:
+            self._totals = {}
+            self._totals_version = engine.version
+        cache_key = (entry.job, entry.result_index, key)
+        if cache_key not in self._totals:
+            good = engine.result(entry.job)
+            results = good.document.get("results") if good is not None else None
+            total = None
+            if isinstance(results, list) and entry.result_index < len(results):
+                total = figures.model_total(results[entry.result_index], key)
+            self._totals[cache_key] = total
+        return self._totals[cache_key]
 
     # ---------------------------------------------------------------- progress
 
@@ -314,7 +383,12 @@ class PerflineServer(LanguageServer):
         """Entries and hint rows by current line, cached until the engine or the edits change."""
         engine = self.engine()
         tracker = self.trackers.get(uri)
-        key = (engine.version, tracker.version if tracker else -1, id(tracker))
+        key = (
+            engine.version,
+            tracker.version if tracker else -1,
+            id(tracker),
+            self.settings_version,
+        )
         cached = self._line_cache.get(uri)
         if cached is not None and cached[0] == key:
             return cached[1], cached[2]
@@ -327,10 +401,10 @@ class PerflineServer(LanguageServer):
                     found.setdefault(current, []).extend(entries)
         rows: list[HintRow] = []
         for current, entries in sorted(found.items()):
-            labels = [e.label for e in entries if e.label]
-            if not labels:
+            label = line_label(entries, self.hint_settings, self.total_of)
+            if not label:
                 continue
-            text = "  ".join(dict.fromkeys(labels))
+            text = label
             if self.is_stale(uri, entries):
                 text += STALE_MARK
             tooltip = ", ".join(sorted({f"{e.name} ({e.job})" for e in entries}))
@@ -487,6 +561,7 @@ def _register(server: PerflineServer) -> None:
             root = Path(params.root_path)
         engine = ls.host.engine(root)
         ls.attach(engine)
+        ls.apply_settings(params.initialization_options)
 
     @server.feature(t.INITIALIZED)
     async def initialized(ls: PerflineServer, params: t.InitializedParams) -> None:
@@ -518,6 +593,22 @@ def _register(server: PerflineServer) -> None:
         else:
             ls.host.start_watchdog()
         ls.publish_all_diagnostics()
+        if ls.can_pull_configuration():
+            pulled = await ls.pull_settings()
+            if pulled is not None and ls.apply_settings(pulled):
+                ls.refresh()
+
+    @server.feature(t.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(
+        ls: PerflineServer, params: t.DidChangeConfigurationParams
+    ) -> None:
+        """Re-read the hint settings (pulled when the client supports it, else the pushed
+        ones), then have the client re-request hints and lenses."""
+        section = await ls.pull_settings() if ls.can_pull_configuration() else None
+        if section is None:
+            section = params.settings
+        if ls.apply_settings(section):
+            ls.refresh()
 
     @server.feature(t.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def did_change_watched(ls: PerflineServer, params: t.DidChangeWatchedFilesParams) -> None:
@@ -605,10 +696,7 @@ def _register(server: PerflineServer) -> None:
             entries = by_line.get(line - 1)
             if not entries:
                 return None
-            for entry in entries:
-                if entry.value is not None and entry.metric is not None:
-                    return entry.value, entry.metric, entry.total
-            return None
+            return lens_figure(entries, ls.hint_settings, ls.total_of)
 
         stale = ls.trackers.get(uri) is not None and ls.trackers[uri].edited
         lenses = []

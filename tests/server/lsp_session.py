@@ -92,7 +92,18 @@ def _client(session_box: list[Session]) -> LanguageClient:
 
 
 @contextlib.asynccontextmanager
-async def start(root: Path, transport: str, caps: str) -> AsyncIterator[Session]:
+async def start(
+    root: Path,
+    transport: str,
+    caps: str,
+    *,
+    initialization_options: Any = None,
+    configuration: dict[str, Any] | None = None,
+    without_configuration_pull: bool = False,
+) -> AsyncIterator[Session]:
+    """A daemon on ``root`` driven by a client with the capabilities of ``caps``;
+    ``configuration``: the client's settings sections (answers to ``workspace/configuration``);
+    ``without_configuration_pull``: the client does not support those pulls."""
     box: list[Session] = []
     client = _client(box)
     process: asyncio.subprocess.Process | None = None
@@ -120,11 +131,16 @@ async def start(root: Path, transport: str, caps: str) -> AsyncIterator[Session]
     session = Session(client, root, transport, caps)
     box.append(session)
     capabilities = client_capabilities(caps)
+    if without_configuration_pull and capabilities.workspace is not None:
+        capabilities.workspace.configuration = False
+    for section, value in (configuration or {}).items():
+        client.set_configuration(value, section=section)
     result = await client.initialize_session(
         t.InitializeParams(
             capabilities=capabilities,
             root_uri=root.as_uri(),
             workspace_folders=[t.WorkspaceFolder(root.as_uri(), root.name)],
+            initialization_options=initialization_options,
         )
     )
     session.encoding = str(result.capabilities.position_encoding or "utf-16")

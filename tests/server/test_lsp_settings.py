@@ -1,0 +1,205 @@
+"""End-to-end: the client's hint settings (metric, format, share threshold) from
+``initializationOptions``, ``workspace/configuration`` pulls and pushed
+``workspace/didChangeConfiguration`` change the hints and lenses the daemon serves."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lsprotocol import types as t
+
+from tests.server.lsp_session import Session, start
+
+pytestmark = pytest.mark.timeout(90)
+
+ENVELOPE: dict[str, Any] = {
+    "schema_version": "1.2.0",
+    "run_id": "a953f09a-1b6b-4725-8819-56e9ad0b1eb4",
+    "timestamp": "2026-01-01T00:00:00Z",
+    "tool": {"name": "mlia", "version": "0.12.3"},
+    "target": {
+        "profile_name": "test",
+        "target_type": "neural-accelerator",
+        "components": [{"type": "gpu", "family": "mali", "model": "nx"}],
+        "configuration": {},
+    },
+    "model": {"name": "m.vgf", "format": "vgf", "hash": "a" * 64},
+    "context": {},
+    "backends": [
+        {"id": "nx-performance-estimator", "name": "NX", "version": "unknown", "configuration": {}}
+    ],
+}
+KINDS = [
+    {"id": "segment", "child_kinds": ["cascade", "source_operator"]},
+    {"id": "cascade", "parent_kinds": ["segment"], "child_kinds": ["chain"]},
+    {"id": "chain", "parent_kinds": ["cascade"], "child_kinds": ["source_operator"]},
+]
+#: (op_cycles, mac_count) of the chains behind model.py lines 1, 2 and 3.
+FIGURES = ((600, 10), (300, 30), (100, 60))
+
+DEFAULT_LABELS = ["600 cycles · 60%", "300 cycles · 30%", "100 cycles · 10%"]
+MAC_LABELS = ["mac_count=10 count (10%)", "mac_count=30 count (30%)", "mac_count=60 count (60%)"]
+MAC_SETTINGS = {"hints": {"metric": "mac_count", "format": "{metric}={value} ({share})"}}
+
+
+def _document() -> dict[str, Any]:
+    entities: list[dict[str, Any]] = []
+    breakdowns: list[dict[str, Any]] = []
+    for i, (cycles, macs) in enumerate(FIGURES):
+        op = f"source_operator/segment_0/op{i}"
+        entities += [
+            {"id": f"chain/{i}", "kind": "chain", "name": f"chain {i}", "child_ids": [op]},
+            {"id": op, "kind": "source_operator", "name": f"op{i}", "placement": "NX"},
+            {
+                "id": f"code_stack/{i}",
+                "kind": "code_stack",
+                "name": f"model.py:{i + 1}",
+                "child_ids": [op],
+                "attributes": {"file": "/home/dev/proj/model.py", "line": i + 1},
+            },
+        ]
+        breakdowns.append(
+            {
+                "entity_id": f"chain/{i}",
+                "id": f"chain/{i}",
+                "metrics": [
+                    {"name": "op_cycles", "unit": "cycles", "value": cycles, "aggregation": "sum"},
+                    {"name": "mac_count", "unit": "count", "value": macs, "aggregation": "sum"},
+                ],
+            }
+        )
+    document = copy.deepcopy(ENVELOPE)
+    document["results"] = [
+        {
+            "kind": "performance",
+            "status": "ok",
+            "producer": "nx-performance-estimator",
+            "breakdowns": breakdowns,
+            "entities": entities,
+            "entity_kinds": KINDS,
+        }
+    ]
+    return document
+
+
+def _workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "model.py").write_text(
+        "class Net(nn.Module):\n    def forward(self, x):\n        return conv(x)\n"
+    )
+    (root / "perfline.toml").write_text('[[path_map]]\nfrom = "/home/dev/proj/"\nto = "."\n')
+    (root / "run.mlia.json").write_text(json.dumps(_document()))
+    return root
+
+
+async def _labels(session: Session) -> list[str]:
+    hints = await session.hints(session.uri("model.py"), 10)
+    return [str(h.label) for h in hints]
+
+
+async def _lens_titles(session: Session) -> list[str]:
+    lenses = await session.client.text_document_code_lens_async(
+        t.CodeLensParams(text_document=t.TextDocumentIdentifier(session.uri("model.py")))
+    )
+    return [lens.command.title for lens in lenses or [] if lens.command is not None]
+
+
+async def _until(condition: Any, timeout: float = 20.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not await condition():
+        if asyncio.get_running_loop().time() > deadline:
+            raise TimeoutError("condition not reached")
+        await asyncio.sleep(0.05)
+
+
+async def test_pulled_settings_apply_at_start_and_on_change(tmp_path: Path) -> None:
+    async with start(
+        _workspace(tmp_path),
+        "stdio",
+        "visual-studio-code",
+        configuration={"perfline": MAC_SETTINGS},
+    ) as session:
+        await session.wait_analysed()
+        session.open("model.py")
+
+        async def mac_labels() -> bool:
+            return await _labels(session) == MAC_LABELS
+
+        await _until(mac_labels)  # pulled after `initialized`
+        lenses = await _lens_titles(session)
+        assert lenses and all("90 count · 90%" in title for title in lenses), lenses
+
+        # A change: the server pulls the new section (ignoring the pushed payload) and
+        # asks the client to refresh.
+        session.client.set_configuration({"hints": {"minShare": 20}}, section="perfline")
+        refreshes = len(session.refreshes)
+        session.client.workspace_did_change_configuration(
+            t.DidChangeConfigurationParams(settings=None)
+        )
+
+        async def threshold_applied() -> bool:
+            return await _labels(session) == DEFAULT_LABELS[:2]
+
+        await _until(threshold_applied)
+        # (these client capabilities declare lens refreshes only)
+        assert session.refreshes[refreshes:] == ["codeLens"]
+        lenses = await _lens_titles(session)
+        assert lenses and all("400 cycles · 40%" in title for title in lenses), lenses
+
+
+async def test_pushed_settings_when_the_client_cannot_be_asked(tmp_path: Path) -> None:
+    async with start(
+        _workspace(tmp_path),
+        "stdio",
+        "neovim@v0.11",
+        initialization_options={"settings": {"perfline": MAC_SETTINGS}},
+        without_configuration_pull=True,
+    ) as session:
+        await session.wait_analysed()
+        session.open("model.py")
+        assert await _labels(session) == MAC_LABELS  # from initializationOptions
+
+        refreshes = len(session.refreshes)
+        session.client.workspace_did_change_configuration(
+            t.DidChangeConfigurationParams(
+                settings={"perfline": {"hints": {"metric": "auto", "format": "{value}"}}}
+            )
+        )
+
+        async def values_only() -> bool:
+            return await _labels(session) == ["600 cycles", "300 cycles", "100 cycles"]
+
+        await _until(values_only)
+        assert "inlayHint" in session.refreshes[refreshes:]
+
+        # Invalid values fall back to the defaults (and are reported, not fatal).
+        session.client.workspace_did_change_configuration(
+            t.DidChangeConfigurationParams(
+                settings={"perfline": {"hints": {"format": "{nope}", "minShare": "x"}}}
+            )
+        )
+
+        async def defaults() -> bool:
+            return await _labels(session) == DEFAULT_LABELS
+
+        await _until(defaults)
+        status = await session.request("perfline/status", {})
+        assert status.jobs == 1
+
+
+async def test_workspace_files_cannot_set_client_settings(tmp_path: Path) -> None:
+    """Hint settings come from the client only: a workspace file named like a settings
+    file changes nothing (and there is no program path among the settings at all)."""
+    root = _workspace(tmp_path)
+    (root / ".vscode").mkdir()
+    (root / ".vscode" / "settings.json").write_text(json.dumps({"perfline.hints.metric": "x"}))
+    async with start(root, "stdio", "neovim@v0.11", without_configuration_pull=True) as session:
+        await session.wait_analysed()
+        session.open("model.py")
+        assert await _labels(session) == DEFAULT_LABELS

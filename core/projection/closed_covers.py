@@ -34,7 +34,7 @@ from perfline.core.projection.contributors import Contributor
 from perfline.core.projection.figures import OriginSums
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # a value: never mutated (see records.py)
 class ClosedCover:
     """What every cover of the pool shares, and which sealed flags are reachable."""
 

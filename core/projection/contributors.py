@@ -28,7 +28,7 @@ from perfline.core.projection.index import GraphIndex
 from perfline.core.projection.records import Entry, Population, Record
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # a value: never mutated (see records.py)
 class Contributor:
     """A record as seen from one target."""
 
@@ -55,6 +55,9 @@ class _Seen:
     merged: _Merged | None = None
 
 
+_NONE: frozenset[int] = frozenset()
+
+
 def _classify(
     target: int,
     index: GraphIndex,
@@ -67,18 +70,24 @@ def _classify(
     leaves = index.leaves[target]
     for entry in entries:
         units = entry.units
-        covered = units & leaves
-        if not covered:
-            continue
-        extras = units - covered
-        if extras:
+        if units <= leaves:
+            # the common case: the record lies inside the target (keeps the
+            # units' frozenset, whose hash is already known, as the coverage)
+            covered = units
+            extras = _NONE
+        else:
+            covered = units & leaves
+            if not covered:
+                continue
+            extras = units - covered
             contested = cache.get(extras)
             if contested is None:
                 contested = index.any_contested(target, extras)
                 cache[extras] = contested
             if contested:
                 continue
-        if entry.exposers == {target}:
+        exposers = entry.exposers
+        if len(exposers) == 1 and target in exposers:
             seen.own.append(entry)
             continue
         accepted.append((entry, covered, extras))

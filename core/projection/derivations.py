@@ -56,7 +56,7 @@ PRODUCT_BUDGET = 10_000
 PARTITION_BUDGET = 200_000
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # a value: never mutated (see records.py)
 class Derivation:
     """A candidate record for a target, with the size of its extras."""
 
@@ -205,7 +205,7 @@ class OutcomeMemo:
         return known[1]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # a value: never mutated (see records.py)
 class _Outcome:
     """One way a component can be covered, up to what matters for its records."""
 

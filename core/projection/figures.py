@@ -69,7 +69,7 @@ def metric_identity(metric: Mapping[str, Any]) -> tuple[str, str, str]:
 Identity = tuple[str, str, str]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # a value: never mutated (see records.py)
 class Group:
     """One breakdown-qualifier group of a figure set.
 
@@ -83,7 +83,7 @@ class Group:
     addends: Mapping[Identity, Mapping[str, Any]]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # a value: never mutated (see records.py)
 class Figures:
     """A canonical figure set with its comparison key."""
 

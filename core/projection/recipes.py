@@ -16,8 +16,9 @@ pass after pass on a snapshot of the population, until a pass adds nothing
 entry touching its leaves was added or changed since its last derivation, so
 a pass costs in proportion to what changed; inside a re-derivation, cover
 components made of unchanged contributors reuse their outcomes (``OutcomeMemo``),
-and the memo serves the producer's final resolution too. Cost per derivation:
-see ``derivations``.
+and the memo serves the producer's final resolution too. Producers with the
+same U and RO that see equal contributors (a code line and its stack) share
+one derivation. Cost per derivation: see ``derivations``.
 """
 
 from __future__ import annotations
@@ -126,6 +127,16 @@ def peer_exposures(
     return exposed
 
 
+_Signature = tuple[tuple[str, frozenset[int], bool, bool, frozenset[int], frozenset[int]], ...]
+
+
+def _signature(contributors: list[Contributor]) -> _Signature:
+    """What a derivation depends on in ``contributors`` (figures by their key)."""
+    return tuple(
+        (c.figures.key, c.origins, c.sealed, c.faithful, c.covered, c.extras) for c in contributors
+    )
+
+
 def run_fixed_point(
     population: Population,
     producers: list[int],
@@ -140,6 +151,7 @@ def run_fixed_point(
     """
     active = [p for p in producers if not scopes[p].vetoed]
     memos: dict[int, OutcomeMemo] = {}
+    shared: dict[tuple[frozenset[int], frozenset[int]], tuple[_Signature, list[Record]]] = {}
     for _ in range(max(1, len(producers))):
         pending: list[tuple[Record, int]] = []
         for producer in active:
@@ -150,9 +162,19 @@ def run_fixed_point(
             if memo is None:
                 memo = memos[producer] = OutcomeMemo()
             scope = scopes[producer]
-            for record in all_derivations(
-                found, scope.required, scope.required_origins, origin_figures, memo
-            ):
+            # peers (a code line and its stack, a module and its frame) often
+            # see the very same contributors: derive once per (U, RO, contributors)
+            key = (scope.required, scope.required_origins)
+            signature = _signature(found)
+            known = shared.get(key)
+            if known is not None and known[0] == signature:
+                records = known[1]
+            else:
+                records = all_derivations(
+                    found, scope.required, scope.required_origins, origin_figures, memo
+                )
+                shared[key] = (signature, records)
+            for record in records:
                 pending.append((record, producer))
         added = False
         for record, producer in pending:

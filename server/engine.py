@@ -24,9 +24,10 @@ What it decides:
 * **Garbage collection.** Runs allocate many long-lived containers (parsed
   and processed documents, indexes); automatic collections during a run would
   rescan the whole heap. The cyclic collector is paused while runs are in
-  flight and a full collection runs once the engine has been quiet for
-  ``housekeeping`` seconds; what survives it is frozen (``gc.freeze``) so
-  later automatic collections skip the served results.
+  flight; at the end of a pause what the runs allocated is frozen
+  (``gc.freeze``), and a full collection (unfreeze, collect, freeze) runs once
+  the engine has been quiet for ``housekeeping`` seconds, so automatic
+  collections never walk the served results.
 
 Listeners receive ``EngineEvent`` values from worker threads; they must hand
 them over to their own loop (the LSP layer uses ``call_soon_threadsafe``).
@@ -831,10 +832,15 @@ def _pause_collection() -> None:
 
 
 def _resume_collection() -> None:
+    """End a pause. What the runs allocated is frozen first: otherwise the next allocation
+    would start a young-generation collection over all of it (tens of milliseconds on a
+    large result, on whichever thread allocates next - typically the one sending the
+    refresh). Housekeeping unfreezes and collects everything once the engine is quiet."""
     global _collection_pauses
     with _collection_lock:
         _collection_pauses -= 1
         if _collection_pauses == 0 and _collection_was_enabled:
+            gc.freeze()
             gc.enable()
 
 

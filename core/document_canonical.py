@@ -10,8 +10,18 @@ models (which then report the precise problem). A test checks that both
 routes give identical output on every conformance case and on generated
 results. Cost: one pass over the result, O(size).
 
-Nested free-form objects (attributes, qualifiers, details) are shared with
-the input, not copied: every stage treats its input as immutable.
+An object that is already in canonical form (its keys a subsequence of the
+schema order, every optional value present and non-empty, every value of the
+right type) is returned as it is rather than rebuilt, and a list whose items
+all come back as they are is kept too; only objects that need a change are
+rebuilt. ``canonical_result(raw, canonical_before=...)`` also takes, without
+looking at them, the list items of ``raw`` that are the very objects (``is``)
+of a result already in canonical form: the post-processing stages never
+mutate their input, so what they passed through unchanged is still canonical.
+
+Nested free-form objects (attributes, qualifiers, details) and, when they are
+canonical already, whole records are shared with the input, not copied: every
+stage treats its input as immutable.
 """
 
 from __future__ import annotations
@@ -32,34 +42,97 @@ class _Unsure(Exception):
     """The value is not plainly valid: let the models decide."""
 
 
-def canonical_result(raw: Any) -> dict[str, Any] | None:
-    """The canonical form of a plainly valid result, else ``None``."""
+_RESULT_ORDER = (
+    "kind",
+    "status",
+    "producer",
+    "warnings",
+    "errors",
+    "metrics",
+    "breakdowns",
+    "mode",
+    "checks",
+    "entities",
+    "entity_kinds",
+    "advice",
+)
+_METRIC_ORDER = (
+    "name",
+    "unit",
+    "value",
+    "aggregation",
+    "samples",
+    "qualifiers",
+    "availability",
+    "reason",
+)
+_BREAKDOWN_ORDER = ("entity_id", "metrics", "id", "qualifiers")
+_ENTITY_ORDER = (
+    "id",
+    "kind",
+    "name",
+    "placement",
+    "parent_ids",
+    "child_ids",
+    "attributes",
+    "stack_trace",
+)
+
+
+def _subsequences(order: tuple[str, ...]) -> frozenset[tuple[str, ...]]:
+    """Every key tuple in which the keys of ``order`` may appear in canonical form."""
+    found: set[tuple[str, ...]] = {()}
+    for key in order:
+        found |= {(*keys, key) for keys in found}
+    return frozenset(found)
+
+
+_METRIC_SHAPES = _subsequences(_METRIC_ORDER)
+_SUM_SHAPE = ("name", "unit", "value", "aggregation")
+_BREAKDOWN_SHAPES = _subsequences(_BREAKDOWN_ORDER)
+_ENTITY_SHAPES = _subsequences(_ENTITY_ORDER)
+
+
+def canonical_result(
+    raw: Any, *, canonical_before: dict[str, Any] | None = None
+) -> dict[str, Any] | None:
+    """The canonical form of a plainly valid result, else ``None``.
+
+    ``canonical_before``, when given, is a result in canonical form whose list
+    items, wherever ``raw`` holds the very same objects, are taken unchecked.
+    """
     try:
-        return _result(raw)
+        return _result(raw, canonical_before)
     except _Unsure:
         return None
 
 
-def _result(raw: Any) -> dict[str, Any]:
+def _result(raw: Any, before: dict[str, Any] | None) -> dict[str, Any]:
     if type(raw) is not dict:
         raise _Unsure
     if not (_member(raw.get("kind"), _RESULT_KINDS) and _member(raw.get("status"), _STATUSES)):
         raise _Unsure
     out: dict[str, Any] = {"kind": raw["kind"], "status": raw["status"]}
     out["producer"] = _string(raw.get("producer"))
-    _put_list(out, raw, "warnings", _string)
-    _put_list(out, raw, "errors", _string)
-    _put_list(out, raw, "metrics", _metric)
-    _put_list(out, raw, "breakdowns", _breakdown)
+    _put_list(out, raw, "warnings", _string, before)
+    _put_list(out, raw, "errors", _string, before)
+    _put_list(out, raw, "metrics", _metric, before)
+    _put_list(out, raw, "breakdowns", _breakdown, before)
     mode = raw.get("mode")
     if mode is not None:
         if type(mode) is not str or mode not in _MODES:
             raise _Unsure
         out["mode"] = mode
-    _put_list(out, raw, "checks", _check)
-    _put_list(out, raw, "entities", _entity)
-    _put_list(out, raw, "entity_kinds", _entity_kind)
-    _put_list(out, raw, "advice", _advice)
+    _put_list(out, raw, "checks", _check, before)
+    _put_list(out, raw, "entities", _entity, before)
+    _put_list(out, raw, "entity_kinds", _entity_kind, before)
+    _put_list(out, raw, "advice", _advice, before)
+    if (
+        len(out) == len(raw)
+        and all(out[key] is raw[key] for key in out)
+        and tuple(raw) == tuple(out)
+    ):
+        return raw
     return out
 
 
@@ -67,14 +140,41 @@ def _member(value: Any, allowed: frozenset[str]) -> bool:
     return type(value) is str and value in allowed
 
 
-def _put_list(out: dict[str, Any], raw: dict[str, Any], key: str, item: Any) -> None:
+def _put_list(
+    out: dict[str, Any],
+    raw: dict[str, Any],
+    key: str,
+    item: Any,
+    before: dict[str, Any] | None,
+) -> None:
     if key not in raw:
         return
     values = raw[key]
     if type(values) is not list:
         raise _Unsure
-    if values:
-        out[key] = [item(value) for value in values]
+    if not values:
+        return
+    known = before.get(key) if before is not None else None
+    if known is values:
+        out[key] = values
+        return
+    if type(known) is list and known:
+        taken = {id(value) for value in known}
+        items = [value if id(value) in taken else item(value) for value in values]
+    else:
+        items = [item(value) for value in values]
+    out[key] = values if _same_items(items, values) else items
+
+
+def _as_given(out: dict[str, Any], raw: dict[str, Any]) -> dict[str, Any]:
+    """``raw`` itself when it already was its canonical form ``out`` (same keys in
+    the same order, equal values built from its own), else ``out``."""
+    return raw if tuple(out) == tuple(raw) and out == raw else out
+
+
+def _same_items(items: list[Any], values: list[Any]) -> bool:
+    """Whether every item came back as the very object it was."""
+    return all(new is old for new, old in zip(items, values, strict=True))
 
 
 def _string(value: Any) -> str:
@@ -111,6 +211,58 @@ def _optional_object(raw: dict[str, Any], key: str) -> dict[str, Any] | None:
 
 
 def _metric(raw: Any) -> dict[str, Any]:
+    if type(raw) is dict:
+        shape = tuple(raw)
+        if shape == _SUM_SHAPE:  # by far the most common: checked inline
+            value = raw["value"]
+            kind = type(value)
+            if (
+                (kind is int or kind is bool or (kind is float and math.isfinite(value)))
+                and type(raw["name"]) is str
+                and type(raw["unit"]) is str
+                and type(raw["aggregation"]) is str
+                and raw["aggregation"]
+            ):
+                return raw
+        elif shape in _METRIC_SHAPES and _metric_as_is(raw):
+            return raw
+    return _metric_built(raw)
+
+
+def _metric_as_is(raw: dict[str, Any]) -> bool:
+    """Whether a metric whose keys are in canonical order needs no change."""
+    if type(raw.get("name")) is not str or type(raw.get("unit")) is not str:
+        return False
+    for key, value in raw.items():
+        if key == "value":
+            kind = type(value)
+            if kind is float:
+                if not math.isfinite(value):
+                    return False
+            elif kind is not int and kind is not bool:
+                return False
+        elif key == "aggregation" or key == "reason":
+            if type(value) is not str or not value:
+                return False
+        elif key == "samples":
+            if type(value) is not int:
+                return False
+        elif key == "qualifiers":
+            if type(value) is not dict or not value:
+                return False
+        elif key == "availability" and value != "unavailable":
+            return False
+    if "value" in raw:
+        return "availability" not in raw and "reason" not in raw
+    return (
+        "availability" in raw
+        and "reason" in raw
+        and "aggregation" not in raw
+        and "samples" not in raw
+    )
+
+
+def _metric_built(raw: Any) -> dict[str, Any]:
     if type(raw) is not dict:
         raise _Unsure
     out: dict[str, Any] = {"name": _string(raw.get("name")), "unit": _string(raw.get("unit"))}
@@ -146,9 +298,14 @@ def _metric(raw: Any) -> dict[str, Any]:
 def _breakdown(raw: Any) -> dict[str, Any]:
     if type(raw) is not dict or type(raw.get("metrics")) is not list:
         raise _Unsure
+    metrics = raw["metrics"]
+    items = [_metric(metric) for metric in metrics]
+    same = _same_items(items, metrics)
+    if same and tuple(raw) in _BREAKDOWN_SHAPES and _breakdown_as_is(raw):
+        return raw
     out: dict[str, Any] = {
         "entity_id": _string(raw.get("entity_id")),
-        "metrics": [_metric(metric) for metric in raw["metrics"]],
+        "metrics": metrics if same else items,
     }
     record_id = _optional_string(raw, "id")
     if record_id is not None:
@@ -161,6 +318,21 @@ def _breakdown(raw: Any) -> dict[str, Any]:
     return out
 
 
+def _breakdown_as_is(raw: dict[str, Any]) -> bool:
+    """Whether a breakdown with canonical metrics and key order needs no change."""
+    if type(raw.get("entity_id")) is not str:
+        return False
+    if "id" in raw:
+        record_id = raw["id"]
+        if type(record_id) is not str or not record_id:
+            return False
+    if "qualifiers" in raw:
+        qualifiers = raw["qualifiers"]
+        if type(qualifiers) is not dict or not qualifiers:
+            return False
+    return True
+
+
 def _check(raw: Any) -> dict[str, Any]:
     if type(raw) is not dict or not _member(raw.get("status"), _CHECK_STATUSES):
         raise _Unsure
@@ -171,7 +343,7 @@ def _check(raw: Any) -> dict[str, Any]:
     details = _optional_object(raw, "details")
     if details is not None:
         out["details"] = details
-    return out
+    return _as_given(out, raw)
 
 
 def _advice(raw: Any) -> dict[str, Any]:
@@ -193,10 +365,37 @@ def _advice(raw: Any) -> dict[str, Any]:
     details = _optional_object(raw, "details")
     if details is not None:
         out["details"] = details
-    return out
+    return _as_given(out, raw)
 
 
 def _entity(raw: Any) -> dict[str, Any]:
+    if type(raw) is dict and tuple(raw) in _ENTITY_SHAPES and _entity_as_is(raw):
+        return raw
+    return _entity_built(raw)
+
+
+def _entity_as_is(raw: dict[str, Any]) -> bool:
+    """Whether an entity whose keys are in canonical order needs no change."""
+    for key, value in raw.items():
+        kind = type(value)
+        if key == "id" or key == "kind" or key == "name":
+            if kind is not str:
+                return False
+        elif key == "parent_ids" or key == "child_ids":
+            if kind is not list or not value:
+                return False
+            for item in value:
+                if type(item) is not str:
+                    return False
+        elif key == "attributes":
+            if kind is not dict or not value:
+                return False
+        elif kind is not str or not value:  # placement, stack_trace
+            return False
+    return "id" in raw and "kind" in raw and "name" in raw
+
+
+def _entity_built(raw: Any) -> dict[str, Any]:
     if type(raw) is not dict or not _LEGACY.isdisjoint(raw):
         raise _Unsure
     out: dict[str, Any] = {
@@ -230,4 +429,4 @@ def _entity_kind(raw: Any) -> dict[str, Any]:
         values = _strings(raw, key)
         if values is not None:
             out[key] = values
-    return out
+    return _as_given(out, raw)

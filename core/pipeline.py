@@ -5,7 +5,8 @@ project breakdowns -> validate again. Every stage is a pure function from a
 normalized result dict to a new one; the input document is never mutated. A
 result that no stage changed is returned exactly as it came in (unknown keys,
 key order and empty lists kept); a changed one is re-serialized in the
-schema's key order.
+schema's key order, taking as they are the records no stage replaced (they
+are the normalized input's own objects) and rechecking only the others.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from perfline.core.code_lines import derive_code_lines
 from perfline.core.collapse import collapse_result
 from perfline.core.collapse_rules import CollapseRule, effective_rules
 from perfline.core.document import normalize_result
+from perfline.core.document_canonical import canonical_result
 from perfline.core.errors import InputError, Problem, StageError
 from perfline.core.projection import project_breakdowns
 from perfline.core.validation import validate_document
@@ -116,7 +118,17 @@ def _process_result(raw: Any, index: int, settings: PipelineSettings, source: st
         ) from None
     if current == typed:
         return raw
-    return normalize_result(current)
+    return _canonical_output(current, typed)
+
+
+def _canonical_output(current: dict[str, Any], typed: dict[str, Any]) -> dict[str, Any]:
+    """``normalize_result(current)``, rechecking only what the stages changed.
+
+    ``typed`` is canonical and no stage mutates its input, so records of
+    ``current`` that are the very objects of ``typed`` are taken as they are.
+    """
+    fast = canonical_result(current, canonical_before=typed)
+    return fast if fast is not None else normalize_result(current)
 
 
 def _join(prefix: str, location: str) -> str:

@@ -4,14 +4,17 @@ entity graph and references (the rules of the reference's basic validation).
 Every problem is collected, in a stable order (top-level checks, then per
 result: kind declarations, entities, graph, edge semantics, references), as a
 ``Problem`` whose location is the JSON path of the offending value and whose
-message says what was expected. Cost: O(size of the document) plus sorting
-for the topological order of the edge-semantics check.
+message says what was expected. Cost: O(size of the document): acyclicity and
+the edge kinds are first decided in one linear pass over integer positions;
+only a graph that fails it is built (``build_graph``) and walked in sorted
+topological order, so that its problems come out in a stable order.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from itertools import repeat
 from typing import Any
 
 from perfline.core.errors import Problem
@@ -197,51 +200,150 @@ def validate_result(result: Mapping[str, Any], index: int) -> list[Problem]:
                 )
             else:
                 ids[entity_id] = position
+    links = _resolved_links(entities, index, prefix, ids, problems, graph_ok)
+    if links is not None and not _plainly_sound(entities, links, allowed_kind_pairs(result)):
+        _check_graph(entities, result, index, prefix, ids, problems)
+    _check_references(result, index, ids, problems)
+    return problems
+
+
+def _resolved_links(
+    entities: list[Any],
+    index: int,
+    prefix: str,
+    ids: Mapping[str, int],
+    problems: list[Problem],
+    ids_unique: bool,
+) -> list[list[int]] | None:
+    """Children of each entity by position (an edge may appear twice, from both
+    sides), or ``None`` when ids repeat or a reference does not resolve (each
+    unresolved reference is reported)."""
+    graph_ok = ids_unique
+    children: list[list[int]] = [[] for _ in entities]
     for position, entity in enumerate(entities):
         if not isinstance(entity, dict):
             continue
+        node = position if type(entity.get("id")) is str else None
         for field in ("parent_ids", "child_ids"):
             references = entity.get(field)
-            if not isinstance(references, list):
+            if not isinstance(references, list) or not references:
                 continue
-            for slot, reference in enumerate(references):
-                if isinstance(reference, str) and reference not in ids:
-                    graph_ok = False
-                    where = f"{prefix}.entities[{position}].{field}[{slot}]"
-                    problems.append(
-                        Problem(
-                            where,
-                            f"Entity reference '{reference}' at {where} does not "
-                            f"resolve within result {index}",
-                        )
-                    )
-    if graph_ok:
-        graph = build_graph(entities)
-        cycle = graph.find_cycle()
-        if cycle is not None:
-            chain = " -> ".join(f"'{node}'" for node in cycle)
-            problems.append(
-                Problem(
-                    f"{prefix}.entities",
-                    f"Entity graph in result {index} contains a directed cycle: {chain}",
+            try:
+                others = [ids[reference] for reference in references]
+            except (KeyError, TypeError):
+                others, resolved = _resolve_slowly(
+                    references, ids, index, prefix, position, field, problems
                 )
+                graph_ok = graph_ok and resolved
+            if node is None:
+                continue
+            if field == "child_ids":
+                children[node].extend(others)
+            else:
+                for other in others:
+                    children[other].append(node)
+    return children if graph_ok else None
+
+
+def _resolve_slowly(
+    references: list[Any],
+    ids: Mapping[str, int],
+    index: int,
+    prefix: str,
+    position: int,
+    field: str,
+    problems: list[Problem],
+) -> tuple[list[int], bool]:
+    """Positions of the string references that resolve (other items are ignored),
+    and whether every string reference did; each one that did not is reported."""
+    others: list[int] = []
+    resolved = True
+    for slot, reference in enumerate(references):
+        if not isinstance(reference, str):
+            continue
+        other = ids.get(reference)
+        if other is not None:
+            others.append(other)
+            continue
+        resolved = False
+        where = f"{prefix}.entities[{position}].{field}[{slot}]"
+        problems.append(
+            Problem(
+                where,
+                f"Entity reference '{reference}' at {where} does not resolve within result {index}",
             )
-        else:
-            allowed = allowed_kind_pairs(result)
-            for parent in graph.topological_order():
-                for child in sorted(graph.children[parent]):
-                    pair = (graph.kinds[parent], graph.kinds[child])
-                    if pair not in allowed:
-                        problems.append(
-                            Problem(
-                                f"{prefix}.entities[{ids[parent]}]",
-                                f"Result {index} entity relationship '{parent}' ({pair[0]}) -> "
-                                f"'{child}' ({pair[1]}) is not covered by a declared or well-known "
-                                "entity kind relationship",
-                            )
-                        )
-    _check_references(result, index, ids, problems)
-    return problems
+        )
+    return others, resolved
+
+
+def _plainly_sound(
+    entities: list[Any], children: list[list[int]], allowed: frozenset[tuple[str, str]]
+) -> bool:
+    """Whether the graph is acyclic and every edge's kind pair is allowed, decided
+    in one linear pass (Kahn's algorithm in any order, duplicate edges counted on
+    both ends). ``children`` holds every edge of ``build_graph`` and possibly a
+    few more, so ``True`` means the precise check would find nothing; on
+    ``False`` the caller runs it for the problems in their stable order."""
+    kinds = [
+        kind if isinstance(entity, dict) and type(kind := entity.get("kind")) is str else ""
+        for entity in entities
+    ]
+    indegree = [0] * len(entities)
+    pairs: set[tuple[str, str]] = set()
+    for parent, below in enumerate(children):
+        if below:
+            parent_kind = kinds[parent]
+            for child in below:
+                indegree[child] += 1
+            pairs.update(zip(repeat(parent_kind), map(kinds.__getitem__, below), strict=False))
+    if not pairs <= allowed:
+        return False
+    ready = [node for node, degree in enumerate(indegree) if degree == 0]
+    done = 0
+    while ready:
+        node = ready.pop()
+        done += 1
+        for child in children[node]:
+            indegree[child] -= 1
+            if indegree[child] == 0:
+                ready.append(child)
+    return done == len(entities)
+
+
+def _check_graph(
+    entities: list[Any],
+    result: Mapping[str, Any],
+    index: int,
+    prefix: str,
+    ids: Mapping[str, int],
+    problems: list[Problem],
+) -> None:
+    """The precise graph checks: a directed cycle, else every edge whose kind pair
+    is not allowed, parents in topological order and children sorted."""
+    graph = build_graph(entities)
+    cycle = graph.find_cycle()
+    if cycle is not None:
+        chain = " -> ".join(f"'{node}'" for node in cycle)
+        problems.append(
+            Problem(
+                f"{prefix}.entities",
+                f"Entity graph in result {index} contains a directed cycle: {chain}",
+            )
+        )
+        return
+    allowed = allowed_kind_pairs(result)
+    for parent in graph.topological_order():
+        for child in sorted(graph.children[parent]):
+            pair = (graph.kinds[parent], graph.kinds[child])
+            if pair not in allowed:
+                problems.append(
+                    Problem(
+                        f"{prefix}.entities[{ids[parent]}]",
+                        f"Result {index} entity relationship '{parent}' ({pair[0]}) -> "
+                        f"'{child}' ({pair[1]}) is not covered by a declared or well-known "
+                        "entity kind relationship",
+                    )
+                )
 
 
 def _check_kind_declarations(

@@ -1,0 +1,101 @@
+"""Validation decides acyclicity and edge kinds in one linear pass first; it must
+agree exactly with the precise graph checks it stands in for."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from perfline.core.errors import Problem
+from perfline.core.kinds import allowed_kind_pairs
+from perfline.core.validation import (
+    _check_graph,
+    _plainly_sound,
+    _resolved_links,
+    validate_result,
+)
+
+_IDS = ["a", "b", "c", "d", "e", "f"]
+_KINDS = ["code_stack", "source_operator", "code_line", "model", "custom", 1]
+_reference = st.sampled_from([*_IDS, "missing", 7, None])
+_entity = st.fixed_dictionaries(
+    {
+        "id": st.sampled_from([*_IDS, 3]),
+        "kind": st.sampled_from(_KINDS),
+        "name": st.just("n"),
+    },
+    optional={
+        "parent_ids": st.lists(_reference, max_size=3) | st.just("not a list"),
+        "child_ids": st.lists(_reference, max_size=3),
+    },
+)
+_declaration = st.fixed_dictionaries(
+    {"id": st.just("custom")},
+    optional={
+        "parent_kinds": st.lists(st.sampled_from(["model", "custom"]), max_size=2, unique=True),
+        "child_kinds": st.lists(
+            st.sampled_from(["source_operator", "custom"]), max_size=2, unique=True
+        ),
+    },
+)
+_result = st.fixed_dictionaries(
+    {
+        "kind": st.just("performance"),
+        "status": st.just("ok"),
+        "producer": st.just("p"),
+        "entities": st.lists(_entity | st.just("junk"), max_size=7),
+    },
+    optional={"entity_kinds": st.lists(_declaration, max_size=1)},
+)
+
+
+def _ids(entities: list[Any]) -> tuple[dict[str, int], bool]:
+    ids: dict[str, int] = {}
+    unique = True
+    for position, entity in enumerate(entities):
+        if isinstance(entity, dict) and isinstance(entity.get("id"), str):
+            if entity["id"] in ids:
+                unique = False
+            else:
+                ids[entity["id"]] = position
+    return ids, unique
+
+
+@settings(max_examples=400, deadline=None)
+@given(_result)
+def test_the_linear_pass_agrees_with_the_precise_checks(result: dict[str, Any]) -> None:
+    entities = result["entities"]
+    ids, unique = _ids(entities)
+    reported: list[Problem] = []
+    links = _resolved_links(entities, 0, "results[0]", ids, reported, unique)
+    if links is None:
+        return
+    precise: list[Problem] = []
+    _check_graph(entities, result, 0, "results[0]", ids, precise)
+    assert _plainly_sound(entities, links, allowed_kind_pairs(result)) == (not precise)
+
+
+def test_a_cycle_and_an_undeclared_edge_are_still_reported_in_order() -> None:
+    cycle = {
+        "kind": "performance",
+        "status": "ok",
+        "producer": "p",
+        "entities": [
+            {"id": "a", "kind": "code_stack", "name": "a", "child_ids": ["b"]},
+            {"id": "b", "kind": "code_stack", "name": "b", "child_ids": ["a"]},
+        ],
+    }
+    messages = [problem.message for problem in validate_result(cycle, 0)]
+    assert messages == ["Entity graph in result 0 contains a directed cycle: 'a' -> 'b' -> 'a'"]
+    undeclared = {
+        **cycle,
+        "entities": [
+            {"id": "s", "kind": "code_stack", "name": "s", "parent_ids": ["c"]},
+            {"id": "c", "kind": "source_operator", "name": "c"},
+        ],
+    }
+    problems = validate_result(undeclared, 0)
+    assert [problem.location for problem in problems] == ["results[0].entities[1]"]
+    assert "'c' (source_operator) -> 's' (code_stack) is not covered" in problems[0].message

@@ -42,6 +42,8 @@ class ClosedCover:
     extra_count: int
     sealed: bool
     unsealed: bool
+    parts: tuple[frozenset[int], ...] = ()
+    """Disjoint origin sets whose union is ``origins`` (to add their totals)."""
 
 
 NO_COVER = ClosedCover(frozenset(), 0, False, False)
@@ -105,17 +107,19 @@ def closed_cover(
     if len(origins) == origin_count and len(units) == unit_count:
         sealed = all(slot.sealed for slot in ordered)
         unsealed = any(slot.unsealed for slot in ordered)
-        return ClosedCover(union, len(extras), sealed, unsealed)
-    flags = _nested_flags(ordered, union, required_origins)
-    if flags is None:
+        parts = tuple(slot.origins for slot in ordered)
+        return ClosedCover(union, len(extras), sealed, unsealed, parts)
+    nested = _nested_flags(ordered, union, required_origins)
+    if nested is None:
         return None
-    return ClosedCover(union, len(extras), *flags)
+    return ClosedCover(union, len(extras), *nested)
 
 
 def _nested_flags(
     slots: list[_Slot], available: frozenset[int], required_origins: frozenset[int]
-) -> tuple[bool, bool] | None:
-    """(sealed, unsealed) partitions into >= 2 slots of a laminar, all-forced pool."""
+) -> tuple[bool, bool, tuple[frozenset[int], ...]] | None:
+    """(sealed, unsealed) partitions into >= 2 slots of a laminar, all-forced pool,
+    and the origin sets of the family's widest slots."""
     if not _all_forced(slots, available, required_origins):
         return None
     # laminar check and forest: widest first, each slot's parent is the owner
@@ -144,13 +148,14 @@ def _nested_flags(
         split = bool(kids) and sum(len(slots[k].origins) for k in kids) == len(slot.origins)
         sealed_ok[position] = slot.sealed or (split and all(sealed_ok[k] for k in kids))
         unsealed_ok[position] = slot.unsealed or (split and any(unsealed_ok[k] for k in kids))
+    parts = tuple(slots[top].origins for top in tops)
     if len(tops) >= 2:
-        return all(sealed_ok[t] for t in tops), any(unsealed_ok[t] for t in tops)
+        return all(sealed_ok[t] for t in tops), any(unsealed_ok[t] for t in tops), parts
     (top,) = tops
     kids = children[top]
     if not kids or sum(len(slots[k].origins) for k in kids) != len(available):
-        return False, False
-    return all(sealed_ok[k] for k in kids), any(unsealed_ok[k] for k in kids)
+        return False, False, parts
+    return all(sealed_ok[k] for k in kids), any(unsealed_ok[k] for k in kids), parts
 
 
 def _all_forced(

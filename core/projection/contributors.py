@@ -44,6 +44,19 @@ class Contributor:
         return Record(self.figures, self.origins, self.sealed, self.faithful)
 
 
+Signature = tuple[tuple[str, frozenset[int], bool, bool, frozenset[int], frozenset[int]], ...]
+
+
+def signature_of(contributors: list[Contributor]) -> Signature:
+    """Everything a derivation depends on in ``contributors`` (figures by their key).
+
+    Targets with equal U, RO and signature derive the same records.
+    """
+    return tuple(
+        (c.figures.key, c.origins, c.sealed, c.faithful, c.covered, c.extras) for c in contributors
+    )
+
+
 @dataclass(slots=True)
 class _Seen:
     """What a target already knows about the population."""

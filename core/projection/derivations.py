@@ -149,7 +149,7 @@ def _closed_derivations(
     """The records of a pool whose covers all use every origin (sealed variant first)."""
     if (need_extra and not closed.extra_count) or not (closed.sealed or closed.unsealed):
         return []
-    figures = origin_figures.total(closed.origins)
+    figures = origin_figures.total_of_parts(closed.parts)
     if figures is None:
         return []
     derivations: list[Derivation] = []
@@ -401,7 +401,7 @@ def _products(
         base_figures = base[0].figures
     elif base:
         if base_faithful and all(o in sums for o in base_origins):
-            base_figures = sums.total(base_origins)
+            base_figures = sums.total_of_parts([o.origins for o in base])
         else:
             base_figures = combine([o.figures for o in base])
         if base_figures is None:

@@ -25,7 +25,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from perfline.core.projection.contributors import Contributor, ContributorCache
+from perfline.core.projection.contributors import (
+    Contributor,
+    ContributorCache,
+    Signature,
+    signature_of,
+)
 from perfline.core.projection.derivations import OutcomeMemo, all_derivations, resolve
 from perfline.core.projection.figures import OriginSums
 from perfline.core.projection.index import GraphIndex
@@ -127,16 +132,6 @@ def peer_exposures(
     return exposed
 
 
-_Signature = tuple[tuple[str, frozenset[int], bool, bool, frozenset[int], frozenset[int]], ...]
-
-
-def _signature(contributors: list[Contributor]) -> _Signature:
-    """What a derivation depends on in ``contributors`` (figures by their key)."""
-    return tuple(
-        (c.figures.key, c.origins, c.sealed, c.faithful, c.covered, c.extras) for c in contributors
-    )
-
-
 def run_fixed_point(
     population: Population,
     producers: list[int],
@@ -151,7 +146,7 @@ def run_fixed_point(
     """
     active = [p for p in producers if not scopes[p].vetoed]
     memos: dict[int, OutcomeMemo] = {}
-    shared: dict[tuple[frozenset[int], frozenset[int]], tuple[_Signature, list[Record]]] = {}
+    shared: dict[tuple[frozenset[int], frozenset[int]], tuple[Signature, list[Record]]] = {}
     for _ in range(max(1, len(producers))):
         pending: list[tuple[Record, int]] = []
         for producer in active:
@@ -165,7 +160,7 @@ def run_fixed_point(
             # peers (a code line and its stack, a module and its frame) often
             # see the very same contributors: derive once per (U, RO, contributors)
             key = (scope.required, scope.required_origins)
-            signature = _signature(found)
+            signature = signature_of(found)
             known = shared.get(key)
             if known is not None and known[0] == signature:
                 records = known[1]

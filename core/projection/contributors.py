@@ -228,7 +228,7 @@ class ContributorCache:
             seen.contributors = first.contributors()
             self._known[target] = seen
             return seen.contributors, True
-        if not population.changed_since(leaves, seen.version):
+        if not population.changed_since(target, leaves, seen.version):
             return seen.contributors, False
         fresh = population.added_since(leaves, seen.size)
         own = seen.own

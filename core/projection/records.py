@@ -63,6 +63,7 @@ class Population:
         self._origin_units: dict[frozenset[int], frozenset[int]] = {}
         self.version = 0
         self._unit_version: dict[int, int] = {}
+        self._sole_changed: dict[int, int] = {}
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -101,10 +102,16 @@ class Population:
             for unit in entry.units:
                 self._by_unit.setdefault(unit, []).append(entry)
             return entry, True, True
-        if exposer in entry.exposers:
+        exposers = entry.exposers
+        if exposer in exposers:
             return entry, False, False
-        entry.exposers.add(exposer)
-        self._touch(entry)
+        if len(exposers) == 1:
+            # only the former sole exposer can see a difference: it skipped the
+            # entry as its own, and may now take it (§6.5 rule 1)
+            self.version += 1
+            (sole,) = exposers
+            self._sole_changed[sole] = self.version
+        exposers.add(exposer)
         return entry, False, True
 
     def _touch(self, entry: Entry) -> None:
@@ -114,10 +121,14 @@ class Population:
         for unit in entry.units:
             unit_version[unit] = version
 
-    def changed_since(self, units: frozenset[int], version: int) -> bool:
-        """Did an entry touching ``units`` appear or change after ``version``?"""
+    def changed_since(self, target: int, units: frozenset[int], version: int) -> bool:
+        """What ``target`` (with leaves ``units``) sees: did an entry touching
+        ``units`` appear, or did an entry only ``target`` exposed gain another
+        exposer, after ``version``?"""
         if version >= self.version:
             return False
+        if self._sole_changed.get(target, 0) > version:
+            return True
         get = self._unit_version.get
         return any(get(unit, 0) > version for unit in units)
 

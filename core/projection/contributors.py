@@ -44,17 +44,26 @@ class Contributor:
         return Record(self.figures, self.origins, self.sealed, self.faithful)
 
 
-Signature = tuple[tuple[str, frozenset[int], bool, bool, frozenset[int], frozenset[int]], ...]
+def same_contributors(first: list[Contributor], second: list[Contributor]) -> bool:
+    """Do two contributor lists hold the same records alike (figures compared by key)?
 
-
-def signature_of(contributors: list[Contributor]) -> Signature:
-    """Everything a derivation depends on in ``contributors`` (figures by their key).
-
-    Targets with equal U, RO and signature derive the same records.
+    Targets with equal U, RO and the same contributors derive the same records.
     """
-    return tuple(
-        (c.figures.key, c.origins, c.sealed, c.faithful, c.covered, c.extras) for c in contributors
-    )
+    if len(first) != len(second):
+        return False
+    for a, b in zip(first, second, strict=True):
+        if a is b:
+            continue
+        if (
+            a.figures.key != b.figures.key
+            or a.origins != b.origins
+            or a.sealed != b.sealed
+            or a.faithful != b.faithful
+            or a.covered != b.covered
+            or a.extras != b.extras
+        ):
+            return False
+    return True
 
 
 @dataclass(slots=True)

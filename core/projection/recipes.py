@@ -28,8 +28,7 @@ from collections.abc import Callable, Mapping
 from perfline.core.projection.contributors import (
     Contributor,
     ContributorCache,
-    Signature,
-    signature_of,
+    same_contributors,
 )
 from perfline.core.projection.derivations import OutcomeMemo, all_derivations, resolve
 from perfline.core.projection.figures import OriginSums
@@ -146,7 +145,7 @@ def run_fixed_point(
     """
     active = [p for p in producers if not scopes[p].vetoed]
     memos: dict[int, OutcomeMemo] = {}
-    shared: dict[tuple[frozenset[int], frozenset[int]], tuple[Signature, list[Record]]] = {}
+    shared: dict[tuple[frozenset[int], frozenset[int]], tuple[list[Contributor], list[Record]]] = {}
     for _ in range(max(1, len(producers))):
         pending: list[tuple[Record, int]] = []
         for producer in active:
@@ -160,15 +159,14 @@ def run_fixed_point(
             # peers (a code line and its stack, a module and its frame) often
             # see the very same contributors: derive once per (U, RO, contributors)
             key = (scope.required, scope.required_origins)
-            signature = signature_of(found)
             known = shared.get(key)
-            if known is not None and known[0] == signature:
+            if known is not None and same_contributors(known[0], found):
                 records = known[1]
             else:
                 records = all_derivations(
                     found, scope.required, scope.required_origins, origin_figures, memo
                 )
-                shared[key] = (signature, records)
+                shared[key] = (found, records)
             for record in records:
                 pending.append((record, producer))
         added = False

@@ -120,13 +120,16 @@ def model_total(
     parents: Mapping[str, Sequence[str]] | None = None,
     *,
     entities: Mapping[str, Mapping[str, Any]] | None = None,
+    children: Mapping[str, Sequence[str]] | None = None,
 ) -> float | None:
     """What a line's figure is a share of.
 
     A model-level metric of the same name and unit if the result has one; else
     the sum over the top-most non-view entities carrying that metric (an
-    entity whose ancestor also carries it is not counted again). ``entities`` (the
-    result's entities by id) saves rebuilding that table when the caller has it.
+    entity whose ancestor also carries it is not counted again: one walk down
+    from the carrying entities marks those below one). ``entities`` (the
+    result's entities by id) and ``children`` save rebuilding them when the
+    caller has them.
     """
     for metric in result.get("metrics") or ():
         if (
@@ -161,13 +164,23 @@ def model_total(
                     break
     if not carrying:
         return None
-    if parents is None:
-        parents = build_graph(list(entities.values())).parents
-    total = sum(
-        value
-        for entity_id, value in carrying.items()
-        if not any(a in carrying for a in ancestors(parents, parents.get(entity_id, ())))
-    )
+    if children is None:
+        if parents is None:
+            children = build_graph(list(entities.values())).children
+        else:
+            inverted: dict[str, list[str]] = {}
+            for child, its_parents in parents.items():
+                for parent in its_parents:
+                    inverted.setdefault(parent, []).append(child)
+            children = inverted
+    below: set[str] = set()
+    stack = [c for entity_id in carrying for c in children.get(entity_id, ())]
+    while stack:
+        current = stack.pop()
+        if current not in below:
+            below.add(current)
+            stack.extend(children.get(current, ()))
+    total = sum(value for entity_id, value in carrying.items() if entity_id not in below)
     return total if total > 0 else None
 
 

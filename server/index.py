@@ -190,7 +190,9 @@ def _index_result(
         (breakdowns.get(e["id"], ()) for e in code_lines), configured_metric
     )
     total = (
-        figures.model_total(result, key, parents, entities=entities) if key is not None else None
+        figures.model_total(result, key, parents, entities=entities, children=children)
+        if key is not None
+        else None
     )
     producer = str(result.get("producer", ""))
     mode = result.get("mode") if isinstance(result.get("mode"), str) else None

@@ -92,6 +92,33 @@ def test_model_total_counts_top_entities_once() -> None:
     assert figures.model_total(with_model_metric, key) == 40
 
 
+def test_model_total_skips_entities_below_a_carrying_one_at_any_depth() -> None:
+    """Given parents only, children only, or neither: a chain under a carrying segment
+    (through a cascade without the metric, linked by ``parent_ids``) is not counted."""
+    from perfline.core.graph import build_graph
+
+    key = figures.MetricKey("op_cycles", "cycles")
+    entities = [
+        {"id": "segment", "kind": "segment", "name": "s"},
+        {"id": "cascade", "kind": "cascade", "name": "c", "parent_ids": ["segment"]},
+        {"id": "chain", "kind": "chain", "name": "1", "parent_ids": ["cascade"]},
+        {"id": "other", "kind": "chain", "name": "2"},
+    ]
+    cycles = [{"name": "op_cycles", "unit": "cycles", "value": 5}]
+    result = {
+        "entities": entities,
+        "breakdowns": [
+            {"entity_id": "segment", "metrics": [{**cycles[0], "value": 100}]},
+            {"entity_id": "chain", "metrics": cycles},
+            {"entity_id": "other", "metrics": cycles},
+        ],
+    }
+    graph = build_graph(entities)
+    assert figures.model_total(result, key) == 105
+    assert figures.model_total(result, key, graph.parents) == 105
+    assert figures.model_total(result, key, children=graph.children) == 105
+
+
 def test_path_resolution(tmp_path: Path) -> None:
     (tmp_path / "src" / "pkg").mkdir(parents=True)
     model = tmp_path / "src" / "pkg" / "model.py"

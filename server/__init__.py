@@ -13,6 +13,7 @@ Code map (data flows top to bottom):
   the dominant figure and its share, trace paths -> workspace files;
 * ``api`` - the versioned ``perfline/*`` JSON-RPC methods over an engine;
 * ``edits`` / ``presentation`` - annotations that follow edits; hover and code lenses;
+* ``settings`` - a client's hint settings (metric, format, share threshold) and labels;
 * ``lsp`` - the pygls server of one connection; ``host`` - the shared engine and
   its watcher (``watcher``: watchdog); ``serve`` / ``discovery`` - stdio, loopback
   TCP and Unix-socket transports, and how clients find a running daemon.

@@ -12,6 +12,10 @@ The number of covers can be exponential (every tiling of a row by overlapping
 views). When every value adds exactly (integers, small integral floats), the
 figures of a cover depend only on which records it uses, so:
 
+* **Closed form** first (``closed_covers``): when every cover must use every
+  origin of the pool (disjoint or nested slots of whole chains, the shape of
+  real results), one pass decides the record and its sealed variants.
+
 * **Components**: contributors that share no origin and no required unit are
   independent; each component is covered on its own and the records of the
   whole are the products of the components' distinct outcomes (outcomes that

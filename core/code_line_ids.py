@@ -25,7 +25,17 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_.:-]+")
 
 
 def location_basename(file: str) -> str:
-    """The final path component, read both as a Windows and as a POSIX path."""
+    """The final path component, read both as a Windows and as a POSIX path.
+
+    A plain relative or absolute POSIX path (no backslash, no colon, not
+    starting with two slashes, ending in an ordinary component) reads the same
+    both ways: its last component, taken directly; anything else goes through
+    ``pathlib``.
+    """
+    if "\\" not in file and ":" not in file and not file.startswith("//"):
+        last = file.rpartition("/")[2]
+        if last and last != "." and last != "..":
+            return last
     windows = PureWindowsPath(file).name
     posix = PurePosixPath(file).name
     return windows if len(windows) < len(posix) else posix
@@ -42,7 +52,10 @@ def location_digest(file: str, line: int) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
-def code_line_id(file: str, line: int) -> str:
-    """The derived entity id of the location."""
-    safe = _UNSAFE.sub("_", code_line_name(file, line)).strip("_") or "line"
+def code_line_id(file: str, line: int, name: str | None = None) -> str:
+    """The derived entity id of the location (``name``: its ``code_line_name``,
+    when the caller already has it)."""
+    if name is None:
+        name = code_line_name(file, line)
+    safe = _UNSAFE.sub("_", name).strip("_") or "line"
     return f"code_line/{safe}-{location_digest(file, line)}"

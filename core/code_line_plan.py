@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from perfline.core.code_line_ids import code_line_id, code_line_name
+from perfline.core.graph import is_mapping
 from perfline.core.kinds import CODE_STACK
 
 
@@ -25,13 +27,13 @@ class PlannedLine:
     line: int
     stack_ids: tuple[str, ...]
 
-    @property
-    def entity_id(self) -> str:
-        return code_line_id(self.file, self.line)
-
-    @property
+    @cached_property
     def name(self) -> str:
         return code_line_name(self.file, self.line)
+
+    @cached_property
+    def entity_id(self) -> str:
+        return code_line_id(self.file, self.line, self.name)
 
     def entity(self) -> dict[str, Any]:
         """The derived entity: no parents, no placement."""
@@ -49,7 +51,7 @@ def stack_location(entity: Mapping[str, Any]) -> tuple[str, int] | None:
     if entity.get("kind") != CODE_STACK:
         return None
     attributes = entity.get("attributes")
-    if not isinstance(attributes, Mapping):
+    if not is_mapping(attributes):
         return None
     file = attributes.get("file")
     line = attributes.get("line")
@@ -64,7 +66,7 @@ def plan_code_lines(entities: Sequence[Any]) -> list[PlannedLine]:
     """The code lines to derive, in (file, line) order."""
     groups: dict[tuple[str, int], list[str]] = {}
     for entity in entities:
-        if not isinstance(entity, Mapping) or not isinstance(entity.get("id"), str):
+        if not is_mapping(entity) or not isinstance(entity.get("id"), str):
             continue
         location = stack_location(entity)
         if location is not None:

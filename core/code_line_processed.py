@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from perfline.core.code_line_plan import PlannedLine, plan_code_lines
-from perfline.core.graph import EntityGraph, build_graph
+from perfline.core.graph import EntityGraph, build_graph, is_mapping
 from perfline.core.kinds import CODE_LINE
 
 
@@ -27,7 +27,7 @@ def existing_code_lines(entities: Sequence[Any]) -> list[str]:
     return [
         entity["id"]
         for entity in entities
-        if isinstance(entity, Mapping)
+        if is_mapping(entity)
         and entity.get("kind") == CODE_LINE
         and isinstance(entity.get("id"), str)
     ]
@@ -59,7 +59,7 @@ def already_processed(
     by_id = {
         entity["id"]: entity
         for entity in entities
-        if isinstance(entity, Mapping) and entity.get("id") in planned
+        if is_mapping(entity) and entity.get("id") in planned
     }
     for entity_id, item in planned.items():
         entity = by_id[entity_id]

@@ -25,7 +25,7 @@ from typing import Any
 from perfline.core.code_line_plan import plan_code_lines
 from perfline.core.code_line_processed import already_processed, existing_code_lines
 from perfline.core.errors import StageError
-from perfline.core.graph import build_graph, string_items
+from perfline.core.graph import build_graph, is_mapping, string_items
 
 
 def derive_code_lines(result: Mapping[str, Any]) -> dict[str, Any]:
@@ -47,7 +47,7 @@ def derive_code_lines(result: Mapping[str, Any]) -> dict[str, Any]:
     taken = {
         entity["id"]
         for entity in entities
-        if isinstance(entity, Mapping) and isinstance(entity.get("id"), str)
+        if is_mapping(entity) and isinstance(entity.get("id"), str)
     }
     line_of_stack: dict[str, str] = {}
     new_lines: list[dict[str, Any]] = []
@@ -64,7 +64,7 @@ def derive_code_lines(result: Mapping[str, Any]) -> dict[str, Any]:
     parents = normalized_parents(entities, line_of_stack)
     rewritten: list[Any] = []
     for entity in entities:
-        entity_id = entity.get("id") if isinstance(entity, Mapping) else None
+        entity_id = entity.get("id") if is_mapping(entity) else None
         if isinstance(entity_id, str) and entity_id in line_of_stack:
             ordered = sorted(parents[entity_id])
             rewritten.append({**entity, "parent_ids": [*ordered, line_of_stack[entity_id]]})
@@ -80,7 +80,7 @@ def normalized_parents(entities: Sequence[Any], targets: Mapping[str, str]) -> d
     cheaper than building the whole graph; references are known to resolve)."""
     parents: dict[str, set[str]] = {target: set() for target in targets}
     for entity in entities:
-        if not isinstance(entity, Mapping):
+        if not is_mapping(entity):
             continue
         entity_id = entity.get("id")
         if not isinstance(entity_id, str):

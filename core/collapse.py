@@ -36,7 +36,7 @@ from perfline.core.code_line_processed import result_already_processed
 from perfline.core.collapse_contract import contracted_links
 from perfline.core.collapse_match import select_candidates
 from perfline.core.collapse_rules import CollapseRule
-from perfline.core.graph import EntityGraph, build_graph
+from perfline.core.graph import EntityGraph, build_graph, is_mapping
 from perfline.core.kinds import KindPair, allowed_kind_pairs
 
 RETAIN_WARNING = (
@@ -118,18 +118,33 @@ def _rewritten_entities(
     links = contracted_links(graph, collapsed)
     output: list[Any] = []
     for entity in entities:
-        entity_id = entity.get("id") if isinstance(entity, Mapping) else None
+        entity_id = entity.get("id") if is_mapping(entity) else None
         if not isinstance(entity_id, str):
             output.append(entity)
             continue
         if entity_id in collapsed:
             continue
         new_parents, new_children = links[entity_id]
+        if (
+            type(entity) is dict
+            and _holds(entity, "parent_ids", new_parents)
+            and _holds(entity, "child_ids", new_children)
+        ):
+            output.append(entity)  # rewriting would give an equal dict, same key order
+            continue
         rewritten = dict(entity)
         _set_list(rewritten, "parent_ids", new_parents)
         _set_list(rewritten, "child_ids", new_children)
         output.append(rewritten)
     return output
+
+
+def _holds(entity: Mapping[str, Any], key: str, values: list[str]) -> bool:
+    """Whether ``_set_list(dict(entity), key, values)`` would leave it equal."""
+    if not values:
+        return key not in entity
+    current = entity.get(key)
+    return type(current) is list and current == values
 
 
 def _set_list(entity: dict[str, Any], key: str, values: list[str]) -> None:
@@ -155,7 +170,7 @@ def _prune_records(
 
 
 def _targets(item: Any, collapsed: frozenset[str]) -> bool:
-    if not isinstance(item, Mapping):
+    if not is_mapping(item):
         return False
     target = item.get("entity_id")
     return isinstance(target, str) and target in collapsed
@@ -164,7 +179,7 @@ def _targets(item: Any, collapsed: frozenset[str]) -> bool:
 def _pruned_advice(advice: Sequence[Any], collapsed: frozenset[str]) -> list[Any]:
     kept: list[Any] = []
     for item in advice:
-        affected = item.get("affected_entity_ids") if isinstance(item, Mapping) else None
+        affected = item.get("affected_entity_ids") if is_mapping(item) else None
         if not isinstance(affected, list) or not affected:
             kept.append(item)
             continue

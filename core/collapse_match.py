@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from perfline.core.collapse_rules import CollapseRule
+from perfline.core.graph import is_mapping
 
 
 def _compiled(rules: Sequence[CollapseRule]) -> dict[tuple[str, str], list[re.Pattern[str]]]:
@@ -42,7 +43,7 @@ def select_candidates(entities: Sequence[Any], rules: Sequence[CollapseRule]) ->
         by_kind.setdefault(kind, []).append((attribute, compiled))
     selected: set[str] = set()
     for entity in entities:
-        if not isinstance(entity, Mapping):
+        if not is_mapping(entity):
             continue
         entity_id = entity.get("id")
         entity_kind = entity.get("kind")
@@ -51,7 +52,7 @@ def select_candidates(entities: Sequence[Any], rules: Sequence[CollapseRule]) ->
         if entity_kind not in by_kind:
             continue
         attributes = entity.get("attributes")
-        if not isinstance(attributes, Mapping):
+        if not is_mapping(attributes):
             continue
         for attribute, compiled in by_kind[entity_kind]:
             value = attributes.get(attribute)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 
 @dataclass(frozen=True)
@@ -88,6 +88,12 @@ class EntityGraph:
         return None
 
 
+def is_mapping(value: object) -> TypeGuard[Mapping[str, Any]]:
+    """``isinstance(value, Mapping)``, answered without the ABC machinery for a
+    plain ``dict`` (the JSON case, checked once per entity by every stage)."""
+    return type(value) is dict or isinstance(value, Mapping)
+
+
 def string_items(value: object) -> list[str]:
     """The string items of a JSON list, or nothing for a non-list."""
     if not isinstance(value, list):
@@ -109,27 +115,30 @@ def build_graph(entities: Sequence[Any]) -> EntityGraph:
                 kind = entity.get("kind")
                 if entity_id not in kinds or type(kind) is str:
                     kinds[entity_id] = kind if type(kind) is str else ""
-    parents: dict[str, list[str]] = {node: [] for node in kinds}
-    children: dict[str, list[str]] = {node: [] for node in kinds}
-    seen: set[tuple[str, str]] = set()
+    # Insertion-ordered dicts used as sets: an edge (p, c) has been seen exactly
+    # when p is already among c's parents (both ends are always added together).
+    parents: dict[str, dict[str, None]] = {node: {} for node in kinds}
+    children: dict[str, dict[str, None]] = {node: {} for node in kinds}
     for entity in entities:
         if type(entity) is not dict:
             continue
         node = entity.get("id")
         if type(node) is not str:
             continue
-        for field, upward in (("parent_ids", True), ("child_ids", False)):
-            references = entity.get(field)
-            if type(references) is not list:
-                continue
+        references = entity.get("parent_ids")
+        if type(references) is list:
+            above = parents[node]
             for other in references:
-                if type(other) is not str or other not in kinds:
-                    continue
-                edge = (other, node) if upward else (node, other)
-                if edge not in seen:
-                    seen.add(edge)
-                    parents[edge[1]].append(edge[0])
-                    children[edge[0]].append(edge[1])
+                if type(other) is str and other in kinds and other not in above:
+                    above[other] = None
+                    children[other][node] = None
+        references = entity.get("child_ids")
+        if type(references) is list:
+            below = children[node]
+            for other in references:
+                if type(other) is str and other in kinds and other not in below:
+                    below[other] = None
+                    parents[other][node] = None
     return EntityGraph(
         ids=tuple(kinds),
         kinds=kinds,

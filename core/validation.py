@@ -167,18 +167,23 @@ def validate_result(result: Mapping[str, Any], index: int) -> list[Problem]:
     ids: dict[str, int] = {}
     graph_ok = True
     for position, entity in enumerate(entities):
-        path = f"{prefix}.entities[{position}]"
         if not isinstance(entity, dict):
+            path = f"{prefix}.entities[{position}]"
             problems.append(Problem(path, f"Field '{path}' must be an object"))
             continue
         kind = entity.get("kind")
-        if not isinstance(kind, str):
+        if type(kind) is str and (kind in WELL_KNOWN_KINDS or kind in declared):
+            pass  # the common case, decided without building the entity's path
+        elif not isinstance(kind, str):
+            path = f"{prefix}.entities[{position}]"
             problems.append(Problem(f"{path}.kind", f"Field '{path}.kind' must be a string"))
         elif not kind.strip():
+            path = f"{prefix}.entities[{position}]"
             problems.append(
                 Problem(f"{path}.kind", f"Field '{path}.kind' must be a non-empty string")
             )
-        elif kind not in WELL_KNOWN_KINDS and kind not in declared:
+        else:
+            path = f"{prefix}.entities[{position}]"
             problems.append(
                 Problem(
                     f"{path}.kind",
@@ -190,6 +195,7 @@ def validate_result(result: Mapping[str, Any], index: int) -> list[Problem]:
         if isinstance(entity_id, str):
             if entity_id in ids:
                 graph_ok = False
+                path = f"{prefix}.entities[{position}]"
                 problems.append(
                     Problem(
                         f"{path}.id",
@@ -438,8 +444,11 @@ def _check_references(
         items = result.get(field)
         if isinstance(items, list):
             for position, item in enumerate(items):
-                if isinstance(item, dict):
-                    check(item.get("entity_id"), f"{prefix}.{field}[{position}].entity_id")
+                if not isinstance(item, dict):
+                    continue
+                reference = item.get("entity_id")
+                if isinstance(reference, str) and reference not in ids:
+                    check(reference, f"{prefix}.{field}[{position}].entity_id")
     advice = result.get("advice")
     if isinstance(advice, list):
         for position, item in enumerate(advice):

@@ -236,6 +236,7 @@ async def change_to_refresh(changes: int) -> None:
             await asyncio.sleep(0.3)
             while not bench.refreshes.empty():
                 bench.refreshes.get_nowait()
+        rss = rss_mb(bench.client._server.pid)  # type: ignore[union-attr]
         await bench.stop()
         runs = sorted(read_timings(log_file).values(), key=lambda r: r.get("event", 0.0))
         for change in marks:
@@ -262,6 +263,7 @@ async def change_to_refresh(changes: int) -> None:
         f"{' '.join(f'{x:.2f}' for x in os.getloadavg())})"
     )
     print_phases(marks)
+    print(f"  daemon memory after the {changes} changes: RSS {rss:.0f} MB")
     print(
         f"  of which, measured in-process: core postprocess {statistics.median(pipeline):.0f} ms, "
         f"line index {statistics.median(index):.0f} ms"

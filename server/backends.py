@@ -15,7 +15,9 @@
   model among the inputs. Reading goes through ``perfline.server.ingest.capture``.
 
 All memoize their raw document by the inputs' content hashes and options,
-and the post-processed one by that plus the pipeline settings.
+and the post-processed one by that plus the pipeline settings (keeping at most
+``RAW_STAGE_KEEP`` and ``FINAL_STAGE_KEEP`` of them per stage: superseded
+versions are only worth keeping for an edit undone).
 """
 
 from __future__ import annotations
@@ -28,7 +30,13 @@ from typing import Any
 from perfline.core.envelope import iso_timestamp
 from perfline.core.errors import InputError
 from perfline.core.pipeline import postprocess
-from perfline.server.jobtypes import FINAL_STAGE_KEEP, DiscoveredJob, JobContext, register
+from perfline.server.jobtypes import (
+    FINAL_STAGE_KEEP,
+    RAW_STAGE_KEEP,
+    DiscoveredJob,
+    JobContext,
+    register,
+)
 
 ETRECORD_SUFFIXES = (".etrecord",)
 ETDUMP_SUFFIXES = (".etdump", ".etdp")
@@ -46,7 +54,9 @@ def _processed(
     source: str | None,
 ) -> dict[str, Any]:
     """The raw document memoized by ``key``, then post-processed (memoized with the settings)."""
-    document = context.memo.get_or_compute(f"{stage}.raw", key, raw, refresh=context.fresh)
+    document = context.memo.get_or_compute(
+        f"{stage}.raw", key, raw, refresh=context.fresh, keep=RAW_STAGE_KEEP
+    )
     context.check_cancelled()
     processed: dict[str, Any] = context.memo.get_or_compute(
         f"{stage}.processed",

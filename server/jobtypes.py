@@ -43,6 +43,9 @@ class Cancelled(Exception):
 
 #: How many processed documents a job type keeps memoized beyond those being served.
 FINAL_STAGE_KEEP = 8
+#: How many raw (not post-processed) documents a stage keeps: enough for every job of a
+#: large workspace to be post-processed again (new collapse rules) without re-reading.
+RAW_STAGE_KEEP = 32
 
 
 class Memo:

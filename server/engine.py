@@ -213,7 +213,7 @@ class Engine:
         self._closed = False
         self._generation = 0
         self._running_count = 0
-        self._housekeeping_deferred = 0
+        self._housekeeping_due: float | None = None
         #: Bumped whenever what is served changes (results, errors, indexes, jobs).
         self.version = 0
         #: How many backend runs each job has started (observable incrementality).
@@ -641,12 +641,17 @@ class Engine:
                 self._idle.notify_all()
 
     def _arm_housekeeping(self) -> None:
-        """Collect garbage once the engine has been quiet for ``housekeeping`` seconds."""
+        """Collect garbage once the engine has been quiet for ``housekeeping`` seconds after
+        a run; steady changes postpone it by at most ten such periods."""
         if self.housekeeping is None or self._closed:
             return
+        now = time.monotonic()
+        if self._housekeeping_due is None:
+            self._housekeeping_due = now + 10 * self.housekeeping
         if self._housekeeper is not None:
             self._housekeeper.cancel()
-        timer = threading.Timer(self.housekeeping, self._collect_garbage)
+        delay = max(0.0, min(self.housekeeping, self._housekeeping_due - now))
+        timer = threading.Timer(delay, self._collect_garbage)
         timer.daemon = True
         self._housekeeper = timer
         timer.start()
@@ -657,11 +662,11 @@ class Engine:
                 return
             self._housekeeper = None
             busy = self._running_count > 0 or bool(self._pending)
-            if busy and self._housekeeping_deferred < 10:
-                self._housekeeping_deferred += 1
+            due = self._housekeeping_due is not None and time.monotonic() >= self._housekeeping_due
+            if busy and not due:
                 self._arm_housekeeping()  # busy again: try later
                 return
-            self._housekeeping_deferred = 0
+            self._housekeeping_due = None
         gc.unfreeze()
         gc.collect()
         gc.freeze()

@@ -7,13 +7,14 @@ from __future__ import annotations
 import gc
 import json
 import time
+import weakref
 from pathlib import Path
 
 import pytest
 
-from perfline.server.engine import Engine
+from perfline.server.engine import Engine, EngineEvent
 from perfline.server.jobtypes import Memo
-from tests.server.helpers import INPUT_DOC, load, with_value
+from tests.server.helpers import INPUT_DOC, load, wait_for, with_value
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -103,6 +104,33 @@ def test_collector_paused_during_runs_only(tmp_path: Path) -> None:
         engine.close()
         gc.unfreeze()
     assert gc.isenabled()
+
+
+class _Cycle:
+    def __init__(self) -> None:
+        self.me = self
+
+
+def test_garbage_frozen_at_the_end_of_a_run_is_collected_by_housekeeping(
+    tmp_path: Path,
+) -> None:
+    target = tmp_path / "a.mlia.json"
+    _write(target, 1)
+    refs: list[weakref.ref[_Cycle]] = []
+
+    def on_event(event: EngineEvent) -> None:
+        if event.kind == "started":  # the collector is paused: this cycle outlives the run
+            refs.append(weakref.ref(_Cycle()))
+
+    engine = Engine(tmp_path, debounce=0.02, settle=0.1, housekeeping=0.05)
+    engine.subscribe(on_event)
+    engine.start()
+    try:
+        assert engine.wait_idle(30)
+        assert refs and wait_for(lambda: all(ref() is None for ref in refs), timeout=10)
+    finally:
+        engine.close()
+        gc.unfreeze()
 
 
 def test_memo_keeps_few_final_documents_per_stage() -> None:

@@ -533,8 +533,7 @@ class Engine:
                 raise InputError(rel, "the input file does not exist") from None
             except OSError as error:
                 raise InputError(rel, f"cannot read the input file: {error}") from None
-            digest = _digest(data)
-            items.append(JobInput(rel, data, digest, str(path), mtime))
+            items.append(JobInput(rel, data, _digest(data), str(path), mtime))
         return tuple(items)
 
     def _run(

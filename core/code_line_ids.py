@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from json.encoder import encode_basestring
 from pathlib import PurePosixPath, PureWindowsPath
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.:-]+")
@@ -48,7 +49,11 @@ def code_line_name(file: str, line: int) -> str:
 
 def location_digest(file: str, line: int) -> str:
     """First 12 hex digits of SHA-256 over the compact JSON ``["file",line]``."""
-    text = json.dumps([file, line], separators=(",", ":"), ensure_ascii=False)
+    if type(file) is str and type(line) is int:
+        # What json.dumps gives for these two types, without building an encoder.
+        text = f"[{encode_basestring(file)},{int.__repr__(line)}]"
+    else:
+        text = json.dumps([file, line], separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 

@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from perfline.core.code_line_processed import result_already_processed
-from perfline.core.collapse_contract import contracted_links
+from perfline.core.collapse_contract import SortedCaches, next_to_collapsed, retained_links
 from perfline.core.collapse_match import select_candidates
 from perfline.core.collapse_rules import CollapseRule
 from perfline.core.graph import EntityGraph, build_graph, is_mapping
@@ -115,7 +115,8 @@ def accept_candidates(
 def _rewritten_entities(
     entities: Sequence[Any], graph: EntityGraph, collapsed: frozenset[str]
 ) -> list[Any]:
-    links = contracted_links(graph, collapsed)
+    near = next_to_collapsed(graph, collapsed)
+    caches: SortedCaches = ({}, {})
     output: list[Any] = []
     for entity in entities:
         entity_id = entity.get("id") if is_mapping(entity) else None
@@ -124,7 +125,7 @@ def _rewritten_entities(
             continue
         if entity_id in collapsed:
             continue
-        new_parents, new_children = links[entity_id]
+        new_parents, new_children = retained_links(graph, collapsed, near, entity_id, caches)
         if (
             type(entity) is dict
             and _holds(entity, "parent_ids", new_parents)

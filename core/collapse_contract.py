@@ -9,8 +9,9 @@ leave the queue, without duplicates and never the entity itself. Both lists
 are produced for every retained entity, so one-sided links come out
 two-sided and sorted.
 
-Cost: per retained entity, its degree plus the collapsed regions next to it;
-sorted neighbour tuples are computed once per node and cached.
+Cost: per retained entity, sorting its neighbours; only an entity next to a
+collapsed one (``next_to_collapsed``) searches, through the collapsed regions
+next to it.
 """
 
 from __future__ import annotations
@@ -20,22 +21,54 @@ from collections.abc import Mapping
 
 from perfline.core.graph import EntityGraph
 
+#: Sorted parents and sorted children by node, filled as a contraction needs them.
+SortedCaches = tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]
+
 
 def contracted_links(
     graph: EntityGraph, collapsed: frozenset[str]
 ) -> dict[str, tuple[list[str], list[str]]]:
     """Retained id -> (new parent ids, new child ids)."""
-    sorted_parents: dict[str, tuple[str, ...]] = {}
-    sorted_children: dict[str, tuple[str, ...]] = {}
-    links: dict[str, tuple[list[str], list[str]]] = {}
-    for node in graph.ids:
-        if node in collapsed:
-            continue
-        links[node] = (
-            _nearest_retained(node, graph.parents, sorted_parents, collapsed),
-            _nearest_retained(node, graph.children, sorted_children, collapsed),
-        )
-    return links
+    near = next_to_collapsed(graph, collapsed)
+    caches: SortedCaches = ({}, {})
+    return {
+        node: retained_links(graph, collapsed, near, node, caches)
+        for node in graph.ids
+        if node not in collapsed
+    }
+
+
+def next_to_collapsed(graph: EntityGraph, collapsed: frozenset[str]) -> frozenset[str]:
+    """Retained ids with a collapsed parent or child: the only ones whose links
+    need a search; every other one keeps its own links, sorted."""
+    near: set[str] = set()
+    for node in collapsed:
+        near.update(graph.parents[node])
+        near.update(graph.children[node])
+    return frozenset(near - collapsed)
+
+
+def retained_links(
+    graph: EntityGraph,
+    collapsed: frozenset[str],
+    near: frozenset[str],
+    node: str,
+    caches: SortedCaches,
+) -> tuple[list[str], list[str]]:
+    """(new parent ids, new child ids) of the retained ``node``; ``near`` is
+    ``next_to_collapsed(graph, collapsed)``, ``caches`` two dicts (sorted
+    parents, sorted children) shared by the calls of one contraction."""
+    if node not in near:
+        parents = sorted(graph.parents[node])
+        children = sorted(graph.children[node])
+        if node in parents:  # a self-reference is never listed
+            parents.remove(node)
+            children.remove(node)
+        return parents, children
+    return (
+        _nearest_retained(node, graph.parents, caches[0], collapsed),
+        _nearest_retained(node, graph.children, caches[1], collapsed),
+    )
 
 
 def _sorted(

@@ -89,6 +89,7 @@ def _subsequences(order: tuple[str, ...]) -> frozenset[tuple[str, ...]]:
 
 _METRIC_SHAPES = _subsequences(_METRIC_ORDER)
 _SUM_SHAPE = ("name", "unit", "value", "aggregation")
+_SUM_KEYS = frozenset(_SUM_SHAPE)
 _BREAKDOWN_SHAPES = _subsequences(_BREAKDOWN_ORDER)
 _ENTITY_SHAPES = _subsequences(_ENTITY_ORDER)
 
@@ -260,6 +261,15 @@ def _metric(raw: Any) -> dict[str, Any]:
         elif shape in _METRIC_SHAPES:
             if _metric_as_is(raw):
                 return raw
+        elif len(shape) == 4 and _SUM_KEYS.issuperset(shape):  # the sum shape, reordered
+            summed = {
+                "name": raw["name"],
+                "unit": raw["unit"],
+                "value": raw["value"],
+                "aggregation": raw["aggregation"],
+            }
+            if _metric_as_is(summed):
+                return summed
         else:
             reordered = _reordered(raw, _METRIC_ORDER)
             if reordered is not None and _metric_as_is(reordered):

@@ -1,14 +1,17 @@
-"""``location_basename`` takes plain POSIX paths directly; it must agree with the
-``pathlib`` reading (shorter of the Windows and POSIX final components) always."""
+"""``location_basename`` takes plain POSIX paths directly and ``location_digest``
+writes its JSON text directly; both must always agree with the general route
+(``pathlib``'s Windows and POSIX final components, ``json.dumps``)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import PurePosixPath, PureWindowsPath
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from perfline.core.code_line_ids import location_basename
+from perfline.core.code_line_ids import location_basename, location_digest
 
 
 def _pathlib_basename(file: str) -> str:
@@ -34,3 +37,11 @@ def test_typical_locations() -> None:
         "dir/",
     ):
         assert location_basename(file) == _pathlib_basename(file)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(max_size=12), st.integers(min_value=1, max_value=10**20))
+def test_digest_is_over_the_compact_json_text(file: str, line: int) -> None:
+    text = json.dumps([file, line], separators=(",", ":"), ensure_ascii=False)
+    expected = hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+    assert location_digest(file, line) == expected

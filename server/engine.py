@@ -9,7 +9,8 @@ What it decides:
 * **Which jobs rerun.** File events are coalesced for ``debounce`` seconds
   (only ``quick`` seconds once every pending path reported a finished write:
   a close after writing, the destination of a rename, a deletion), then the
-  workspace is rescanned, the config reloaded if it changed, and a
+  workspace is rescanned (unless only known files changed content), the
+  config reloaded if it changed, and a
   job reruns only if the hashes of its inputs differ from its last run (or
   its planned inputs changed). Unrelated jobs are not touched; intermediate
   stages are memoized by content hash in a shared ``Memo``.
@@ -196,6 +197,7 @@ class Engine:
         self._listeners: list[Listener] = []
         self._jobs: dict[str, _JobState] = {}
         self._files: list[str] = []
+        self._file_set: frozenset[str] = frozenset()
         self._stat_cache: dict[str, tuple[int, int, str]] = {}
         self._config = WorkspaceConfig()
         self._config_error: WorkspaceConfigError | None = None
@@ -371,10 +373,15 @@ class Engine:
         config_changed = force_config or (changed is not None and CONFIG_FILE_NAME in changed)
         if config_changed:
             self._reload_config()
-        files = scan_files(self.root, self._config.ignore)
+        if not config_changed and self._only_known_files(changed):
+            files = self._files  # contents changed, not the file list: no walk
+        else:
+            files = scan_files(self.root, self._config.ignore)
         with self._lock:
             files_changed = files != self._files
-            self._files = files
+            if files_changed:
+                self._files = files
+                self._file_set = frozenset(files)
             if files_changed or config_changed:
                 self._resolver = PathResolver(
                     self.root,
@@ -429,6 +436,14 @@ class Engine:
                     current.trigger = trigger
             if needs:
                 self._schedule(name)
+
+    def _only_known_files(self, changed: set[str] | None) -> bool:
+        """True if every changed path is a file of the last scan that still is one."""
+        if not changed:
+            return False
+        with self._lock:
+            known = self._file_set
+        return all(rel in known and (self.root / rel).is_file() for rel in changed)
 
     def _recheck_later(self) -> None:
         self._confirming += 1

@@ -149,3 +149,33 @@ def test_memo_keeps_few_final_documents_per_stage() -> None:
     assert calls == [6]  # only the three most recent finals were kept
     assert memo.misses["model"] == 10
     memo.get_or_compute("model", (0,), lambda: pytest.fail("model stage entries were evicted"))
+
+
+def test_content_change_of_known_files_skips_the_workspace_walk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import perfline.server.engine as engine_module
+
+    walks: list[Path] = []
+    real_scan = engine_module.scan_files
+
+    def counting_scan(root: Path, ignore: object = ()) -> list[str]:
+        walks.append(root)
+        return real_scan(root, ignore)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine_module, "scan_files", counting_scan)
+    target = tmp_path / "a.mlia.json"
+    _write(target, 1)
+    engine = _engine(tmp_path, debounce=0.02)
+    try:
+        assert len(walks) == 1  # the start
+        _write(target, 2)
+        engine.notify_changed([target], finished=True)
+        assert engine.wait_idle(20)
+        assert len(walks) == 1 and engine.backend_runs["a"] == 2
+        _write(tmp_path / "b.mlia.json", 3)  # a new file: the list changes
+        engine.notify_changed([tmp_path / "b.mlia.json"], finished=True)
+        assert engine.wait_idle(20)
+        assert len(walks) == 2 and engine.job_names() == ["a", "b"]
+    finally:
+        engine.close()

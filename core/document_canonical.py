@@ -262,14 +262,22 @@ def _metric(raw: Any) -> dict[str, Any]:
             if _metric_as_is(raw):
                 return raw
         elif len(shape) == 4 and _SUM_KEYS.issuperset(shape):  # the sum shape, reordered
-            summed = {
-                "name": raw["name"],
-                "unit": raw["unit"],
-                "value": raw["value"],
-                "aggregation": raw["aggregation"],
-            }
-            if _metric_as_is(summed):
-                return summed
+            value = raw["value"]
+            kind = type(value)
+            aggregation = raw["aggregation"]
+            if (
+                (kind is int or kind is bool or (kind is float and math.isfinite(value)))
+                and type(raw["name"]) is str
+                and type(raw["unit"]) is str
+                and type(aggregation) is str
+                and aggregation
+            ):
+                return {
+                    "name": raw["name"],
+                    "unit": raw["unit"],
+                    "value": value,
+                    "aggregation": aggregation,
+                }
         else:
             reordered = _reordered(raw, _METRIC_ORDER)
             if reordered is not None and _metric_as_is(reordered):

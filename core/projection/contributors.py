@@ -135,9 +135,13 @@ class _Merged:
     last_serial: int = -1
 
     def add(self, items: list[tuple[Entry, frozenset[int], frozenset[int]]]) -> None:
-        """Add accepted items whose serials all exceed ``last_serial``."""
+        """Add accepted items whose serials all exceed ``last_serial``.
+
+        ``_classify`` hands them over in serial order already (population order);
+        only a full re-merge needs sorting.
+        """
         groups = self.groups
-        for entry, covered, extras in sorted(items, key=lambda item: item[0].serial):
+        for entry, covered, extras in items:
             record = entry.record
             key = (record.figures.key, covered, extras, record.sealed)
             group = groups.get(key)
@@ -252,7 +256,7 @@ class ContributorCache:
         if min(item[0].serial for item in added) <= merged.last_serial:
             # an entry older than the merged ones (one only the target exposed before)
             rebuilt = _Merged()
-            rebuilt.add(merged.items() + added)
+            rebuilt.add(sorted(merged.items() + added, key=lambda item: item[0].serial))
             seen.merged = merged = rebuilt
         else:
             merged.add(added)

@@ -3,7 +3,7 @@
 From the population entries touching the target's leaves: skip what only the
 target itself exposes; split each record's units into *covered* (inside the
 target) and *extras* (outside); skip it when an extra is contested (see
-``GraphIndex.any_contested``); merge entries with equal figures, coverage,
+``GraphIndex.any_contested_outside``); merge entries with equal figures, coverage,
 extras and sealed flag (origins unioned, figures not added); finally hide a
 contributor when a sealed one with the same coverage and extras has a strictly
 larger origin set (a sealed frontier hides the raw records it was built from).
@@ -85,7 +85,6 @@ def _classify(
     index: GraphIndex,
     entries: list[Entry],
     seen: _Seen,
-    cache: dict[frozenset[int], bool],
 ) -> list[tuple[Entry, frozenset[int], frozenset[int]]]:
     """The entries ``target`` accepts (what only it exposes goes to ``seen.own``)."""
     accepted: list[tuple[Entry, frozenset[int], frozenset[int]]] = []
@@ -98,16 +97,14 @@ def _classify(
             covered = units
             extras = _NONE
         else:
+            # walks the units in order and stops at the first contested extra:
+            # a wide record (one over many views) is usually rejected at once
+            if index.any_contested_outside(target, entry.unit_order):
+                continue
             covered = units & leaves
             if not covered:
                 continue
             extras = units - covered
-            contested = cache.get(extras)
-            if contested is None:
-                contested = index.any_contested(target, extras)
-                cache[extras] = contested
-            if contested:
-                continue
         exposers = entry.exposers
         if len(exposers) == 1 and target in exposers:
             seen.own.append(entry)
@@ -210,7 +207,7 @@ def eligible_contributors(
 ) -> list[Contributor]:
     """The contributors of ``target`` against ``population`` (no memory)."""
     seen = _Seen(population.version, len(population))
-    return _merge(_classify(target, index, population.touching(index.leaves[target]), seen, {}))
+    return _merge(_classify(target, index, population.touching(index.leaves[target]), seen))
 
 
 class ContributorCache:
@@ -236,7 +233,7 @@ class ContributorCache:
         if seen is None:
             seen = _Seen(population.version, len(population))
             first = _Merged()
-            first.add(_classify(target, self._index, population.touching(leaves), seen, {}))
+            first.add(_classify(target, self._index, population.touching(leaves), seen))
             seen.merged = first
             seen.contributors = first.contributors()
             self._known[target] = seen
@@ -246,7 +243,7 @@ class ContributorCache:
         fresh = population.added_since(leaves, seen.size)
         own = seen.own
         seen.own = []
-        added = _classify(target, self._index, own + fresh, seen, {})
+        added = _classify(target, self._index, own + fresh, seen)
         seen.version = population.version
         seen.size = len(population)
         if not added:

@@ -57,6 +57,8 @@ from perfline.core.projection.records import Record
 
 SEARCH_BUDGET = 200_000
 PRODUCT_BUDGET = 10_000
+RECIPE_BUDGET = 256
+"""At most this many recipes from one derivation of a producer (see ``all_derivations``)."""
 PARTITION_BUDGET = 200_000
 
 
@@ -107,11 +109,13 @@ def covers(
     origin_figures: OriginSums,
     decide_only: bool = False,
     memo: OutcomeMemo | None = None,
+    limit: int | None = None,
 ) -> list[Derivation]:
     """Every distinct arithmetic derivation (levels 4/6) over ``contributors``.
 
     ``decide_only``: the caller only needs to know the figures or that they conflict.
     ``memo``: component outcomes of the same target's previous derivations.
+    ``limit``: stop after this many derivations (in enumeration order); no limit by default.
     """
     pool = [
         c
@@ -131,7 +135,7 @@ def covers(
     if not required <= reachable_units or not required_origins <= reachable_origins:
         return []
     if not all(exact_values(c.figures) for c in pool):
-        return _search_covers(pool, required, required_origins, need_extra)
+        return _search_covers(pool, required, required_origins, need_extra, limit)
     closed = closed_cover(pool, required, required_origins, origin_figures)
     if closed is not None:
         return _closed_derivations(closed, need_extra, origin_figures)
@@ -144,7 +148,7 @@ def covers(
         if not found:
             return []
         outcomes.append(found)
-    return _products(outcomes, need_extra, origin_figures, decide_only)
+    return _products(outcomes, need_extra, origin_figures, decide_only, limit)
 
 
 def _closed_derivations(
@@ -361,7 +365,11 @@ def _atom_outcomes(
 
 
 def _products(
-    outcomes: list[list[_Outcome]], need_extra: bool, sums: OriginSums, decide_only: bool
+    outcomes: list[list[_Outcome]],
+    need_extra: bool,
+    sums: OriginSums,
+    decide_only: bool,
+    limit: int | None = None,
 ) -> list[Derivation]:
     """Combine one outcome per component; each distinct record once.
 
@@ -441,11 +449,19 @@ def _products(
         keys.add(figures.key)
         if decide_only and not need_extra and len(keys) > 1:
             break
-    return list(results.values())
+        if limit is not None and len(results) >= limit:
+            break
+    return list(results.values())[:limit]
 
 
 def _partitions(pool: list[Contributor], available: frozenset[int]) -> list[bool] | None:
-    """Sealed flags of partitions of ``available`` into >= 2 contributors (None: budget)."""
+    """Sealed flags of partitions of ``available`` into >= 2 contributors (None: budget).
+
+    Answered at once when single-origin contributors decide it (the usual case:
+    every chain has its own record); otherwise by an iterative depth-first
+    search over the lowest remaining origin, dead states memoized, at most
+    ``PARTITION_BUDGET`` steps.
+    """
     by_origin: dict[int, list[Contributor]] = {}
     for contributor in pool:
         if contributor.origins == available:
@@ -454,42 +470,125 @@ def _partitions(pool: list[Contributor], available: frozenset[int]) -> list[bool
             by_origin.setdefault(origin, []).append(contributor)
     for options in by_origin.values():
         options.sort(key=lambda c: (not c.sealed, len(c.origins)))
-    steps = 0
+    quick = _single_origin_flags(by_origin, available)
+    sealed_flag = quick[0]
+    unsealed_flag = quick[1]
     dead: set[tuple[frozenset[int], bool, bool]] = set()
+    steps = 0
+    try:
+        if sealed_flag is None:
+            sealed_flag, steps = _partition_search(by_origin, available, True, False, dead, steps)
+        if unsealed_flag is None:
+            unsealed_flag, steps = _partition_search(by_origin, available, False, True, dead, steps)
+    except _BudgetExceeded:
+        return None
+    flags: list[bool] = []
+    if sealed_flag:
+        flags.append(True)
+    if unsealed_flag:
+        flags.append(False)
+    return flags
 
-    def search(remaining: frozenset[int], only_sealed: bool, need_unsealed: bool) -> bool:
+
+def _single_origin_flags(
+    by_origin: dict[int, list[Contributor]], available: frozenset[int]
+) -> tuple[bool | None, bool | None]:
+    """What single-origin contributors alone decide: (sealed, unsealed), None = search.
+
+    Every origin with a one-origin contributor: the partition into those exists
+    (>= 2 members, as contributors holding all of ``available`` are left out),
+    so a sealed one exists when each origin has a sealed single, and one with an
+    unsealed member when any origin has an unsealed single. An origin that no
+    sealed contributor holds rules out every sealed partition.
+    """
+    sealed_singles = unsealed_singles = 0
+    any_unsealed_single = False
+    no_sealed_holder = False
+    for origin in available:
+        options = by_origin.get(origin)
+        if not options:
+            return False, False  # an origin nobody else holds: no partition at all
+        sealed_single = unsealed_single = sealed_holder = False
+        for option in options:
+            if option.sealed:
+                sealed_holder = True
+            if len(option.origins) == 1:
+                if option.sealed:
+                    sealed_single = True
+                else:
+                    unsealed_single = True
+        sealed_singles += sealed_single
+        unsealed_singles += sealed_single or unsealed_single
+        any_unsealed_single = any_unsealed_single or unsealed_single
+        no_sealed_holder = no_sealed_holder or not sealed_holder
+    everyone = len(available)
+    sealed: bool | None = None
+    if no_sealed_holder:
+        sealed = False
+    elif sealed_singles == everyone:
+        sealed = True
+    unsealed: bool | None = None
+    if unsealed_singles == everyone and any_unsealed_single:
+        unsealed = True
+    return sealed, unsealed
+
+
+@dataclass(slots=True)
+class _Frame:
+    """One level of the partition search: what is left and the next option to try."""
+
+    remaining: frozenset[int]
+    need_unsealed: bool
+    options: list[Contributor]
+    position: int = 0
+
+
+def _partition_search(
+    by_origin: dict[int, list[Contributor]],
+    available: frozenset[int],
+    only_sealed: bool,
+    need_unsealed: bool,
+    dead: set[tuple[frozenset[int], bool, bool]],
+    steps: int,
+) -> tuple[bool, int]:
+    """Is there a partition of ``available`` (all sealed / with an unsealed member)?
+
+    Depth-first over the lowest remaining origin with an explicit stack (no
+    recursion limit); returns the answer and the steps used so far.
+    """
+    frames: list[_Frame] = []
+
+    def enter(remaining: frozenset[int], need: bool) -> bool | None:
+        """True/False when decided at once, None when a frame was pushed."""
         nonlocal steps
         if not remaining:
-            return not need_unsealed
-        state = (remaining, only_sealed, need_unsealed)
-        if state in dead:
+            return not need
+        if (remaining, only_sealed, need) in dead:
             return False
         steps += 1
         if steps > PARTITION_BUDGET:
             raise _BudgetExceeded
-        pivot = min(remaining)
-        for option in by_origin.get(pivot, ()):
-            if only_sealed and not option.sealed:
-                continue
-            if not option.origins <= remaining:
-                continue
-            still = need_unsealed and option.sealed
-            if search(remaining - option.origins, only_sealed, still):  # noqa: F821
-                return True
-        dead.add(state)
-        return False
-
-    try:
-        flags: list[bool] = []
-        if search(available, True, False):
-            flags.append(True)
-        if search(available, False, True):
-            flags.append(False)
-        return flags
-    except _BudgetExceeded:
+        frames.append(_Frame(remaining, need, by_origin.get(min(remaining), [])))
         return None
-    finally:
-        del search  # the recursive closure refers to itself: break the cycle
+
+    outcome = enter(available, need_unsealed)
+    if outcome is not None:
+        return outcome, steps
+    while frames:
+        frame = frames[-1]
+        if frame.position >= len(frame.options):
+            dead.add((frame.remaining, only_sealed, frame.need_unsealed))
+            frames.pop()
+            continue
+        option = frame.options[frame.position]
+        frame.position += 1
+        if only_sealed and not option.sealed:
+            continue
+        if not option.origins <= frame.remaining:
+            continue
+        if enter(frame.remaining - option.origins, frame.need_unsealed and option.sealed):
+            return True, steps
+    return False, steps
 
 
 class _BudgetExceeded(Exception):
@@ -533,11 +632,12 @@ def _search_selections(
                 return False
         return True
 
-    def visit(covered: frozenset[int], used: frozenset[int]) -> None:
+    def enter(covered: frozenset[int], used: frozenset[int]) -> list[int] | None:
+        """The options for the next element, or None (a complete selection, or budget)."""
         nonlocal steps
         steps += 1
         if steps > SEARCH_BUDGET:
-            return
+            return None
         element = next(
             (
                 e
@@ -548,25 +648,50 @@ def _search_selections(
         )
         if element is None:
             key = frozenset(chosen)
-            if key in seen:
-                return
-            seen.add(key)
-            if minimal(chosen):
-                results.append([pool[p] for p in chosen])
-            return
-        for position in options[element]:
-            option = pool[position]
-            if not option.origins.isdisjoint(used):
-                continue
-            chosen.append(position)
-            visit(covered | option.covered, used | option.origins)  # noqa: F821
-            chosen.pop()
+            if key not in seen:
+                seen.add(key)
+                if minimal(chosen):
+                    results.append([pool[p] for p in chosen])
+            return None
+        return options[element]
 
-    try:
-        visit(frozenset(), frozenset())
-    finally:
-        del visit  # the recursive closure refers to itself: break the cycle
+    # depth-first with an explicit stack (a selection can be deeper than
+    # Python's recursion limit); frame k was entered with chosen[:k]
+    frames: list[_Selection] = []
+    first = enter(frozenset(), frozenset())
+    if first is not None:
+        frames.append(_Selection(frozenset(), frozenset(), first))
+    while frames:
+        frame = frames[-1]
+        if frame.position >= len(frame.options):
+            frames.pop()
+            if frames:
+                chosen.pop()
+            continue
+        position = frame.options[frame.position]
+        frame.position += 1
+        option = pool[position]
+        if not option.origins.isdisjoint(frame.used):
+            continue
+        chosen.append(position)
+        covered = frame.covered | option.covered
+        used = frame.used | option.origins
+        found = enter(covered, used)
+        if found is None:
+            chosen.pop()
+        else:
+            frames.append(_Selection(covered, used, found))
     return results
+
+
+@dataclass(slots=True)
+class _Selection:
+    """One level of the selection search: what is covered and the next option."""
+
+    covered: frozenset[int]
+    used: frozenset[int]
+    options: list[int]
+    position: int = 0
 
 
 def _search_covers(
@@ -574,6 +699,7 @@ def _search_covers(
     required: frozenset[int],
     required_origins: frozenset[int],
     need_extra: bool,
+    limit: int | None = None,
 ) -> list[Derivation]:
     """Covers of >= 2 members when float values could round differently by order.
 
@@ -636,7 +762,9 @@ def _search_covers(
         for sealed, possible in ((True, can_seal), (False, can_unseal)):
             if possible:
                 results.append(Derivation(Record(figures, union, sealed, faithful), len(extras)))
-    return results
+        if limit is not None and len(results) >= limit:
+            break
+    return results[:limit]
 
 
 def resolve(
@@ -685,7 +813,17 @@ def all_derivations(
     origin_figures: OriginSums,
     memo: OutcomeMemo | None = None,
 ) -> list[Record]:
-    """Every complete derivation at levels 3-6 carrying ``required_origins`` (recipes)."""
+    """Every complete derivation at levels 3-6 carrying ``required_origins`` (recipes).
+
+    Bounded: at most ``RECIPE_BUDGET`` records, the first in enumeration order
+    (copies, then covers without extras, then covers with extras). A producer
+    whose views overlap in many independent ways has exponentially many covers
+    with extras (each component covered by its own records or by a wider one);
+    the reference enumerates them all and does not finish, and exposing
+    thousands of wide recipes makes every target over their units classify
+    them. No document of the differential corpus comes near the budget (at most
+    116 records per derivation over 2,000 documents).
+    """
     if memo is not None:
         memo.begin()
     records: list[Record] = []
@@ -693,15 +831,28 @@ def all_derivations(
         if contributor.covered >= required and contributor.origins >= required_origins:
             records.append(contributor.record())
     extra_free = [c for c in contributors if not c.extras]
-    for derivation in covers(
-        extra_free, required, required_origins, False, origin_figures, memo=memo
-    ):
-        records.append(derivation.record)
-    if len(extra_free) < len(contributors):
+    if len(records) < RECIPE_BUDGET:
         for derivation in covers(
-            contributors, required, required_origins, True, origin_figures, memo=memo
+            extra_free,
+            required,
+            required_origins,
+            False,
+            origin_figures,
+            memo=memo,
+            limit=RECIPE_BUDGET - len(records),
+        ):
+            records.append(derivation.record)
+    if len(extra_free) < len(contributors) and len(records) < RECIPE_BUDGET:
+        for derivation in covers(
+            contributors,
+            required,
+            required_origins,
+            True,
+            origin_figures,
+            memo=memo,
+            limit=RECIPE_BUDGET - len(records),
         ):
             records.append(derivation.record)
     if memo is not None:
         memo.end()
-    return records
+    return records[:RECIPE_BUDGET]

@@ -51,6 +51,8 @@ class Entry:
     record: Record
     units: frozenset[int]
     exposers: set[int] = field(default_factory=set)
+    unit_order: tuple[int, ...] = ()
+    """``units`` as a tuple: cheap to walk from the start with an early exit."""
 
 
 class Population:
@@ -96,7 +98,8 @@ class Population:
         identity = record.identity
         entry = self._entries.get(identity)
         if entry is None:
-            entry = Entry(len(self._entries), record, self.units_of(record.origins), {exposer})
+            units = self.units_of(record.origins)
+            entry = Entry(len(self._entries), record, units, {exposer}, tuple(units))
             self._entries[identity] = entry
             self._touch(entry)
             for unit in entry.units:

@@ -1,0 +1,155 @@
+"""Projection stays bounded and exact on shapes that used to hang or overflow.
+
+* a row of many chains under overlapping pair modules and one module over all
+  (the reference's exponential family, here with 1,100 chains: the partition
+  search once recursed once per origin and hit Python's recursion limit);
+* partition searches deeper than the recursion limit (no single-origin
+  contributors, so no shortcut applies);
+* a producer with exponentially many covers exposes at most ``RECIPE_BUDGET``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from perfline.core.backends.nx_common.kinds import performance_entity_kinds
+from perfline.core.pipeline import PipelineSettings, postprocess
+from perfline.core.projection.contributors import Contributor
+from perfline.core.projection.derivations import (
+    RECIPE_BUDGET,
+    _partitions,
+    all_derivations,
+)
+from perfline.core.projection.figures import OriginSums, origin_figures
+
+
+def _row_document(n: int) -> dict[str, Any]:
+    source = "source_operator/segment_0/u"
+    entities: list[dict[str, Any]] = []
+    breakdowns: list[dict[str, Any]] = []
+    for i in range(n):
+        chain = f"chain/segment_0/{i:05d}"
+        entities.append(
+            {"id": chain, "kind": "chain", "name": chain, "child_ids": [f"{source}{i}"]}
+        )
+        entities.append({"id": f"{source}{i}", "kind": "source_operator", "name": f"u{i}"})
+        breakdowns.append(
+            {
+                "entity_id": chain,
+                "metrics": [
+                    {"name": "op_cycles", "value": i + 1, "unit": "cycles", "aggregation": "sum"}
+                ],
+            }
+        )
+    for i in range(n - 1):
+        entities.append(
+            {
+                "id": f"nn_module/p{i:05d}",
+                "kind": "nn_module",
+                "name": f"p{i}",
+                "child_ids": [f"{source}{i}", f"{source}{i + 1}"],
+            }
+        )
+    entities.append(
+        {
+            "id": "nn_module/top",
+            "kind": "nn_module",
+            "name": "top",
+            "child_ids": [f"{source}{i}" for i in range(n)],
+        }
+    )
+    return {
+        "schema_version": "1.2.0",
+        "run_id": "00000000-0000-4000-8000-000000000000",
+        "timestamp": "2026-01-01T00:00:00Z",
+        "tool": {"name": "mlia", "version": "0.12.3"},
+        "target": {
+            "profile_name": "nx",
+            "target_type": "nx",
+            "components": [{"type": "npu", "family": "nx"}],
+            "configuration": {},
+        },
+        "model": {"name": "row", "format": "vgf", "hash": "0" * 64},
+        "context": {},
+        "backends": [{"id": "nx", "name": "NX", "version": "1", "configuration": {}}],
+        "results": [
+            {
+                "kind": "performance",
+                "status": "ok",
+                "producer": "nx-performance-estimator",
+                "breakdowns": breakdowns,
+                "entities": entities,
+                "entity_kinds": performance_entity_kinds(),
+            }
+        ],
+    }
+
+
+def test_module_over_a_long_row_of_overlapping_views_gets_the_whole_sum() -> None:
+    n = 1100
+    output = postprocess(_row_document(n), PipelineSettings())
+    top = [
+        b["metrics"][0]["value"]
+        for b in output["results"][0]["breakdowns"]
+        if b["entity_id"] == "nn_module/top"
+    ]
+    assert top == [n * (n + 1) // 2]
+
+
+def _sums(origins: range) -> OriginSums:
+    figures = {}
+    for origin in origins:
+        breakdown = {
+            "metrics": [
+                {"name": "op_cycles", "value": origin + 1, "unit": "cycles", "aggregation": "sum"}
+            ]
+        }
+        made = origin_figures([breakdown])
+        assert made is not None
+        figures[origin] = made
+    return OriginSums(figures)
+
+
+def _contributor(
+    sums: OriginSums, origins: set[int], covered: set[int], extras: set[int], sealed: bool
+) -> Contributor:
+    figures = sums.total(frozenset(origins))
+    assert figures is not None
+    return Contributor(
+        figures, frozenset(origins), sealed, True, frozenset(covered), frozenset(extras)
+    )
+
+
+def test_partition_search_deeper_than_the_recursion_limit() -> None:
+    pairs = 1500  # 3,000 origins, only two-origin contributors: no shortcut applies
+    sums = _sums(range(2 * pairs))
+    pool = [
+        _contributor(sums, {2 * k, 2 * k + 1}, {2 * k, 2 * k + 1}, set(), sealed=k % 2 == 0)
+        for k in range(pairs)
+    ]
+    available = frozenset(range(2 * pairs))
+    # a partition exists (every pair), with an unsealed member; not all sealed
+    assert _partitions(pool, available) == [False]
+    sealed_pool = [
+        _contributor(sums, set(c.origins), set(c.covered), set(), sealed=True) for c in pool
+    ]
+    assert _partitions(sealed_pool, available) == [True]
+
+
+def test_a_producer_exposes_at_most_the_recipe_budget() -> None:
+    # ten independent parts, each covered either by its own origin alone or by
+    # a wider record carrying an extra unit: 2**10 covers, 1,023 with extras
+    parts = 10
+    sums = _sums(range(2 * parts))
+    pool: list[Contributor] = []
+    for k in range(parts):
+        own, wider = 2 * k, 2 * k + 1
+        unit, extra = 1000 + k, 2000 + k
+        pool.append(_contributor(sums, {own}, {unit}, set(), sealed=False))
+        pool.append(_contributor(sums, {own, wider}, {unit}, {extra}, sealed=False))
+    required = frozenset(1000 + k for k in range(parts))
+    records = all_derivations(pool, required, frozenset(), sums)
+    assert len(records) == RECIPE_BUDGET
+    # copies and the cover without extras come first
+    assert records[0].origins == frozenset(range(0, 2 * parts, 2))
+    assert len({(r.figures.key, r.origins, r.sealed) for r in records}) == RECIPE_BUDGET

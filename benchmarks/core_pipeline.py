@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/core_pipeline.py [--sizes 50,200,1000,5000,20000]
         [--adversarial 16,20,24,28] [--vs-reference PYTHON] [--reference-max 400]
-        [--stage-only]
+        [--stage-only] [--no-default-collapse]
 
 Builds NX-shaped documents (segments, cascades, chains with integer ``sum``
 breakdowns, performance groups, source operators, an ``nn_module`` tree and
@@ -16,6 +16,9 @@ peak RSS. With ``--vs-reference PYTHON`` (a Python with ``mlia==0.12.3``) the
 reference runs on the sizes up to ``--reference-max`` chains in the same run;
 the ratio and whether both give the same ``results`` are printed (perfline's
 own ``extensions`` mark on the document is left out of the comparison).
+``--no-default-collapse`` keeps the torch frames (bare core behaviour): one
+``code_line`` then spans every chain whose stack runs through torch, the
+widest overlapping view these documents can have.
 """
 
 from __future__ import annotations
@@ -256,7 +259,7 @@ if {stage_only!r}:
 else:
     from perfline.core.pipeline import PipelineSettings, postprocess
     start = time.perf_counter()
-    out = postprocess(doc, PipelineSettings())
+    out = postprocess(doc, PipelineSettings(use_backend_defaults={defaults!r}))
 seconds = time.perf_counter() - start
 peak_kb = 0
 with open("/proc/self/status") as status:
@@ -282,7 +285,8 @@ from mlia.core.output_postprocessing import postprocess_standardized_output
 from mlia.core.settings import ApplicationSettings, CollapseRule, FilteringSettings
 doc = json.load(sys.stdin)
 rule = CollapseRule(kind={kind!r}, attribute={attribute!r}, globs={globs!r})
-settings = ApplicationSettings(filtering=FilteringSettings(collapse=(rule,)))
+rules = (rule,) if {collapse!r} else ()
+settings = ApplicationSettings(filtering=FilteringSettings(collapse=rules))
 start = time.perf_counter()
 out = postprocess_standardized_output(doc, settings)
 seconds = time.perf_counter() - start
@@ -313,15 +317,28 @@ def main() -> int:
     parser.add_argument("--vs-reference", metavar="PYTHON")
     parser.add_argument("--reference-max", type=int, default=400)
     parser.add_argument(
+        "--no-default-collapse",
+        action="store_true",
+        help="keep the torch frames (no backend default collapse rule)",
+    )
+    parser.add_argument(
         "--stage-only",
         action="store_true",
         help="time only the projection stage instead of the whole pipeline",
     )
     args = parser.parse_args()
     ours = _OURS.format(
-        root=str(ROOT), here=str(Path(__file__).resolve().parent), stage_only=args.stage_only
+        root=str(ROOT),
+        here=str(Path(__file__).resolve().parent),
+        stage_only=args.stage_only,
+        defaults=not args.no_default_collapse,
     )
-    reference = _REFERENCE.format(kind=NX_RULE[0], attribute=NX_RULE[1], globs=NX_RULE[2])
+    reference = _REFERENCE.format(
+        kind=NX_RULE[0],
+        attribute=NX_RULE[1],
+        globs=NX_RULE[2],
+        collapse=not args.no_default_collapse,
+    )
     what = "projection stage only" if args.stage_only else "whole post-processing (postprocess)"
     print(f"timing: {what}; each case in a fresh subprocess; peak = its VmHWM (peak RSS)")
     print(

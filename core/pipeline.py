@@ -18,6 +18,7 @@ from typing import Any
 from perfline.core.code_lines import derive_code_lines
 from perfline.core.collapse import collapse_result
 from perfline.core.collapse_rules import CollapseRule, effective_rules
+from perfline.core.collection import collection_paused
 from perfline.core.document import normalize_result
 from perfline.core.document_canonical import canonical_result
 from perfline.core.errors import InputError, Problem, StageError
@@ -49,17 +50,18 @@ def postprocess(
 
     Raises ``InputError`` naming ``source`` and the JSON path of every problem.
     """
-    _raise_if_invalid(document, source)
-    if is_postprocessed(document):
-        return dict(document)
-    results = document["results"]
-    processed: list[Any] = []
-    for index, raw in enumerate(results):
-        processed.append(_process_result(raw, index, settings, source))
-    output = dict(document)
-    output["results"] = processed
-    _raise_if_invalid(output, source)
-    return _with_mark(output)
+    with collection_paused():
+        _raise_if_invalid(document, source)
+        if is_postprocessed(document):
+            return dict(document)
+        results = document["results"]
+        processed: list[Any] = []
+        for index, raw in enumerate(results):
+            processed.append(_process_result(raw, index, settings, source))
+        output = dict(document)
+        output["results"] = processed
+        _raise_if_invalid(output, source)
+        return _with_mark(output)
 
 
 #: ``extensions`` key under which perfline records that a document is post-processed.

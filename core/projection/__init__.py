@@ -20,11 +20,10 @@ per chain); no search is unbounded (see ``derivations`` for the budgets).
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from typing import Any
 
+from perfline.core.collection import collection_paused
 from perfline.core.projection.engine import project, projected_breakdowns
 
 
@@ -33,28 +32,9 @@ def project_breakdowns(result: Mapping[str, Any]) -> dict[str, Any]:
     output = dict(result)
     if not result.get("entities"):
         return output
-    with _collection_paused():
+    with collection_paused():
         authority, index, decided = project(result)
     if not decided and not authority.duplicates_removed:
         return output
     output["breakdowns"] = [*authority.kept_breakdowns, *projected_breakdowns(index, decided)]
     return output
-
-
-@contextmanager
-def _collection_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while projecting.
-
-    Projection allocates many small long-lived containers (leaf sets, records)
-    and creates no reference cycles (the recursive searches in ``derivations``
-    break their closures' self-reference), so nothing is left for the
-    collector; generation-2 collections over them cost about a third of the run
-    on large results. The previous state is restored.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()

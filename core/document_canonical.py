@@ -56,7 +56,7 @@ _RESULT_ORDER = (
     "entity_kinds",
     "advice",
 )
-_METRIC_ORDER = (
+METRIC_KEY_ORDER = (
     "name",
     "unit",
     "value",
@@ -87,7 +87,7 @@ def _subsequences(order: tuple[str, ...]) -> frozenset[tuple[str, ...]]:
     return frozenset(found)
 
 
-_METRIC_SHAPES = _subsequences(_METRIC_ORDER)
+_METRIC_SHAPES = _subsequences(METRIC_KEY_ORDER)
 _SUM_SHAPE = ("name", "unit", "value", "aggregation")
 _SUM_KEYS = frozenset(_SUM_SHAPE)
 _BREAKDOWN_SHAPES = _subsequences(_BREAKDOWN_ORDER)
@@ -279,7 +279,7 @@ def _metric(raw: Any) -> dict[str, Any]:
                     "aggregation": aggregation,
                 }
         else:
-            reordered = _reordered(raw, _METRIC_ORDER)
+            reordered = _reordered(raw, METRIC_KEY_ORDER)
             if reordered is not None and _metric_as_is(reordered):
                 return reordered
     return _metric_built(raw)

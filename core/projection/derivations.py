@@ -831,26 +831,15 @@ def all_derivations(
         if contributor.covered >= required and contributor.origins >= required_origins:
             records.append(contributor.record())
     extra_free = [c for c in contributors if not c.extras]
-    if len(records) < RECIPE_BUDGET:
+    levels: list[tuple[Sequence[Contributor], bool]] = [(extra_free, False)]
+    if len(extra_free) < len(contributors):
+        levels.append((contributors, True))
+    for pool, need_extra in levels:
+        if len(records) >= RECIPE_BUDGET:
+            break
+        limit = RECIPE_BUDGET - len(records)
         for derivation in covers(
-            extra_free,
-            required,
-            required_origins,
-            False,
-            origin_figures,
-            memo=memo,
-            limit=RECIPE_BUDGET - len(records),
-        ):
-            records.append(derivation.record)
-    if len(extra_free) < len(contributors) and len(records) < RECIPE_BUDGET:
-        for derivation in covers(
-            contributors,
-            required,
-            required_origins,
-            True,
-            origin_figures,
-            memo=memo,
-            limit=RECIPE_BUDGET - len(records),
+            pool, required, required_origins, need_extra, origin_figures, memo=memo, limit=limit
         ):
             records.append(derivation.record)
     if memo is not None:

@@ -20,17 +20,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from perfline.core.document_canonical import METRIC_KEY_ORDER
+
 MAX_SAFE_INTEGER = 2**53 - 1
-_METRIC_KEYS = (
-    "name",
-    "unit",
-    "value",
-    "aggregation",
-    "samples",
-    "qualifiers",
-    "availability",
-    "reason",
-)
 
 
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -47,7 +39,7 @@ def canonical_json(value: Any) -> str:
 def metric_view(metric: Mapping[str, Any]) -> dict[str, Any]:
     """The re-serialized form of a metric: schema key order, absent/empty fields left out."""
     view: dict[str, Any] = {}
-    for key in _METRIC_KEYS:
+    for key in METRIC_KEY_ORDER:
         if key not in metric:
             continue
         value = metric[key]

@@ -15,12 +15,9 @@ from typing import Any
 from perfline.core.backends.nx_common.kinds import performance_entity_kinds
 from perfline.core.pipeline import PipelineSettings, postprocess
 from perfline.core.projection.contributors import Contributor
-from perfline.core.projection.derivations import (
-    RECIPE_BUDGET,
-    _partitions,
-    all_derivations,
-)
+from perfline.core.projection.derivations import RECIPE_BUDGET, all_derivations
 from perfline.core.projection.figures import OriginSums, origin_figures
+from perfline.core.projection.searches import partitions
 
 
 def _row_document(n: int) -> dict[str, Any]:
@@ -129,11 +126,11 @@ def test_partition_search_deeper_than_the_recursion_limit() -> None:
     ]
     available = frozenset(range(2 * pairs))
     # a partition exists (every pair), with an unsealed member; not all sealed
-    assert _partitions(pool, available) == [False]
+    assert partitions(pool, available) == [False]
     sealed_pool = [
         _contributor(sums, set(c.origins), set(c.covered), set(), sealed=True) for c in pool
     ]
-    assert _partitions(sealed_pool, available) == [True]
+    assert partitions(sealed_pool, available) == [True]
 
 
 def test_a_producer_exposes_at_most_the_recipe_budget() -> None:

@@ -43,7 +43,7 @@ from perfline.server.edits import LineTracker
 from perfline.server.engine import Engine, EngineEvent
 from perfline.server.host import EngineHost
 from perfline.server.index import LineDiagnostic, LineEntry
-from perfline.server.presentation import code_blocks, hover_markdown
+from perfline.server.presentation import UNFIGURED, code_blocks, hover_markdown
 from perfline.server.settings import (
     SECTION,
     HintSettings,
@@ -696,7 +696,8 @@ def _register(server: PerflineServer) -> None:
             entries = by_line.get(line - 1)
             if not entries:
                 return None
-            return lens_figure(entries, ls.hint_settings, ls.total_of)
+            found = lens_figure(entries, ls.hint_settings, ls.total_of)
+            return UNFIGURED if found is None else found
 
         stale = ls.trackers.get(uri) is not None and ls.trackers[uri].edited
         lenses = []

@@ -7,7 +7,8 @@
   (via ``ast``, never executing it) with the total of the figures of their
   lines. A function's total is the sum of its lines' dominant figures (lines
   within one function do not nest, so nothing is counted twice); a class's
-  total is the sum of its methods'.
+  total is the sum of its methods'. Lines the result covers without a figure
+  (e.g. a projection conflict) are named in the title: the total leaves them out.
 """
 
 from __future__ import annotations
@@ -102,11 +103,20 @@ def _is_module_class(node: ast.ClassDef) -> bool:
     return False
 
 
+class _Unfigured:
+    """Marker: the result covers the line but gives it no figure."""
+
+
+UNFIGURED = _Unfigured()
+LineFigure = tuple[float, figures.MetricKey, float | None]
+
+
 def code_blocks(
     source: str,
-    value_at: Callable[[int], tuple[float, figures.MetricKey, float | None] | None],
+    value_at: Callable[[int], LineFigure | _Unfigured | None],
 ) -> list[CodeBlock]:
-    """Blocks with figures; ``value_at(line)`` gives (value, metric, total) of a 1-based line."""
+    """Blocks with figures; ``value_at(line)`` gives (value, metric, total) of a 1-based
+    line, ``UNFIGURED`` for a line the result covers without a figure, or None."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
@@ -115,10 +125,11 @@ def code_blocks(
 
     def function_total(
         node: ast.FunctionDef | ast.AsyncFunctionDef,
-    ) -> tuple[float, figures.MetricKey, float | None] | None:
+    ) -> _Total | None:
         total = 0.0
         key: figures.MetricKey | None = None
         model_total: float | None = None
+        missing: list[int] = []
         inner = {
             n
             for child in ast.walk(node)
@@ -131,13 +142,16 @@ def code_blocks(
             found = value_at(number)
             if found is None:
                 continue
+            if isinstance(found, _Unfigured):
+                missing.append(number)
+                continue
             if key is None:
                 key, model_total = found[1], found[2]
             if found[1] == key:
                 total += found[0]
-        return (total, key, model_total) if key is not None else None
+        return _Total(total, key, model_total, tuple(missing)) if key is not None else None
 
-    def visit(nodes: Sequence[ast.stmt]) -> list[tuple[float, figures.MetricKey, float | None]]:
+    def visit(nodes: Sequence[ast.stmt]) -> list[_Total]:
         totals = []
         for node in nodes:
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -149,23 +163,47 @@ def code_blocks(
             elif isinstance(node, ast.ClassDef):
                 inner = visit(node.body)
                 if inner and _is_module_class(node):
-                    key = inner[0][1]
-                    value = sum(v for v, k, _ in inner if k == key)
-                    blocks.append(_block("class", node, (value, key, inner[0][2])))
+                    key = inner[0].key
+                    value = sum(t.value for t in inner if t.key == key)
+                    missing = tuple(n for t in inner for n in t.missing)
+                    total = _Total(value, key, inner[0].model_total, missing)
+                    blocks.append(_block("class", node, total))
         return totals
 
     visit(tree.body)
     return sorted(blocks, key=lambda b: (b.line, b.kind != "class"))
 
 
+@dataclass(frozen=True)
+class _Total:
+    """A block's sum, its metric, the model total, and the lines left out."""
+
+    value: float
+    key: figures.MetricKey
+    model_total: float | None
+    missing: tuple[int, ...]
+
+
 def _block(
     kind: str,
     node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef,
-    found: tuple[float, figures.MetricKey, float | None],
+    found: _Total,
 ) -> CodeBlock:
-    value, key, total = found
-    text = figures.format_value(value, key.unit)
-    share = figures.format_share(value, total)
+    text = figures.format_value(found.value, found.key.unit)
+    share = figures.format_share(found.value, found.model_total)
     what = "nn.Module" if kind == "class" else "function"
     title = f"{what} {node.name}: {text}" + (f" · {share} of the model" if share else "")
-    return CodeBlock(kind, node.name, node.lineno, node.end_lineno or node.lineno, value, title)
+    title += _left_out(found.missing)
+    end = node.end_lineno or node.lineno
+    return CodeBlock(kind, node.name, node.lineno, end, found.value, title)
+
+
+def _left_out(lines: tuple[int, ...]) -> str:
+    """Title suffix naming the covered lines without a figure (left out of the sum)."""
+    if not lines:
+        return ""
+    if len(lines) == 1:
+        return f", without line {lines[0]} (no figure)"
+    if len(lines) <= 3:
+        return f", without lines {', '.join(map(str, lines))} (no figure)"
+    return f", without {len(lines)} lines that have no figure"

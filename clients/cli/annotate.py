@@ -44,20 +44,29 @@ def render(source: str, lines: list[dict[str, Any]], lenses: dict[int, str], col
 
 def lens_titles(source: str, lines: list[dict[str, Any]]) -> dict[int, str]:
     from perfline.server.figures import MetricKey
-    from perfline.server.presentation import code_blocks
+    from perfline.server.presentation import UNFIGURED, LineFigure, code_blocks
 
-    by_line: dict[int, tuple[float, MetricKey, float | None]] = {}
+    by_line: dict[int, LineFigure] = {}
+    covered: set[int] = set()
     for item in lines:
+        number = item.get("currentLine") or item["line"]
+        covered.add(number)
         for entity in item.get("entities", []):
             value, metric = entity.get("value"), entity.get("metric")
             if value is None or metric is None:
                 continue
             share = entity.get("share")
             total = value / share if share else None
-            number = item.get("currentLine") or item["line"]
             by_line.setdefault(number, (value, MetricKey(metric["name"], metric["unit"]), total))
             break
-    return {b.line: b.title for b in code_blocks(source, by_line.get)}
+
+    def value_at(number: int) -> Any:
+        found = by_line.get(number)
+        if found is None and number in covered:
+            return UNFIGURED
+        return found
+
+    return {b.line: b.title for b in code_blocks(source, value_at)}
 
 
 @click.command("annotate")

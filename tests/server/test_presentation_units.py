@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -10,7 +11,7 @@ from perfline.core.workspace_config import PathMap
 from perfline.server import figures
 from perfline.server.edits import LineTracker
 from perfline.server.paths import PathResolver
-from perfline.server.presentation import code_blocks
+from perfline.server.presentation import UNFIGURED, code_blocks
 
 
 @pytest.mark.parametrize(
@@ -184,3 +185,27 @@ def test_code_blocks_sum_function_lines_and_module_classes() -> None:
     ]
     assert blocks[0].title == "nn.Module Block: 150 cycles · 15% of the model"
     assert code_blocks("def broken(:\n", value_at) == []
+
+
+def test_code_blocks_name_the_covered_lines_left_out_of_a_total() -> None:
+    source = (
+        "import torch.nn as nn\n"  # 1
+        "class Net(nn.Module):\n"  # 2
+        "    def forward(self, x):\n"  # 3
+        "        x = a(x)\n"  # 4
+        "        x = self.blocks(x)\n"  # 5: covered by the result, no figure (a conflict)
+        "        return b(x)\n"  # 6
+    )
+    key = figures.MetricKey("op_cycles", "cycles")
+    values = {4: 100.0, 6: 50.0}
+
+    def value_at(line: int) -> Any:
+        if line == 5:
+            return UNFIGURED
+        return (values[line], key, 1000.0) if line in values else None
+
+    titles = {b.line: b.title for b in code_blocks(source, value_at)}
+    assert (
+        titles[3] == "function forward: 150 cycles · 15% of the model, without line 5 (no figure)"
+    )
+    assert titles[2].endswith(", without line 5 (no figure)")

@@ -18,7 +18,7 @@ from itertools import repeat
 from typing import Any
 
 from perfline.core.errors import Problem
-from perfline.core.graph import build_graph
+from perfline.core.graph import build_graph, topological_positions
 from perfline.core.kinds import WELL_KNOWN_KINDS, allowed_kind_pairs
 
 REQUIRED_TOP_LEVEL = (
@@ -294,26 +294,14 @@ def _plainly_sound(
         kind if isinstance(entity, dict) and type(kind := entity.get("kind")) is str else ""
         for entity in entities
     ]
-    indegree = [0] * len(entities)
     pairs: set[tuple[str, str]] = set()
     for parent, below in enumerate(children):
         if below:
             parent_kind = kinds[parent]
-            for child in below:
-                indegree[child] += 1
             pairs.update(zip(repeat(parent_kind), map(kinds.__getitem__, below), strict=False))
     if not pairs <= allowed:
         return False
-    ready = [node for node, degree in enumerate(indegree) if degree == 0]
-    done = 0
-    while ready:
-        node = ready.pop()
-        done += 1
-        for child in children[node]:
-            indegree[child] -= 1
-            if indegree[child] == 0:
-                ready.append(child)
-    return done == len(entities)
+    return len(topological_positions(children)) == len(entities)
 
 
 def _check_graph(

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from perfline.core.graph import build_graph
+from perfline.core.graph import build_graph, topological_positions
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +78,7 @@ def build_index(entities: Sequence[Mapping[str, Any]]) -> GraphIndex:
     parents = tuple(tuple(sorted(position[p] for p in graph.parents[i])) for i in ids)
     children = tuple(tuple(sorted(position[c] for c in graph.children[i])) for i in ids)
     count = len(ids)
-    order = _topological(parents, children)
+    order = topological_positions(children)
 
     leaves: list[frozenset[int]] = [frozenset()] * count
     for node in reversed(order):
@@ -121,18 +121,3 @@ def build_index(entities: Sequence[Mapping[str, Any]]) -> GraphIndex:
         roots=tuple(roots),
         kind_leaves={kind: frozenset(units) for kind, units in by_kind.items()},
     )
-
-
-def _topological(
-    parents: Sequence[tuple[int, ...]], children: Sequence[tuple[int, ...]]
-) -> list[int]:
-    """A topological order of an acyclic graph (any one: leaves and roots only
-    need parents before children)."""
-    waiting = [len(ups) for ups in parents]
-    order = [node for node, count in enumerate(waiting) if count == 0]
-    for node in order:  # the list grows while it is walked
-        for child in children[node]:
-            waiting[child] -= 1
-            if waiting[child] == 0:
-                order.append(child)
-    return order

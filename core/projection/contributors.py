@@ -176,12 +176,6 @@ class _Merged:
         return _hide_sealed_sources(contributors)
 
 
-def _merge(accepted: list[tuple[Entry, frozenset[int], frozenset[int]]]) -> list[Contributor]:
-    merged = _Merged()
-    merged.add(accepted)
-    return merged.contributors()
-
-
 def _hide_sealed_sources(contributors: list[Contributor]) -> list[Contributor]:
     sealed: dict[tuple[frozenset[int], frozenset[int]], list[frozenset[int]]] = {}
     for contributor in contributors:
@@ -200,14 +194,6 @@ def _hide_sealed_sources(contributors: list[Contributor]) -> list[Contributor]:
             continue
         kept.append(contributor)
     return kept if hidden else contributors
-
-
-def eligible_contributors(
-    target: int, index: GraphIndex, population: Population
-) -> list[Contributor]:
-    """The contributors of ``target`` against ``population`` (no memory)."""
-    seen = _Seen(population.version, len(population))
-    return _merge(_classify(target, index, population.touching(index.leaves[target]), seen))
 
 
 class ContributorCache:

@@ -47,7 +47,7 @@ differ from it.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 
 from perfline.core.projection.closed_covers import ClosedCover, closed_cover
@@ -279,19 +279,10 @@ def _component_outcomes(
     if fast is not None:
         return fast
     # faithful contributors that differ only in their sealed flag are one slot
-    slots: dict[tuple[frozenset[int], frozenset[int], frozenset[int]], Contributor] = {}
-    flags: dict[int, set[bool]] = {}
-    representatives: list[Contributor] = []
-    for contributor in component:
-        if contributor.faithful:
-            slot_key = (contributor.origins, contributor.covered, contributor.extras)
-            known = slots.get(slot_key)
-            if known is not None:
-                flags[id(known)].add(contributor.sealed)
-                continue
-            slots[slot_key] = contributor
-        flags[id(contributor)] = {contributor.sealed}
-        representatives.append(contributor)
+    representatives, flags = _sealed_slots(
+        component,
+        lambda c: (c.origins, c.covered, c.extras) if c.faithful else None,
+    )
     if len(representatives) == 1:
         (only,) = representatives
         return [
@@ -321,6 +312,27 @@ def _component_outcomes(
             key = (figures.key, union, extras, sealed, outcome.single)
             found.setdefault(key, outcome)
     return list(found.values())
+
+
+def _sealed_slots(
+    members: list[Contributor], key_of: Callable[[Contributor], Hashable | None]
+) -> tuple[list[Contributor], dict[int, set[bool]]]:
+    """Members with an equal key (None: never grouped) that differ only in their
+    sealed flag become one representative; ``flags[id(rep)]`` holds the flags it stands for."""
+    slots: dict[Hashable, Contributor] = {}
+    flags: dict[int, set[bool]] = {}
+    representatives: list[Contributor] = []
+    for contributor in members:
+        key = key_of(contributor)
+        if key is not None:
+            known = slots.get(key)
+            if known is not None:
+                flags[id(known)].add(contributor.sealed)
+                continue
+            slots[key] = contributor
+        flags[id(contributor)] = {contributor.sealed}
+        representatives.append(contributor)
+    return representatives, flags
 
 
 def _atom_outcomes(
@@ -471,23 +483,9 @@ def _search_covers(
     for component in _components(pool, required):
         units: frozenset[int] = frozenset().union(*(c.covered for c in component)) & required
         origins: frozenset[int] = frozenset().union(*(c.origins for c in component))
-        slots: dict[tuple[str, frozenset[int], frozenset[int], frozenset[int]], Contributor] = {}
-        flags: dict[int, set[bool]] = {}
-        representatives: list[Contributor] = []
-        for contributor in component:
-            key = (
-                contributor.figures.key,
-                contributor.origins,
-                contributor.covered,
-                contributor.extras,
-            )
-            known = slots.get(key)
-            if known is not None:
-                flags[id(known)].add(contributor.sealed)
-                continue
-            slots[key] = contributor
-            flags[id(contributor)] = {contributor.sealed}
-            representatives.append(contributor)
+        representatives, flags = _sealed_slots(
+            component, lambda c: (c.figures.key, c.origins, c.covered, c.extras)
+        )
         options: list[tuple[list[Contributor], bool, bool]] = []
         for parts in search_selections(representatives, units, origins & required_origins):
             options.append(

@@ -171,7 +171,7 @@ def run_fixed_point(
                 pending.append((record, producer))
         added = False
         for record, producer in pending:
-            _, new, _ = population.expose(record, producer)
+            new = population.expose(record, producer)
             added = added or new
         if not added:
             break

@@ -21,7 +21,6 @@ record) per new entry.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from perfline.core.projection.figures import Figures
@@ -70,9 +69,6 @@ class Population:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def __iter__(self) -> Iterator[Entry]:
-        return iter(self._entries.values())
-
     def units_of(self, origins: frozenset[int]) -> frozenset[int]:
         """Union of the leaves of ``origins`` (memoized)."""
         known = self._origin_units.get(origins)
@@ -90,11 +86,8 @@ class Population:
         self._origin_units[origins] = units
         return units
 
-    def expose(self, record: Record, exposer: int) -> tuple[Entry, bool, bool]:
-        """Add ``record`` as exposed by ``exposer``.
-
-        Returns the entry, whether it is new, and whether its exposers changed.
-        """
+    def expose(self, record: Record, exposer: int) -> bool:
+        """Add ``record`` as exposed by ``exposer``; True when it is a new entry."""
         identity = record.identity
         entry = self._entries.get(identity)
         if entry is None:
@@ -104,10 +97,10 @@ class Population:
             self._touch(entry)
             for unit in entry.units:
                 self._by_unit.setdefault(unit, []).append(entry)
-            return entry, True, True
+            return True
         exposers = entry.exposers
         if exposer in exposers:
-            return entry, False, False
+            return False
         if len(exposers) == 1:
             # only the former sole exposer can see a difference: it skipped the
             # entry as its own, and may now take it (§6.5 rule 1)
@@ -115,7 +108,7 @@ class Population:
             (sole,) = exposers
             self._sole_changed[sole] = self.version
         exposers.add(exposer)
-        return entry, False, True
+        return False
 
     def _touch(self, entry: Entry) -> None:
         self.version += 1

@@ -68,6 +68,23 @@ def test_damaged_summary(edits: list[tuple[float, int, bytes]]) -> None:
         assert error.source == "s.json"
 
 
+def test_carriage_return_inside_a_row_names_the_row() -> None:
+    # found by test_damaged_databases: the CSV reader refuses a bare CR in an unquoted cell
+    lines = PERFORMANCE.split(b"\n")
+    last_row = max(i for i, line in enumerate(lines) if line.count(b",") > 3)
+    middle = len(lines[last_row]) // 2
+    lines[last_row] = lines[last_row][:middle] + b"\r" + lines[last_row][middle:]
+    damaged = b"\n".join(lines)
+    try:
+        read_performance_database("p.dat", damaged)
+    except InputError as error:
+        assert error.source == "p.dat"
+        assert f"(line {last_row + 1})" in error.problems[0].location
+        assert "CSV row" in error.problems[0].message
+    else:
+        raise AssertionError("a damaged row was read without complaint")
+
+
 def test_deeply_nested_summary() -> None:
     try:
         read_summary("s.json", b"[" * 100000 + b"]" * 100000)

@@ -112,9 +112,16 @@ def check_cell_count(
     raise InputError(source, Problem(f"table {table}, row {number} (line {row.line})", message))
 
 
-def split_csv_line(text: str) -> list[str]:
-    """One CSV line split on commas (quotes respected), cells trimmed and unquoted."""
-    cells = next(csv.reader(io.StringIO(text), skipinitialspace=True), [])
+def split_csv_line(text: str, source: str, where: str) -> list[str]:
+    """One CSV line split on commas (quotes respected), cells trimmed and unquoted.
+
+    A line the CSV reader refuses (a stray carriage return inside an unquoted
+    cell, say) is an ``InputError`` at ``where`` in ``source``.
+    """
+    try:
+        cells = next(csv.reader(io.StringIO(text), skipinitialspace=True), [])
+    except csv.Error as error:
+        raise InputError(source, Problem(where, f"expected a CSV row, but {error}")) from None
     return [unquote(cell) for cell in cells]
 
 
@@ -156,8 +163,8 @@ def _table(source: str, text: str, name: str, body: str, offset: int) -> CsvTabl
         if not line_text:
             continue
         if header is None:
-            header = tuple(split_csv_line(line_text))
             header_line = first_line + index
+            header = tuple(split_csv_line(line_text, source, f"{where} (line {header_line})"))
         else:
             rows.append(CsvRow(first_line + index, line_text))
     if header is None:

@@ -73,7 +73,7 @@ def read_performance_database(source: str, data: bytes) -> PerformanceDatabase:
 def _stripe(
     source: str, table: str, header: tuple[str, ...], number: int, row: CsvRow
 ) -> StripeRow:
-    cells = split_csv_line(row.text)
+    cells = split_csv_line(row.text, source, f"table {table}, row {number} (line {row.line})")
     check_cell_count(source, table, number, row, header, len(cells))
     values = dict(zip(header, cells, strict=True))
 

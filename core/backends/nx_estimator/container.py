@@ -121,7 +121,8 @@ def split_csv_line(text: str, source: str, where: str) -> list[str]:
     try:
         cells = next(csv.reader(io.StringIO(text), skipinitialspace=True), [])
     except csv.Error as error:
-        raise InputError(source, Problem(where, f"expected a CSV row, but {error}")) from None
+        reason = "a line break inside an unquoted cell" if "new-line" in str(error) else str(error)
+        raise InputError(source, Problem(where, f"expected a CSV row, found {reason}")) from None
     return [unquote(cell) for cell in cells]
 
 

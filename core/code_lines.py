@@ -30,20 +30,31 @@ from perfline.core.graph import build_graph, is_mapping, string_items
 
 def derive_code_lines(result: Mapping[str, Any]) -> dict[str, Any]:
     """Derive one code_line per exact (file, line) of retained code_stack entities."""
+    output = dict(result)
     entities = result.get("entities")
-    if not isinstance(entities, list):
-        return dict(result)
+    if isinstance(entities, list):
+        derived = code_line_entities(entities)
+        if derived is not None:
+            output["entities"] = derived
+    return output
+
+
+def code_line_entities(entities: list[Any]) -> list[Any] | None:
+    """The entity list with its code lines derived; ``None`` when it stays as it is.
+
+    Raises ``StageError`` for backend-defined code lines and for id conflicts.
+    """
     plan = plan_code_lines(entities)
     line_ids = existing_code_lines(entities)
     if line_ids:
         if already_processed(entities, build_graph(entities), plan, line_ids):
-            return dict(result)
+            return None
         raise StageError(
             "Backend output must not define core-derived code_line entities: "
             + ", ".join(sorted(line_ids))
         )
     if not plan:
-        return dict(result)
+        return None
     taken = {
         entity["id"]
         for entity in entities
@@ -70,9 +81,7 @@ def derive_code_lines(result: Mapping[str, Any]) -> dict[str, Any]:
             rewritten.append({**entity, "parent_ids": [*ordered, line_of_stack[entity_id]]})
         else:
             rewritten.append(entity)
-    output = dict(result)
-    output["entities"] = rewritten + new_lines
-    return output
+    return rewritten + new_lines
 
 
 def normalized_parents(entities: Sequence[Any], targets: Mapping[str, str]) -> dict[str, set[str]]:

@@ -30,6 +30,7 @@ already allowed). Total O(E + refs + sum over candidates of |parents| *
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from perfline.core.code_line_processed import result_already_processed
@@ -50,25 +51,52 @@ def retain_warning(entity_id: str) -> str:
     return RETAIN_WARNING.format(entity_id)
 
 
+@dataclass(frozen=True, slots=True)
+class CollapsePlan:
+    """What collapsing decides from the entity graph alone: the accepted and retained
+    candidates and, when something was accepted, the rewritten entity list."""
+
+    collapsed: frozenset[str]
+    retained: tuple[str, ...]
+    entities: list[Any] | None
+
+
 def collapse_result(result: Mapping[str, Any], rules: Sequence[CollapseRule]) -> dict[str, Any]:
     """Collapse the entities selected by ``rules``; a new dict, the input untouched."""
+    return apply_collapse(result, plan_collapse(result, rules))
+
+
+def plan_collapse(result: Mapping[str, Any], rules: Sequence[CollapseRule]) -> CollapsePlan | None:
+    """The collapse decisions; reads only the result's ``entities`` and ``entity_kinds``.
+
+    ``None`` when there is nothing to collapse (no rules, no candidates, or a
+    result that was already processed).
+    """
     entities = result.get("entities")
     if not isinstance(entities, list) or not rules:
-        return dict(result)
+        return None
     candidates = select_candidates(entities, rules)
     if not candidates or result_already_processed(result):
-        return dict(result)
+        return None
     graph = build_graph(entities)
     collapsed, retained = accept_candidates(graph, candidates, allowed_kind_pairs(result))
+    rewritten = _rewritten_entities(entities, graph, collapsed) if collapsed else None
+    return CollapsePlan(collapsed, tuple(retained), rewritten)
+
+
+def apply_collapse(result: Mapping[str, Any], plan: CollapsePlan | None) -> dict[str, Any]:
+    """``result`` collapsed as ``plan`` (made from its entities) says; the input untouched."""
     output = dict(result)
-    if retained:
+    if plan is None:
+        return output
+    if plan.retained:
         warnings = result.get("warnings")
         existing = list(warnings) if isinstance(warnings, list) else []
-        output["warnings"] = existing + [retain_warning(entity_id) for entity_id in retained]
-    if not collapsed:
+        output["warnings"] = existing + [retain_warning(entity_id) for entity_id in plan.retained]
+    if plan.entities is None:
         return output
-    output["entities"] = _rewritten_entities(entities, graph, collapsed)
-    _prune_records(output, result, collapsed)
+    output["entities"] = plan.entities
+    _prune_records(output, result, plan.collapsed)
     return output
 
 

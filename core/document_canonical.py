@@ -27,6 +27,7 @@ stage treats its input as immutable.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 _RESULT_KINDS = frozenset({"compatibility", "performance"})
@@ -94,21 +95,32 @@ _BREAKDOWN_SHAPES = _subsequences(_BREAKDOWN_ORDER)
 _ENTITY_SHAPES = _subsequences(_ENTITY_ORDER)
 
 
+#: Per result key, a list object whose canonical form is already known, and that form.
+KnownLists = Mapping[str, tuple[list[Any], list[Any]]]
+
+
 def canonical_result(
-    raw: Any, *, canonical_before: dict[str, Any] | None = None
+    raw: Any,
+    *,
+    canonical_before: dict[str, Any] | None = None,
+    known_lists: KnownLists | None = None,
 ) -> dict[str, Any] | None:
     """The canonical form of a plainly valid result, else ``None``.
 
     ``canonical_before``, when given, is a result in canonical form whose list
     items, wherever ``raw`` holds the very same objects, are taken unchecked.
+    ``known_lists`` gives, per key, a list whose canonical form was worked out
+    before: when ``raw`` holds that very list object, the form is taken as it is.
     """
     try:
-        return _result(raw, canonical_before)
+        return _result(raw, canonical_before, known_lists)
     except _Unsure:
         return None
 
 
-def _result(raw: Any, before: dict[str, Any] | None) -> dict[str, Any]:
+def _result(
+    raw: Any, before: dict[str, Any] | None, known_lists: KnownLists | None = None
+) -> dict[str, Any]:
     if type(raw) is not dict:
         raise _Unsure
     if not (_member(raw.get("kind"), _RESULT_KINDS) and _member(raw.get("status"), _STATUSES)):
@@ -125,8 +137,8 @@ def _result(raw: Any, before: dict[str, Any] | None) -> dict[str, Any]:
             raise _Unsure
         out["mode"] = mode
     _put_list(out, raw, "checks", _check, before)
-    _put_list(out, raw, "entities", _entity, before)
-    _put_list(out, raw, "entity_kinds", _entity_kind, before)
+    _put_list(out, raw, "entities", _entity, before, known_lists)
+    _put_list(out, raw, "entity_kinds", _entity_kind, before, known_lists)
     _put_list(out, raw, "advice", _advice, before)
     if (
         len(out) == len(raw)
@@ -147,6 +159,7 @@ def _put_list(
     key: str,
     item: Any,
     before: dict[str, Any] | None,
+    known_lists: KnownLists | None = None,
 ) -> None:
     if key not in raw:
         return
@@ -155,6 +168,11 @@ def _put_list(
         raise _Unsure
     if not values:
         return
+    if known_lists is not None:
+        worked_out = known_lists.get(key)
+        if worked_out is not None and worked_out[0] is values:
+            out[key] = worked_out[1]
+            return
     known = before.get(key) if before is not None else None
     if known is values:
         out[key] = values

@@ -15,14 +15,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from perfline.core.code_lines import derive_code_lines
-from perfline.core.collapse import collapse_result
+from perfline.core.code_lines import code_line_entities, derive_code_lines
+from perfline.core.collapse import apply_collapse, collapse_result, plan_collapse
 from perfline.core.collapse_rules import CollapseRule, effective_rules
 from perfline.core.collection import collection_paused
 from perfline.core.document import normalize_result
 from perfline.core.document_canonical import canonical_result
 from perfline.core.errors import InputError, Problem, StageError
-from perfline.core.projection import project_breakdowns
+from perfline.core.projection import build_index, project_breakdowns
+from perfline.core.structure_memo import STRUCTURE_FIELDS, StructureMemo
 from perfline.core.validation import validate_document
 
 
@@ -40,6 +41,7 @@ def postprocess(
     settings: PipelineSettings = PipelineSettings(),
     *,
     source: str | None = None,
+    memo: StructureMemo | None = None,
 ) -> dict[str, Any]:
     """Validate, collapse, derive code lines, project, validate again.
 
@@ -48,20 +50,52 @@ def postprocess(
     unchanged: processing it again could only add figures derived from
     figures that were themselves derived.
 
+    ``memo`` (one per job, kept by the caller between runs) lets a run whose
+    results have the same entity graph as the last run's reuse what was derived
+    from it; the output is the same with or without it.
+
     Raises ``InputError`` naming ``source`` and the JSON path of every problem.
     """
     with collection_paused():
-        _raise_if_invalid(document, source)
+        if memo is not None:
+            document = _interned(document, memo)
+        _raise_if_invalid(document, source, memo, "validate-input")
         if is_postprocessed(document):
             return dict(document)
         results = document["results"]
         processed: list[Any] = []
         for index, raw in enumerate(results):
-            processed.append(_process_result(raw, index, settings, source))
+            processed.append(_process_result(raw, index, settings, source, memo))
         output = dict(document)
         output["results"] = processed
-        _raise_if_invalid(output, source)
+        _raise_if_invalid(output, source, memo, "validate-output")
         return _with_mark(output)
+
+
+def _interned(document: Mapping[str, Any], memo: StructureMemo) -> Mapping[str, Any]:
+    """``document`` with each result's structure lists replaced by last run's equal ones."""
+    results = document.get("results")
+    if not isinstance(results, list):
+        return document
+    renewed: list[Any] = []
+    changed = False
+    for index, result in enumerate(results):
+        if isinstance(result, dict):
+            same = dict(result)
+            for field in STRUCTURE_FIELDS:
+                values = result.get(field)
+                if type(values) is list:
+                    same[field] = memo.same(index, field, values)
+            if any(same[field] is not result[field] for field in result):
+                changed = True
+                renewed.append(same)
+                continue
+        renewed.append(result)
+    if not changed:
+        return document
+    interned = dict(document)
+    interned["results"] = renewed
+    return interned
 
 
 #: ``extensions`` key under which perfline records that a document is post-processed.
@@ -87,10 +121,16 @@ def _with_mark(document: dict[str, Any]) -> dict[str, Any]:
     return document
 
 
-def _process_result(raw: Any, index: int, settings: PipelineSettings, source: str | None) -> Any:
+def _process_result(
+    raw: Any,
+    index: int,
+    settings: PipelineSettings,
+    source: str | None,
+    memo: StructureMemo | None,
+) -> Any:
     where = f"results[{index}]"
     try:
-        typed = normalize_result(raw)
+        typed = _normalized(raw, index, memo)
     except InputError as error:
         raise InputError(
             source,
@@ -110,9 +150,12 @@ def _process_result(raw: Any, index: int, settings: PipelineSettings, source: st
         use_backend_defaults=settings.use_backend_defaults,
     )
     try:
-        current = collapse_result(typed, rules)
-        current = derive_code_lines(current)
-        current = project_breakdowns(current)
+        if memo is None:
+            current = collapse_result(typed, rules)
+            current = derive_code_lines(current)
+            current = project_breakdowns(current)
+        else:
+            current = _stages_with_memo(typed, rules, index, memo)
     except StageError as error:
         raise InputError(
             source,
@@ -120,17 +163,60 @@ def _process_result(raw: Any, index: int, settings: PipelineSettings, source: st
         ) from None
     if current == typed:
         return raw
-    return _canonical_output(current, typed)
+    return _canonical_output(current, typed, index, memo)
 
 
-def _canonical_output(current: dict[str, Any], typed: dict[str, Any]) -> dict[str, Any]:
+def _normalized(raw: Any, index: int, memo: StructureMemo | None) -> dict[str, Any]:
+    """``normalize_result(raw)``, taking the entity graph's form from ``memo`` when known."""
+    if memo is None:
+        return normalize_result(raw)
+    fast = canonical_result(raw, known_lists=memo.known_lists(index, "canonical-input"))
+    if fast is None:
+        return normalize_result(raw)
+    memo.keep_lists(index, "canonical-input", raw, fast)
+    return fast
+
+
+def _stages_with_memo(
+    typed: dict[str, Any], rules: tuple[CollapseRule, ...], index: int, memo: StructureMemo
+) -> dict[str, Any]:
+    """Collapse, code lines and projection, reusing what ``memo`` has of the graph."""
+    kinds = typed.get("entity_kinds")
+    plan = memo.recall(
+        index,
+        "collapse",
+        (typed.get("entities"), kinds, rules),
+        lambda: plan_collapse(typed, rules),
+    )
+    current = apply_collapse(typed, plan)
+    collapsed = current.get("entities")
+    if not isinstance(collapsed, list):
+        return project_breakdowns(current)
+    derived = memo.recall(index, "code-lines", (collapsed,), lambda: code_line_entities(collapsed))
+    graph: list[Any] = collapsed if derived is None else derived
+    current["entities"] = graph
+    if not graph:
+        return project_breakdowns(current)
+    graph_index = memo.recall(index, "projection-index", (graph,), lambda: build_index(graph))
+    return project_breakdowns(current, graph_index)
+
+
+def _canonical_output(
+    current: dict[str, Any], typed: dict[str, Any], index: int, memo: StructureMemo | None
+) -> dict[str, Any]:
     """``normalize_result(current)``, rechecking only what the stages changed.
 
     ``typed`` is canonical and no stage mutates its input, so records of
-    ``current`` that are the very objects of ``typed`` are taken as they are.
+    ``current`` that are the very objects of ``typed`` are taken as they are;
+    with ``memo``, so are the structure lists canonicalized last run.
     """
-    fast = canonical_result(current, canonical_before=typed)
-    return fast if fast is not None else normalize_result(current)
+    known = memo.known_lists(index, "canonical-output") if memo is not None else None
+    fast = canonical_result(current, canonical_before=typed, known_lists=known)
+    if fast is None:
+        return normalize_result(current)
+    if memo is not None:
+        memo.keep_lists(index, "canonical-output", current, fast)
+    return fast
 
 
 def _join(prefix: str, location: str) -> str:
@@ -139,7 +225,12 @@ def _join(prefix: str, location: str) -> str:
     return f"{prefix}{location}" if location.startswith("[") else f"{prefix}.{location}"
 
 
-def _raise_if_invalid(document: Mapping[str, Any], source: str | None) -> None:
-    problems: Sequence[Problem] = validate_document(document)
+def _raise_if_invalid(
+    document: Mapping[str, Any],
+    source: str | None,
+    memo: StructureMemo | None = None,
+    stage: str = "validate",
+) -> None:
+    problems: Sequence[Problem] = validate_document(document, memo, stage)
     if problems:
         raise InputError(source, problems)

@@ -20,6 +20,7 @@ from typing import Any
 from perfline.core.errors import Problem
 from perfline.core.graph import build_graph, topological_positions
 from perfline.core.kinds import WELL_KNOWN_KINDS, allowed_kind_pairs
+from perfline.core.structure_memo import StructureMemo
 
 REQUIRED_TOP_LEVEL = (
     "schema_version",
@@ -38,8 +39,14 @@ _TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-
 _SHA256 = re.compile(r"^[0-9a-fA-F]{64}$")
 
 
-def validate_document(document: Any) -> list[Problem]:
-    """Every basic-validation problem of ``document`` (empty when it is valid)."""
+def validate_document(
+    document: Any, memo: StructureMemo | None = None, stage: str = "validate"
+) -> list[Problem]:
+    """Every basic-validation problem of ``document`` (empty when it is valid).
+
+    With ``memo``, each result's kind declarations and entity graph are checked
+    only when they are not the very lists checked last time under ``stage``.
+    """
     if not isinstance(document, dict):
         return [Problem("", f"the document must be a JSON object, got {_type_name(document)}")]
     problems: list[Problem] = []
@@ -51,7 +58,7 @@ def validate_document(document: Any) -> list[Problem]:
     if isinstance(results, list):
         for index, result in enumerate(results):
             if isinstance(result, dict):
-                problems.extend(validate_result(result, index))
+                problems.extend(validate_result(result, index, memo, stage))
             else:
                 problems.append(
                     Problem(
@@ -153,8 +160,33 @@ def _check_required_string(
         problems.append(Problem(path, f"Field '{path}' must be a string"))
 
 
-def validate_result(result: Mapping[str, Any], index: int) -> list[Problem]:
+def validate_result(
+    result: Mapping[str, Any],
+    index: int,
+    memo: StructureMemo | None = None,
+    stage: str = "validate",
+) -> list[Problem]:
     """Kind declarations, entity graph and references of ``results[index]``."""
+    if memo is None:
+        graph_problems, ids = _graph_problems(result, index)
+    else:
+        graph_problems, ids = memo.recall(
+            index,
+            stage,
+            (result.get("entities"), result.get("entity_kinds")),
+            lambda: _graph_problems(result, index),
+        )
+    problems = list(graph_problems)
+    if ids is not None:
+        _check_references(result, index, ids, problems)
+    return problems
+
+
+def _graph_problems(
+    result: Mapping[str, Any], index: int
+) -> tuple[tuple[Problem, ...], dict[str, int] | None]:
+    """Problems of the kind declarations and the entity graph, and the entity ids
+    by position (``None`` when ``entities`` is not a list); reads nothing else."""
     problems: list[Problem] = []
     prefix = f"results[{index}]"
     declared = _check_kind_declarations(result, index, problems)
@@ -163,7 +195,7 @@ def validate_result(result: Mapping[str, Any], index: int) -> list[Problem]:
         problems.append(
             Problem(f"{prefix}.entities", f"Field '{prefix}.entities' must be an array")
         )
-        return problems
+        return tuple(problems), None
     ids: dict[str, int] = {}
     graph_ok = True
     for position, entity in enumerate(entities):
@@ -209,8 +241,7 @@ def validate_result(result: Mapping[str, Any], index: int) -> list[Problem]:
     links = _resolved_links(entities, index, prefix, ids, problems, graph_ok)
     if links is not None and not _plainly_sound(entities, links, allowed_kind_pairs(result)):
         _check_graph(entities, result, index, prefix, ids, problems)
-    _check_references(result, index, ids, problems)
-    return problems
+    return tuple(problems), ids
 
 
 def _resolved_links(

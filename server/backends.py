@@ -29,7 +29,6 @@ from typing import Any
 
 from perfline.core.envelope import iso_timestamp
 from perfline.core.errors import InputError
-from perfline.core.pipeline import postprocess
 from perfline.server.jobtypes import (
     FINAL_STAGE_KEEP,
     RAW_STAGE_KEEP,
@@ -61,7 +60,7 @@ def _processed(
     processed: dict[str, Any] = context.memo.get_or_compute(
         f"{stage}.processed",
         (*key, context.settings_key()),
-        lambda: postprocess(document, context.settings, source=source),
+        lambda: context.postprocess(document, source),
         refresh=context.fresh,
         keep=FINAL_STAGE_KEEP,
     )

@@ -53,9 +53,10 @@ from typing import Any
 
 from perfline.core.errors import InputError
 from perfline.core.pipeline import PipelineSettings
+from perfline.core.structure_memo import StructureMemo
 from perfline.core.workspace_config import CONFIG_FILE_NAME, WorkspaceConfig, WorkspaceConfigError
 from perfline.server import backends as _backends  # noqa: F401  (registers job types)
-from perfline.server.index import JobIndex, LineDiagnostic, LineEntry, build_index
+from perfline.server.index import IndexMemo, JobIndex, LineDiagnostic, LineEntry, build_index
 from perfline.server.jobtypes import REGISTRY, Cancelled, JobContext, JobInput, JobType, Memo
 from perfline.server.paths import PathResolver
 from perfline.server.workspace import (
@@ -132,6 +133,10 @@ class _JobState:
     vanished_at: float | None = None
     #: (first file event, flush) of the batch that scheduled the next run.
     trigger: tuple[float | None, float | None] = (None, None)
+    #: What the job's last run derived from its entity graph (reused while it is unchanged).
+    structure: StructureMemo = field(default_factory=StructureMemo)
+    #: The graph part of the job's last line index (reused while the graph is unchanged).
+    index_memo: IndexMemo = field(default_factory=IndexMemo)
 
 
 @dataclass(frozen=True)
@@ -531,11 +536,12 @@ class Engine:
             plan = state.plan
             fresh = state.force
             trigger, state.trigger = state.trigger, (None, None)
+            memos = (state.structure, state.index_memo)
             if self._running_count == 0:
                 _pause_collection()
             self._running_count += 1
         self._emit(EngineEvent("started", name, generation))
-        self._pool.submit(self._run, name, plan, generation, cancel, fresh, trigger)
+        self._pool.submit(self._run, name, plan, generation, cancel, fresh, trigger, memos)
 
     def _read_inputs(self, plan: PlannedJob) -> tuple[JobInput, ...]:
         items = []
@@ -559,10 +565,12 @@ class Engine:
         cancel: threading.Event,
         fresh: bool = False,
         trigger: tuple[float | None, float | None] = (None, None),
+        memos: tuple[StructureMemo, IndexMemo] | None = None,
     ) -> None:
         digests: tuple[str, ...] = ()
         outcome: GoodResult | JobError | None = None
         started = time.monotonic()
+        structure, index_memo = memos if memos is not None else (None, None)
         try:
             if plan.missing and not plan.inputs:
                 raise InputError(None, f"no file matches the inputs {', '.join(plan.missing)}")
@@ -579,11 +587,13 @@ class Engine:
                     use_backend_defaults=self._config.use_backend_defaults,
                 )
                 resolver = self._resolver
-            context = JobContext(inputs, plan.options, settings, self.memo, cancel, fresh)
+            context = JobContext(
+                inputs, plan.options, settings, self.memo, cancel, fresh, structure
+            )
             document = job_type.run(context)
             context.check_cancelled()
             backend = time.monotonic()
-            index = build_index(name, document, resolver.resolve, self._metric())
+            index = build_index(name, document, resolver.resolve, self._metric(), index_memo)
             timing = RunTiming(*trigger, started, read, backend, time.monotonic())
             outcome = GoodResult(document, index, digests, generation, time.time(), timing)
         except Cancelled:

@@ -84,8 +84,10 @@ def build_index(
     document: Mapping[str, Any],
     resolve: Callable[[str], Path | None],
     metric: str | None = None,
+    memo: IndexMemo | None = None,
 ) -> JobIndex:
-    """Index every result of ``document``; ``resolve`` maps recorded paths to workspace files."""
+    """Index every result of ``document``; ``resolve`` maps recorded paths to workspace files
+    (``memo``: the job's, to reuse the graph part while the entity graph is unchanged)."""
     lines: dict[str, dict[int, list[LineEntry]]] = {}
     diagnostics: dict[str, list[LineDiagnostic]] = {}
     tables: list[Mapping[str, Mapping[str, Any]]] = []
@@ -104,7 +106,7 @@ def build_index(
             tables.append({})
             continue
         tables.append(
-            _index_result(job, result_index, result, file_key, metric, lines, diagnostics)
+            _index_result(job, result_index, result, file_key, metric, lines, diagnostics, memo)
         )
     return JobIndex(
         job=job,
@@ -158,53 +160,62 @@ def _adjacency(
     return children, parents
 
 
-def _index_result(
-    job: str,
-    result_index: int,
-    result: Mapping[str, Any],
-    file_key: Callable[[str], str],
-    configured_metric: str | None,
-    lines: dict[str, dict[int, list[LineEntry]]],
-    diagnostics: dict[str, list[LineDiagnostic]],
-) -> Mapping[str, Mapping[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class _PlacedLine:
+    """A code_line with a usable (file, line) and what its graph puts behind it."""
+
+    entity: Mapping[str, Any]
+    recorded: str
+    number: int
+    stacks: tuple[str, ...]
+    operators: tuple[Mapping[str, Any], ...]
+    behind: tuple[tuple[str, str], ...]
+    placements: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Skeleton:
+    """What the index takes from a result's entity graph alone."""
+
+    entities: dict[str, Mapping[str, Any]]
+    children: dict[str, list[str]]
+    parents: dict[str, list[str]]
+    code_lines: tuple[Mapping[str, Any], ...]
+    placed: tuple[_PlacedLine, ...]
+
+
+class IndexMemo:
+    """The graph part of a job's last index, per result, reused while the result's
+    entity list is the very same object (see ``core.structure_memo``: a run whose
+    graph did not change hands over last run's list)."""
+
+    def __init__(self) -> None:
+        self._kept: dict[int, tuple[Any, _Skeleton]] = {}
+
+    def skeleton(self, result_index: int, entities: Any) -> _Skeleton:
+        known = self._kept.get(result_index)
+        if known is not None and known[0] is entities:
+            return known[1]
+        made = _skeleton(entities)
+        self._kept[result_index] = (entities, made)
+        return made
+
+
+def _skeleton(listed: Any) -> _Skeleton:
     entities: dict[str, Mapping[str, Any]] = {}
-    for e in result.get("entities") or ():
+    for e in listed or ():
         if type(e) is dict or isinstance(e, Mapping):
             entity_id = e.get("id")
             if type(entity_id) is str:
                 entities[entity_id] = e
     children, parents = _adjacency(entities)
-    breakdowns: dict[str, list[Mapping[str, Any]]] = {}
-    for breakdown in result.get("breakdowns") or ():
-        if type(breakdown) is dict or isinstance(breakdown, Mapping):
-            entity_id = breakdown.get("entity_id")
-            if type(entity_id) is str:
-                found = breakdowns.get(entity_id)
-                if found is None:
-                    found = breakdowns[entity_id] = []
-                for metric in breakdown.get("metrics") or ():
-                    if type(metric) is dict or isinstance(metric, Mapping):
-                        found.append(metric)
-    code_lines = [e for e in entities.values() if e.get("kind") == "code_line"]
-    key = figures.choose_metric(
-        (breakdowns.get(e["id"], ()) for e in code_lines), configured_metric
-    )
-    total = (
-        figures.model_total(result, key, parents, entities=entities, children=children)
-        if key is not None
-        else None
-    )
-    producer = str(result.get("producer", ""))
-    mode = result.get("mode") if isinstance(result.get("mode"), str) else None
-    kind = str(result.get("kind", ""))
-    line_of: dict[str, tuple[str, int]] = {}
+    code_lines = tuple(e for e in entities.values() if e.get("kind") == "code_line")
+    placed: list[_PlacedLine] = []
     for entity in code_lines:
         attributes = entity.get("attributes") or {}
         recorded, number = attributes.get("file"), attributes.get("line")
         if not isinstance(recorded, str) or not isinstance(number, int) or number < 1:
             continue
-        where = file_key(recorded)
-        line_of[entity["id"]] = (where, number)
         stacks = tuple(
             sorted(
                 {
@@ -223,23 +234,71 @@ def _index_result(
                 if entities[p].get("kind") not in figures.VIEW_KINDS
             }
         )
-        metrics = tuple(breakdowns.get(entity["id"], ()))
-        value, statistic = figures.value_of(metrics, key) if key else (None, None)
         placements = tuple(
             sorted({str(o.get("placement")) for o in operators if o.get("placement")})
         )
+        placed.append(
+            _PlacedLine(
+                entity, recorded, number, stacks, tuple(operators), tuple(behind), placements
+            )
+        )
+    return _Skeleton(entities, children, parents, code_lines, tuple(placed))
+
+
+def _index_result(
+    job: str,
+    result_index: int,
+    result: Mapping[str, Any],
+    file_key: Callable[[str], str],
+    configured_metric: str | None,
+    lines: dict[str, dict[int, list[LineEntry]]],
+    diagnostics: dict[str, list[LineDiagnostic]],
+    memo: IndexMemo | None = None,
+) -> Mapping[str, Mapping[str, Any]]:
+    listed = result.get("entities")
+    skeleton = memo.skeleton(result_index, listed) if memo is not None else _skeleton(listed)
+    entities, children, parents = skeleton.entities, skeleton.children, skeleton.parents
+    breakdowns: dict[str, list[Mapping[str, Any]]] = {}
+    for breakdown in result.get("breakdowns") or ():
+        if type(breakdown) is dict or isinstance(breakdown, Mapping):
+            entity_id = breakdown.get("entity_id")
+            if type(entity_id) is str:
+                found = breakdowns.get(entity_id)
+                if found is None:
+                    found = breakdowns[entity_id] = []
+                for metric in breakdown.get("metrics") or ():
+                    if type(metric) is dict or isinstance(metric, Mapping):
+                        found.append(metric)
+    key = figures.choose_metric(
+        (breakdowns.get(e["id"], ()) for e in skeleton.code_lines), configured_metric
+    )
+    total = (
+        figures.model_total(result, key, parents, entities=entities, children=children)
+        if key is not None
+        else None
+    )
+    producer = str(result.get("producer", ""))
+    mode = result.get("mode") if isinstance(result.get("mode"), str) else None
+    kind = str(result.get("kind", ""))
+    line_of: dict[str, tuple[str, int]] = {}
+    for line in skeleton.placed:
+        entity = line.entity
+        where = file_key(line.recorded)
+        line_of[entity["id"]] = (where, line.number)
+        metrics = tuple(breakdowns.get(entity["id"], ()))
+        value, statistic = figures.value_of(metrics, key) if key else (None, None)
         entry = LineEntry(
             job=job,
             result_index=result_index,
             entity_id=entity["id"],
             name=str(entity.get("name", "")),
-            recorded_file=recorded,
-            line=number,
+            recorded_file=line.recorded,
+            line=line.number,
             metrics=metrics,
-            stacks=stacks,
-            source_operators=tuple(operators),
-            behind=tuple(behind),
-            placements=placements,
+            stacks=line.stacks,
+            source_operators=line.operators,
+            behind=line.behind,
+            placements=line.placements,
             producer=producer,
             mode=mode,
             kind=kind,
@@ -248,7 +307,7 @@ def _index_result(
             metric=key,
             total=total,
         )
-        lines.setdefault(where, {}).setdefault(number, []).append(entry)
+        lines.setdefault(where, {}).setdefault(line.number, []).append(entry)
 
     def lines_above(entity_ids: Iterable[str]) -> set[tuple[str, int]]:
         # A code_line is the parent of its stacks: climbing from a source operator

@@ -23,6 +23,7 @@ from typing import Any, Protocol
 
 from perfline.core.errors import InputError, Problem
 from perfline.core.pipeline import PipelineSettings, postprocess
+from perfline.core.structure_memo import StructureMemo
 
 
 @dataclass(frozen=True)
@@ -121,6 +122,18 @@ class JobContext:
     cancelled: threading.Event = field(default_factory=threading.Event)
     #: A forced reanalysis: recompute every stage instead of reusing memoized outputs.
     fresh: bool = False
+    #: The job's graph-derived products of its last run (see ``core.structure_memo``).
+    structure: StructureMemo | None = None
+
+    def postprocess(self, document: Mapping[str, Any], source: str | None) -> dict[str, Any]:
+        """The core pipeline on ``document`` with this run's settings and structure memo
+        (none for a forced reanalysis: everything is derived again)."""
+        return postprocess(
+            document,
+            self.settings,
+            source=source,
+            memo=None if self.fresh else self.structure,
+        )
 
     def check_cancelled(self) -> None:
         if self.cancelled.is_set():
@@ -211,7 +224,7 @@ class StandardizedOutputJob:
             if is_processed(document):
                 return document
             context.check_cancelled()
-            return postprocess(document, context.settings, source=item.path)
+            return context.postprocess(document, item.path)
 
         result: dict[str, Any] = context.memo.get_or_compute(
             "standardized",

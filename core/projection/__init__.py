@@ -25,15 +25,24 @@ from typing import Any
 
 from perfline.core.collection import collection_paused
 from perfline.core.projection.engine import project, projected_breakdowns
+from perfline.core.projection.index import GraphIndex, build_index
+
+__all__ = ["GraphIndex", "build_index", "project_breakdowns"]
 
 
-def project_breakdowns(result: Mapping[str, Any]) -> dict[str, Any]:
-    """Project missing breakdowns across the entity graph of one result."""
+def project_breakdowns(
+    result: Mapping[str, Any], index: GraphIndex | None = None
+) -> dict[str, Any]:
+    """Project missing breakdowns across the entity graph of one result.
+
+    ``index``, when given, is ``build_index`` of the result's entities (a caller
+    that keeps it between runs of an unchanged graph saves building it again).
+    """
     output = dict(result)
     if not result.get("entities"):
         return output
     with collection_paused():
-        authority, index, decided = project(result)
+        authority, index, decided = project(result, index)
     if not decided and not authority.duplicates_removed:
         return output
     output["breakdowns"] = [*authority.kept_breakdowns, *projected_breakdowns(index, decided)]

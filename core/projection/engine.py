@@ -28,12 +28,15 @@ from perfline.core.projection.scopes import (
 )
 
 
-def project(result: Mapping[str, Any]) -> tuple[Authority, GraphIndex, dict[int, Record]]:
-    """Decide what each target receives."""
+def project(
+    result: Mapping[str, Any], index: GraphIndex | None = None
+) -> tuple[Authority, GraphIndex, dict[int, Record]]:
+    """Decide what each target receives (``index``: the result's entities, indexed)."""
     entities = result.get("entities") or []
     breakdowns = result.get("breakdowns") or []
     declared = declared_kind_pairs(result)
-    index = build_index(entities)
+    if index is None:
+        index = build_index(entities)
     authority = find_authority(breakdowns, index, declared)
     origins = authority.authoritative - authority.shadowed
     origin_figures = OriginSums({o: f for o, f in authority.figures.items() if o in origins})

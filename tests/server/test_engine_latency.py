@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from perfline.core.pipeline import postprocess
 from perfline.server.engine import Engine, EngineEvent
 from perfline.server.jobtypes import Memo
 from tests.server.helpers import INPUT_DOC, load, wait_for, with_value
@@ -177,5 +178,27 @@ def test_content_change_of_known_files_skips_the_workspace_walk(
         engine.notify_changed([tmp_path / "b.mlia.json"], finished=True)
         assert engine.wait_idle(20)
         assert len(walks) == 2 and engine.job_names() == ["a", "b"]
+    finally:
+        engine.close()
+
+
+def test_a_values_only_change_reuses_the_graph_work(tmp_path: Path) -> None:
+    target = tmp_path / "a.mlia.json"
+    _write(target, 1)
+    engine = _engine(tmp_path, debounce=0.05)
+    try:
+        structure = engine._jobs["a"].structure  # the job's memo (internal, observed here)
+        first = structure.computed
+        assert first > 0 and structure.recalled == 0
+        _write(target, 2)
+        engine.notify_changed([target], finished=True)
+        assert wait_for(lambda: engine.backend_runs["a"] == 2)
+        assert engine.wait_idle(20)
+        assert structure.computed == first  # nothing graph-derived computed again
+        assert structure.recalled > 0
+        result = engine.result("a")
+        assert result is not None
+        fresh = postprocess(with_value(load(INPUT_DOC), 2))
+        assert json.dumps(result.document, sort_keys=True) == json.dumps(fresh, sort_keys=True)
     finally:
         engine.close()

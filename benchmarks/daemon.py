@@ -24,6 +24,7 @@ import json
 import os
 import re
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -136,7 +137,11 @@ class Bench:
 
     async def start(self, root: Path, log_file: Path | None = None) -> None:
         logging = ["--log-file", str(log_file)] if log_file is not None else []
-        await self.client.start_io(sys.executable, "-m", "perfline", "serve", "--stdio", *logging)
+        # cwd: the workspace, so that ``-m`` imports the installed perfline (perhaps compiled),
+        # not the source tree
+        await self.client.start_io(
+            sys.executable, "-m", "perfline", "serve", "--stdio", *logging, cwd=str(root)
+        )
         caps = t.ClientCapabilities(
             workspace=t.WorkspaceClientCapabilities(
                 inlay_hint=t.InlayHintWorkspaceClientCapabilities(refresh_support=True)
@@ -301,6 +306,7 @@ class RawLsp:
             "perfline",
             "serve",
             "--stdio",
+            cwd=str(root),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL,
@@ -427,6 +433,11 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=300)
     parser.add_argument("--jobs", type=int, default=10)
     args = parser.parse_args()
+    probe = "from perfline.build_info import core_build; print(core_build())"
+    build = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd="/", check=False
+    ).stdout.strip()
+    print(f"daemon: {sys.executable} -m perfline serve; core post-processing: {build}")
     asyncio.run(change_to_refresh(args.changes))
     asyncio.run(hint_latency(args.requests))
     asyncio.run(memory(args.jobs))

@@ -14,6 +14,16 @@ echo "== mypy"
 .venv/bin/mypy
 echo "== pytest"
 .venv/bin/pytest -q -p no:cacheprovider "$@"
+echo "== pytest again, against the compiled build of the core (mypyc)"
+bash scripts/install-compiled.sh .venv-compiled dev
+compiled_perfline="$PWD/.venv-compiled/bin/perfline"
+if (cd / && "$compiled_perfline" --version) | grep -q "compiled"; then
+  # append: the installed (compiled) perfline, not the source tree, is the one imported
+  PERFLINE_EXPECT_BUILD=compiled .venv-compiled/bin/pytest -q -p no:cacheprovider \
+    --import-mode=append "$@"
+else
+  echo "no C compiler here: the compiled build fell back to pure Python; its run is skipped" >&2
+fi
 if [ -f vscode-extension/package.json ]; then
   if command -v npm >/dev/null 2>&1; then
     echo "== vscode-extension"

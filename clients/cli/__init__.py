@@ -50,8 +50,24 @@ def _available(name: str) -> bool:
     return importlib.util.find_spec(f"{__name__}.{module_name}") is not None
 
 
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    from perfline.build_info import core_build
+
+    click.echo(f"perfline, version {__version__}; core post-processing: {core_build()}")
+    ctx.exit()
+
+
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="perfline")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Show the version (and whether the core is compiled) and exit.",
+)
 def cli() -> None:
     """perfline: performance figures on the lines of your model source."""
 

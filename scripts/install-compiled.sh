@@ -10,7 +10,7 @@ extras="${2:+[$2]}"
 python3 -m venv "$venv"
 "$venv/bin/python" -m pip install -q --upgrade pip
 # the dependencies (and mypyc, which ships with mypy), then the compiled build over them
-"$venv/bin/python" -m pip install -q setuptools wheel "mypy==2.4.1" ".$extras"
+"$venv/bin/python" -m pip install -q "setuptools>=77" wheel "mypy==2.4.1" ".$extras"
 echo "compiling the core post-processing with mypyc (about two minutes on two cores)..."
 PERFLINE_COMPILE=1 PYTHONWARNINGS=ignore "$venv/bin/python" -m pip install -q --no-build-isolation --no-deps \
   --force-reinstall .

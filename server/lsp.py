@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import inspect
 import itertools
+import json
 import logging
 import os
 import time
@@ -100,6 +102,27 @@ class PerflineProtocol(LanguageServerProtocol):
             return RawRequest  # also unknown perfline/* methods: they get "method not found"
         return super().get_message_type(method)
 
+    def _send_data(self, data: Any) -> None:
+        # A response whose result was encoded ahead (inlay hints: one JSON text per hint,
+        # kept with the hints) is written as it is, without walking it again.
+        result = getattr(data, "result", None)
+        if not isinstance(result, EncodedArray) or self.writer is None:
+            super()._send_data(data)
+            return
+        body = f'{{"id":{json.dumps(data.id)},"jsonrpc":"2.0","result":{result.text()}}}'
+        payload = body.encode(self.CHARSET)
+        if self._include_headers:
+            header = (
+                f"Content-Length: {len(payload)}\r\n"
+                f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
+            )
+            payload = header.encode(self.CHARSET) + payload
+        written = self.writer.write(payload)
+        if inspect.isawaitable(written):
+            task = asyncio.ensure_future(written)
+            _PENDING_WRITES.add(task)
+            task.add_done_callback(_PENDING_WRITES.discard)
+
     def _serialize_message(self, data: Any) -> Any:
         # Inlay hints and the perfline/* results are built as plain JSON values; walking
         # thousands of them through cattrs would dominate the requests' latency.
@@ -116,6 +139,22 @@ class PerflineProtocol(LanguageServerProtocol):
         if isinstance(server, PerflineServer):
             server.disconnect()
         yield from ()
+
+
+#: Writes still in flight (kept referenced until done).
+_PENDING_WRITES: set[asyncio.Future[Any]] = set()
+
+
+class EncodedArray:
+    """A JSON array given as the encoded texts of its items (written out by ``_send_data``)."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items: list[str]) -> None:
+        self.items = items
+
+    def text(self) -> str:
+        return "[" + ",".join(self.items) + "]"
 
 
 def _plain(value: Any) -> bool:
@@ -146,7 +185,7 @@ class PerflineServer(LanguageServer):
         self.settings_version = 0
         self._totals: dict[tuple[str, int, figures.MetricKey], float | None] = {}
         self._totals_version = -1
-        self._hint_cache: dict[str, tuple[Any, list[int], list[dict[str, Any]]]] = {}
+        self._hint_cache: dict[str, tuple[Any, list[int], list[dict[str, Any]], list[str]]] = {}
         _register(self)
 
     def report_server_error(self, error: Exception, source: Any) -> None:
@@ -349,13 +388,14 @@ class PerflineServer(LanguageServer):
         """(current line, label, tooltip) of every annotated line, sorted by line."""
         return self._lines(uri)[1]
 
-    def hint_objects(self, uri: str, doc: Any) -> tuple[list[int], list[dict[str, Any]]]:
-        """Every hint of a document as JSON objects (and their lines), cached per version."""
+    def hint_objects(self, uri: str, doc: Any) -> tuple[list[int], list[dict[str, Any]], list[str]]:
+        """Every hint of a document as JSON objects and as their encoded texts (and their
+        lines), cached per version."""
         rows = self.hint_rows(uri)
         key = (id(rows), doc.version, len(doc.source))
         cached = self._hint_cache.get(uri)
         if cached is not None and cached[0] == key:
-            return cached[1], cached[2]
+            return cached[1], cached[2], cached[3]
         lines = doc.lines
         kind = int(t.InlayHintKind.Type)
         numbers: list[int] = []
@@ -376,8 +416,9 @@ class PerflineServer(LanguageServer):
                     "tooltip": tooltip,
                 }
             )
-        self._hint_cache[uri] = (key, numbers, hints)
-        return numbers, hints
+        encoded = [json.dumps(hint) for hint in hints]
+        self._hint_cache[uri] = (key, numbers, hints, encoded)
+        return numbers, hints, encoded
 
     def _lines(self, uri: str) -> tuple[dict[int, list[LineEntry]], list[HintRow]]:
         """Entries and hint rows by current line, cached until the engine or the edits change."""
@@ -653,16 +694,16 @@ def _register(server: PerflineServer) -> None:
         return None
 
     @server.feature(t.TEXT_DOCUMENT_INLAY_HINT, t.InlayHintOptions(resolve_provider=False))
-    def inlay_hints(ls: PerflineServer, params: t.InlayHintParams) -> list[dict[str, Any]]:
-        """The hints of the requested range, as ``InlayHint`` JSON objects."""
+    def inlay_hints(ls: PerflineServer, params: t.InlayHintParams) -> EncodedArray:
+        """The hints of the requested range, as ``InlayHint`` JSON texts encoded ahead."""
         uri = params.text_document.uri
         doc = ls._document(uri)
         if doc is None:
-            return []
-        lines, hints = ls.hint_objects(uri, doc)
+            return EncodedArray([])
+        lines, _, encoded = ls.hint_objects(uri, doc)
         first = bisect.bisect_left(lines, params.range.start.line)
         last = bisect.bisect_right(lines, params.range.end.line)
-        return hints[first:last]
+        return EncodedArray(encoded[first:last])
 
     @server.feature(t.TEXT_DOCUMENT_HOVER)
     def hover(ls: PerflineServer, params: t.HoverParams) -> t.Hover | None:

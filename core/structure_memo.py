@@ -8,9 +8,10 @@ putting it in canonical form then give what they gave last time. A
 its own) remembers those products:
 
 * ``same`` *interns* a result's entity list and kind declarations: when one is
-  written exactly as last time (same JSON text, so ``5``, ``5.0`` and ``true``
-  stay apart), the last run's list object is used in its place. Every later
-  stage then sees the same objects as last time.
+  written exactly as last time (same JSON values of the same types, keys in the
+  same order, so ``5``, ``5.0`` and ``true`` stay apart), the last run's list
+  object is used in its place. Every later stage then sees the same objects as
+  last time.
 * ``recall`` returns a stage's remembered product when every key item is the
   remembered one (identity, or equality for small settings such as rules),
   else computes, remembers and returns it. Stages are pure functions of their
@@ -18,26 +19,24 @@ its own) remembers those products:
   computing it again would give.
 
 One product is kept per (result index, stage): memory is one run's structure.
-Cost: one JSON encoding of each result's entity list per run, then identity
-checks.
+Cost: one walk over each result's entity list per run (stopping at the first
+difference), then identity checks.
 """
 
 from __future__ import annotations
 
-import json
+import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 T = TypeVar("T")
-
-_ENCODER = json.JSONEncoder(ensure_ascii=False, check_circular=False, allow_nan=True)
 
 
 class StructureMemo:
     """Structure-only stage products of the last run of one job."""
 
     def __init__(self) -> None:
-        self._interned: dict[tuple[int, str], tuple[str, list[Any]]] = {}
+        self._interned: dict[tuple[int, str], list[Any]] = {}
         self._products: dict[tuple[int, str], tuple[tuple[Any, ...], Any]] = {}
         self._lists: dict[tuple[int, str], dict[str, tuple[list[Any], list[Any]]]] = {}
         #: Products recalled and computed since creation (for tests and timing logs).
@@ -47,15 +46,10 @@ class StructureMemo:
     def same(self, result_index: int, field: str, values: list[Any]) -> list[Any]:
         """``values``, or last run's list of this result's ``field`` when written exactly alike."""
         slot = (result_index, field)
-        try:
-            text = _ENCODER.encode(values)
-        except (TypeError, ValueError):
-            self._interned.pop(slot, None)
-            return values
         known = self._interned.get(slot)
-        if known is not None and known[0] == text:
-            return known[1]
-        self._interned[slot] = (text, values)
+        if known is not None and written_alike(known, values):
+            return known
+        self._interned[slot] = values
         return values
 
     def recall(
@@ -100,6 +94,43 @@ class StructureMemo:
 
 #: The fields of a result that make its structure.
 STRUCTURE_FIELDS = ("entities", "entity_kinds")
+
+
+def written_alike(first: Any, second: Any) -> bool:
+    """Whether two JSON values would be written alike: same types (``1``, ``1.0`` and
+    ``true`` differ, so do ``0.0`` and ``-0.0``), same values, object keys in the same
+    order. Iterative: any depth."""
+    pending: list[tuple[Any, Any]] = [(first, second)]
+    while pending:
+        a, b = pending.pop()
+        if a is b:
+            continue
+        kind = type(a)
+        if kind is not type(b):
+            return False
+        if kind is dict:
+            if len(a) != len(b):
+                return False
+            for (key_a, value_a), (key_b, value_b) in zip(a.items(), b.items(), strict=True):
+                if key_a != key_b:
+                    return False
+                pending.append((value_a, value_b))
+        elif kind is list:
+            if len(a) != len(b):
+                return False
+            pending.extend(zip(a, b, strict=True))
+        elif kind is float:
+            if a != b:
+                if a == a or b == b:  # not both NaN
+                    return False
+            elif a == 0.0 and math.copysign(1.0, a) != math.copysign(1.0, b):
+                return False
+        elif kind is str or kind is int or kind is bool or a is None:
+            if a != b:
+                return False
+        else:
+            return False  # not a JSON value: never taken for another
+    return True
 
 
 def _same_key(known: tuple[Any, ...], key: Sequence[Any]) -> bool:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,12 +28,34 @@ MAX_SAFE_INTEGER = 2**53 - 1
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def canonical_json(value: Any) -> str:
-    """Sorted-key compact JSON: the comparison text of figures and qualifiers.
+def _refuse(value: Any) -> Any:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
-    One shared encoder (``json.dumps`` would build one per call; same text).
-    """
-    return _CANONICAL.encode(value)
+
+def _one_shot_encoder() -> Callable[[Any], str]:
+    """The C encoder that ``JSONEncoder.encode`` would build for ``_CANONICAL`` on every
+    call, built once (same text: same encoder, same settings, no cycle check on values
+    that cannot hold cycles); ``_CANONICAL.encode`` where the C accelerator is missing."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    quote = getattr(json.encoder, "c_encode_basestring", None)
+    if make is None or quote is None:
+        return _CANONICAL.encode
+    chunks = make(None, _refuse, quote, None, ":", ",", True, False, True)
+
+    def encode(value: Any) -> str:
+        if isinstance(value, str):
+            return str(quote(value))
+        return "".join(chunks(value, 0))
+
+    return encode
+
+
+_ENCODE = _one_shot_encoder()
+
+
+def canonical_json(value: Any) -> str:
+    """Sorted-key compact JSON: the comparison text of figures and qualifiers."""
+    return _ENCODE(value)
 
 
 def metric_view(metric: Mapping[str, Any]) -> dict[str, Any]:

@@ -19,13 +19,15 @@ its own) remembers those products:
   computing it again would give.
 
 One product is kept per (result index, stage): memory is one run's structure.
-Cost: one walk over each result's entity list per run (stopping at the first
-difference), then identity checks.
+Cost: one ``marshal`` serialization (format 0: no back-references) of each
+result's entity list per run, about 2.5 ms for 3,000 entities, then identity
+checks. Equal bytes mean equal values of equal types in the same order (marshal
+is faithful).
 """
 
 from __future__ import annotations
 
-import math
+import marshal
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -36,7 +38,7 @@ class StructureMemo:
     """Structure-only stage products of the last run of one job."""
 
     def __init__(self) -> None:
-        self._interned: dict[tuple[int, str], list[Any]] = {}
+        self._interned: dict[tuple[int, str], tuple[bytes, list[Any]]] = {}
         self._products: dict[tuple[int, str], tuple[tuple[Any, ...], Any]] = {}
         self._lists: dict[tuple[int, str], dict[str, tuple[list[Any], list[Any]]]] = {}
         #: Products recalled and computed since creation (for tests and timing logs).
@@ -46,10 +48,17 @@ class StructureMemo:
     def same(self, result_index: int, field: str, values: list[Any]) -> list[Any]:
         """``values``, or last run's list of this result's ``field`` when written exactly alike."""
         slot = (result_index, field)
+        try:
+            # marshal writes types, -0.0 and key order as they are, and fast; format 0
+            # has no back-references, whose use hangs on reference counts
+            written = marshal.dumps(values, 0)
+        except ValueError:
+            self._interned.pop(slot, None)
+            return values
         known = self._interned.get(slot)
-        if known is not None and written_alike(known, values):
-            return known
-        self._interned[slot] = values
+        if known is not None and known[0] == written:
+            return known[1]
+        self._interned[slot] = (written, values)
         return values
 
     def recall(
@@ -94,43 +103,6 @@ class StructureMemo:
 
 #: The fields of a result that make its structure.
 STRUCTURE_FIELDS = ("entities", "entity_kinds")
-
-
-def written_alike(first: Any, second: Any) -> bool:
-    """Whether two JSON values would be written alike: same types (``1``, ``1.0`` and
-    ``true`` differ, so do ``0.0`` and ``-0.0``), same values, object keys in the same
-    order. Iterative: any depth."""
-    pending: list[tuple[Any, Any]] = [(first, second)]
-    while pending:
-        a, b = pending.pop()
-        if a is b:
-            continue
-        kind = type(a)
-        if kind is not type(b):
-            return False
-        if kind is dict:
-            if len(a) != len(b):
-                return False
-            for (key_a, value_a), (key_b, value_b) in zip(a.items(), b.items(), strict=True):
-                if key_a != key_b:
-                    return False
-                pending.append((value_a, value_b))
-        elif kind is list:
-            if len(a) != len(b):
-                return False
-            pending.extend(zip(a, b, strict=True))
-        elif kind is float:
-            if a != b:
-                if a == a or b == b:  # not both NaN
-                    return False
-            elif a == 0.0 and math.copysign(1.0, a) != math.copysign(1.0, b):
-                return False
-        elif kind is str or kind is int or kind is bool or a is None:
-            if a != b:
-                return False
-        else:
-            return False  # not a JSON value: never taken for another
-    return True
 
 
 def _same_key(known: tuple[Any, ...], key: Sequence[Any]) -> bool:

@@ -5,7 +5,8 @@
 # Not editable: compiled modules next to the sources would shadow every later edit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-venv="$(realpath -m "${1:-.venv}")"
+venv="${1:-.venv}"
+case "$venv" in /*) ;; *) venv="$PWD/$venv" ;; esac
 extras="${2:+[$2]}"
 python3 -m venv "$venv"
 "$venv/bin/python" -m pip install -q --upgrade pip

@@ -15,4 +15,10 @@ python3 -m venv "$venv"
 echo "compiling the core post-processing with mypyc (about two minutes on two cores)..."
 PERFLINE_COMPILE=1 PYTHONWARNINGS=ignore "$venv/bin/python" -m pip install -q --no-build-isolation --no-deps \
   --force-reinstall .
-(cd / && "$venv/bin/perfline" --version)
+version="$(cd / && "$venv/bin/perfline" --version)"
+echo "$version"
+case "$version" in
+  *compiled*) ;;
+  *) echo "note: the C build failed (no compiler?); perfline is installed as pure Python," \
+       "correct but slower (see README, Performance)" >&2 ;;
+esac

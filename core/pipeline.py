@@ -208,10 +208,14 @@ def _canonical_output(
 
     ``typed`` is canonical and no stage mutates its input, so records of
     ``current`` that are the very objects of ``typed`` are taken as they are;
-    with ``memo``, so are the structure lists canonicalized last run.
+    with ``memo``, so are the structure lists canonicalized last run. The
+    breakdowns are taken whole: each is one of ``typed``'s or was built in
+    canonical form by the projection (``engine.projected_breakdowns``;
+    ``tests/pipeline/test_output_form.py`` holds that).
     """
     known = memo.known_lists(index, "canonical-output") if memo is not None else None
-    fast = canonical_result(current, canonical_before=typed, known_lists=known)
+    before = {**typed, "breakdowns": current.get("breakdowns")}
+    fast = canonical_result(current, canonical_before=before, known_lists=known)
     if fast is None:
         return normalize_result(current)
     if memo is not None:

@@ -107,3 +107,19 @@ def test_only_identical_records_are_taken_unchecked() -> None:
     assert taken is not None
     assert json.dumps(taken) == json.dumps(typed)
     assert taken["entities"][1] is typed["entities"][1]
+
+
+@pytest.mark.parametrize("seed", range(0, 400, 3))
+def test_projected_breakdowns_are_built_in_canonical_form(seed: int) -> None:
+    """The pipeline takes the output breakdowns unchecked: the input's own and the
+    projected ones must already be in canonical form (a full check keeps every one)."""
+    for raw in generate(seed)["results"]:
+        typed = normalize_result(raw)
+        rules = effective_rules(str(typed["producer"]), (), use_backend_defaults=seed % 2 == 0)
+        projected = project_breakdowns(derive_code_lines(collapse_result(typed, rules)))
+        breakdowns = projected.get("breakdowns")
+        if not breakdowns:
+            continue
+        checked = canonical_result(projected)
+        assert checked is not None
+        assert checked["breakdowns"] is breakdowns

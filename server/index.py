@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from perfline.core.graph import build_graph
 from perfline.server import figures
 
 
@@ -137,29 +138,6 @@ class EntityTable(Mapping[tuple[int, str], Mapping[str, Any]]):
         return sum(len(table) for table in self._tables)
 
 
-def _adjacency(
-    entities: Mapping[str, Mapping[str, Any]],
-) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-    """Children and parents by id from both ``child_ids`` and ``parent_ids`` (references
-    to unknown ids dropped; a repeated edge may appear twice - every use here is a set)."""
-    children: dict[str, list[str]] = {}
-    parents: dict[str, list[str]] = {}
-    for entity_id, entity in entities.items():
-        child_ids = entity.get("child_ids")
-        if type(child_ids) is list:
-            for child in child_ids:
-                if type(child) is str and child in entities:
-                    children.setdefault(entity_id, []).append(child)
-                    parents.setdefault(child, []).append(entity_id)
-        parent_ids = entity.get("parent_ids")
-        if type(parent_ids) is list:
-            for parent in parent_ids:
-                if type(parent) is str and parent in entities:
-                    parents.setdefault(entity_id, []).append(parent)
-                    children.setdefault(parent, []).append(entity_id)
-    return children, parents
-
-
 @dataclass(frozen=True, slots=True)
 class _PlacedLine:
     """A code_line with a usable (file, line) and what its graph puts behind it."""
@@ -178,8 +156,8 @@ class _Skeleton:
     """What the index takes from a result's entity graph alone."""
 
     entities: dict[str, Mapping[str, Any]]
-    children: dict[str, list[str]]
-    parents: dict[str, list[str]]
+    children: Mapping[str, tuple[str, ...]]
+    parents: Mapping[str, tuple[str, ...]]
     code_lines: tuple[Mapping[str, Any], ...]
     placed: tuple[_PlacedLine, ...]
 
@@ -208,7 +186,8 @@ def _skeleton(listed: Any) -> _Skeleton:
             entity_id = e.get("id")
             if type(entity_id) is str:
                 entities[entity_id] = e
-    children, parents = _adjacency(entities)
+    graph = build_graph(listed or [])
+    children, parents = graph.children, graph.parents
     code_lines = tuple(e for e in entities.values() if e.get("kind") == "code_line")
     placed: list[_PlacedLine] = []
     for entity in code_lines:

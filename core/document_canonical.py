@@ -209,24 +209,28 @@ def _all_strings(values: list[Any]) -> bool:
 
 def _metrics(values: list[Any]) -> list[Any]:
     """The canonical form of a list of metrics: ``values`` itself when every metric
-    is canonical as it is (the common ``sum`` shape checked inline, without a call
-    per metric), else a new list."""
+    is canonical as it is, else a new list."""
     for metric in values:
-        if type(metric) is dict and tuple(metric) == _SUM_SHAPE:
-            value = metric["value"]
-            kind = type(value)
-            aggregation = metric["aggregation"]
-            if (
-                (kind is int or kind is bool or (kind is float and math.isfinite(value)))
-                and type(metric["name"]) is str
-                and type(metric["unit"]) is str
-                and type(aggregation) is str
-                and aggregation
-            ):
-                continue
+        if type(metric) is dict and tuple(metric) == _SUM_SHAPE and _plain_sum(metric):
+            continue
         if _metric(metric) is not metric:
             return [_metric(item) for item in values]
     return values
+
+
+def _plain_sum(metric: dict[str, Any]) -> bool:
+    """Whether a metric with exactly the keys name, unit, value and aggregation holds
+    values of their canonical types (a finite number, non-empty aggregation)."""
+    value = metric["value"]
+    kind = type(value)
+    aggregation = metric["aggregation"]
+    return (
+        (kind is int or kind is bool or (kind is float and math.isfinite(value)))
+        and type(metric["name"]) is str
+        and type(metric["unit"]) is str
+        and type(aggregation) is str
+        and bool(aggregation)
+    )
 
 
 def _string(value: Any) -> str:
@@ -265,36 +269,19 @@ def _optional_object(raw: dict[str, Any], key: str) -> dict[str, Any] | None:
 def _metric(raw: Any) -> dict[str, Any]:
     if type(raw) is dict:
         shape = tuple(raw)
-        if shape == _SUM_SHAPE:  # by far the most common: checked inline
-            value = raw["value"]
-            kind = type(value)
-            if (
-                (kind is int or kind is bool or (kind is float and math.isfinite(value)))
-                and type(raw["name"]) is str
-                and type(raw["unit"]) is str
-                and type(raw["aggregation"]) is str
-                and raw["aggregation"]
-            ):
+        if shape == _SUM_SHAPE:  # by far the most common
+            if _plain_sum(raw):
                 return raw
         elif shape in _METRIC_SHAPES:
             if _metric_as_is(raw):
                 return raw
         elif len(shape) == 4 and _SUM_KEYS.issuperset(shape):  # the sum shape, reordered
-            value = raw["value"]
-            kind = type(value)
-            aggregation = raw["aggregation"]
-            if (
-                (kind is int or kind is bool or (kind is float and math.isfinite(value)))
-                and type(raw["name"]) is str
-                and type(raw["unit"]) is str
-                and type(aggregation) is str
-                and aggregation
-            ):
+            if _plain_sum(raw):
                 return {
                     "name": raw["name"],
                     "unit": raw["unit"],
-                    "value": value,
-                    "aggregation": aggregation,
+                    "value": raw["value"],
+                    "aggregation": raw["aggregation"],
                 }
         else:
             reordered = _reordered(raw, METRIC_KEY_ORDER)

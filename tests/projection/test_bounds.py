@@ -10,9 +10,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from perfline.core.backends.nx_common.kinds import performance_entity_kinds
+# the benchmark's adversarial family (the reference's exponential case), here far longer
+from benchmarks.core_pipeline import adversarial_document
 from perfline.core.pipeline import PipelineSettings, postprocess
 from perfline.core.projection.contributors import Contributor
 from perfline.core.projection.derivations import RECIPE_BUDGET, all_derivations
@@ -20,71 +19,9 @@ from perfline.core.projection.figures import OriginSums, origin_figures
 from perfline.core.projection.searches import partitions
 
 
-def _row_document(n: int) -> dict[str, Any]:
-    source = "source_operator/segment_0/u"
-    entities: list[dict[str, Any]] = []
-    breakdowns: list[dict[str, Any]] = []
-    for i in range(n):
-        chain = f"chain/segment_0/{i:05d}"
-        entities.append(
-            {"id": chain, "kind": "chain", "name": chain, "child_ids": [f"{source}{i}"]}
-        )
-        entities.append({"id": f"{source}{i}", "kind": "source_operator", "name": f"u{i}"})
-        breakdowns.append(
-            {
-                "entity_id": chain,
-                "metrics": [
-                    {"name": "op_cycles", "value": i + 1, "unit": "cycles", "aggregation": "sum"}
-                ],
-            }
-        )
-    for i in range(n - 1):
-        entities.append(
-            {
-                "id": f"nn_module/p{i:05d}",
-                "kind": "nn_module",
-                "name": f"p{i}",
-                "child_ids": [f"{source}{i}", f"{source}{i + 1}"],
-            }
-        )
-    entities.append(
-        {
-            "id": "nn_module/top",
-            "kind": "nn_module",
-            "name": "top",
-            "child_ids": [f"{source}{i}" for i in range(n)],
-        }
-    )
-    return {
-        "schema_version": "1.2.0",
-        "run_id": "00000000-0000-4000-8000-000000000000",
-        "timestamp": "2026-01-01T00:00:00Z",
-        "tool": {"name": "mlia", "version": "0.12.3"},
-        "target": {
-            "profile_name": "nx",
-            "target_type": "nx",
-            "components": [{"type": "npu", "family": "nx"}],
-            "configuration": {},
-        },
-        "model": {"name": "row", "format": "vgf", "hash": "0" * 64},
-        "context": {},
-        "backends": [{"id": "nx", "name": "NX", "version": "1", "configuration": {}}],
-        "results": [
-            {
-                "kind": "performance",
-                "status": "ok",
-                "producer": "nx-performance-estimator",
-                "breakdowns": breakdowns,
-                "entities": entities,
-                "entity_kinds": performance_entity_kinds(),
-            }
-        ],
-    }
-
-
 def test_module_over_a_long_row_of_overlapping_views_gets_the_whole_sum() -> None:
     n = 1100
-    output = postprocess(_row_document(n), PipelineSettings())
+    output = postprocess(adversarial_document(n), PipelineSettings())
     top = [
         b["metrics"][0]["value"]
         for b in output["results"][0]["breakdowns"]

@@ -255,8 +255,11 @@ async def change_to_refresh(changes: int) -> None:
     from perfline.core.structure_memo import StructureMemo
     from perfline.server.index import IndexMemo, build_index
 
+    seeds = iter(range(900, 1000))
+
     def timed(memo: StructureMemo | None, index_memo: IndexMemo | None) -> tuple[float, float]:
-        document = json.loads(json.dumps(chain_document(1000, 500, 900 + len(pipeline))))
+        # a new seed each time: same graph, new values
+        document = json.loads(json.dumps(chain_document(1000, 500, next(seeds))))
         start = time.perf_counter()
         processed = postprocess(document, PipelineSettings(), source="bench", memo=memo)
         middle = time.perf_counter()

@@ -81,15 +81,14 @@ def _interned(document: Mapping[str, Any], memo: StructureMemo) -> Mapping[str, 
     changed = False
     for index, result in enumerate(results):
         if isinstance(result, dict):
-            same = dict(result)
-            for field in STRUCTURE_FIELDS:
-                values = result.get(field)
-                if type(values) is list:
-                    same[field] = memo.same(index, field, values)
-            if any(same[field] is not result[field] for field in result):
+            known = {
+                field: memo.same(index, field, values)
+                for field in STRUCTURE_FIELDS
+                if type(values := result.get(field)) is list
+            }
+            if any(known[field] is not result[field] for field in known):
                 changed = True
-                renewed.append(same)
-                continue
+                result = {**result, **known}
         renewed.append(result)
     if not changed:
         return document

@@ -41,7 +41,7 @@ class StructureMemo:
         self._interned: dict[tuple[int, str], tuple[bytes, list[Any]]] = {}
         self._products: dict[tuple[int, str], tuple[tuple[Any, ...], Any]] = {}
         self._lists: dict[tuple[int, str], dict[str, tuple[list[Any], list[Any]]]] = {}
-        #: Products recalled and computed since creation (for tests and timing logs).
+        #: Products recalled and computed since creation (what tests observe).
         self.recalled = 0
         self.computed = 0
 

@@ -185,7 +185,7 @@ class PerflineServer(LanguageServer):
         self.settings_version = 0
         self._totals: dict[tuple[str, int, figures.MetricKey], float | None] = {}
         self._totals_version = -1
-        self._hint_cache: dict[str, tuple[Any, list[int], list[dict[str, Any]], list[str]]] = {}
+        self._hint_cache: dict[str, tuple[Any, list[int], list[str]]] = {}
         _register(self)
 
     def report_server_error(self, error: Exception, source: Any) -> None:
@@ -388,37 +388,35 @@ class PerflineServer(LanguageServer):
         """(current line, label, tooltip) of every annotated line, sorted by line."""
         return self._lines(uri)[1]
 
-    def hint_objects(self, uri: str, doc: Any) -> tuple[list[int], list[dict[str, Any]], list[str]]:
-        """Every hint of a document as JSON objects and as their encoded texts (and their
-        lines), cached per version."""
+    def encoded_hints(self, uri: str, doc: Any) -> tuple[list[int], list[str]]:
+        """Every hint of a document as its encoded ``InlayHint`` JSON text, with the hints'
+        lines, cached per version."""
         rows = self.hint_rows(uri)
         key = (id(rows), doc.version, len(doc.source))
         cached = self._hint_cache.get(uri)
         if cached is not None and cached[0] == key:
-            return cached[1], cached[2], cached[3]
+            return cached[1], cached[2]
         lines = doc.lines
         kind = int(t.InlayHintKind.Type)
         numbers: list[int] = []
-        hints: list[dict[str, Any]] = []
+        encoded: list[str] = []
         for current, text, tooltip in rows:
             if current >= len(lines):
                 continue
             numbers.append(current)
-            hints.append(
-                {
-                    "position": {
-                        "line": current,
-                        "character": _columns(doc, lines[current].rstrip("\r\n")),
-                    },
-                    "label": text,
-                    "kind": kind,
-                    "paddingLeft": True,
-                    "tooltip": tooltip,
-                }
-            )
-        encoded = [json.dumps(hint) for hint in hints]
-        self._hint_cache[uri] = (key, numbers, hints, encoded)
-        return numbers, hints, encoded
+            hint = {
+                "position": {
+                    "line": current,
+                    "character": _columns(doc, lines[current].rstrip("\r\n")),
+                },
+                "label": text,
+                "kind": kind,
+                "paddingLeft": True,
+                "tooltip": tooltip,
+            }
+            encoded.append(json.dumps(hint))
+        self._hint_cache[uri] = (key, numbers, encoded)
+        return numbers, encoded
 
     def _lines(self, uri: str) -> tuple[dict[int, list[LineEntry]], list[HintRow]]:
         """Entries and hint rows by current line, cached until the engine or the edits change."""
@@ -700,7 +698,7 @@ def _register(server: PerflineServer) -> None:
         doc = ls._document(uri)
         if doc is None:
             return EncodedArray([])
-        lines, _, encoded = ls.hint_objects(uri, doc)
+        lines, encoded = ls.encoded_hints(uri, doc)
         first = bisect.bisect_left(lines, params.range.start.line)
         last = bisect.bisect_right(lines, params.range.end.line)
         return EncodedArray(encoded[first:last])

@@ -117,7 +117,6 @@ def value_of(
 def model_total(
     result: Mapping[str, Any],
     key: MetricKey,
-    parents: Mapping[str, Sequence[str]] | None = None,
     *,
     entities: Mapping[str, Mapping[str, Any]] | None = None,
     children: Mapping[str, Sequence[str]] | None = None,
@@ -165,14 +164,7 @@ def model_total(
     if not carrying:
         return None
     if children is None:
-        if parents is None:
-            children = build_graph(list(entities.values())).children
-        else:
-            inverted: dict[str, list[str]] = {}
-            for child, its_parents in parents.items():
-                for parent in its_parents:
-                    inverted.setdefault(parent, []).append(child)
-            children = inverted
+        children = build_graph(list(entities.values())).children
     below: set[str] = set()
     stack = [c for entity_id in carrying for c in children.get(entity_id, ())]
     while stack:

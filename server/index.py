@@ -252,7 +252,7 @@ def _index_result(
         (breakdowns.get(e["id"], ()) for e in skeleton.code_lines), configured_metric
     )
     total = (
-        figures.model_total(result, key, parents, entities=entities, children=children)
+        figures.model_total(result, key, entities=entities, children=children)
         if key is not None
         else None
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import zipfile
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from perfline.core.backends.executorch.document import InputFile, analyze_etdump
@@ -78,6 +78,7 @@ def test_damaged_etrecord_member_is_bad_input_or_readable(
 
 @settings(max_examples=60, deadline=None)
 @given(edits)
+@example(changes=[(19204, 1)])  # a local header offset damaged into a negative seek
 def test_damaged_zip_bytes(changes: list[tuple[int, int]]) -> None:
     try:
         analyze_etdump(

@@ -150,7 +150,7 @@ class _MemberReader:
         except (
             zipfile.BadZipFile,
             OSError,
-            UnicodeDecodeError,
+            ValueError,  # a damaged header offset ("negative seek value"), bad UTF-8
             EOFError,
             zlib.error,
             NotImplementedError,

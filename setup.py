@@ -42,6 +42,7 @@ COMPILED_MODULES = [
     "perfline/core/projection/contributors.py",
     "perfline/core/projection/derivations.py",
     "perfline/core/projection/engine.py",
+    "perfline/core/projection/figure_keys.py",
     "perfline/core/projection/figures.py",
     "perfline/core/projection/frontiers.py",
     "perfline/core/projection/index.py",

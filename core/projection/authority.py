@@ -16,12 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from perfline.core.projection.figures import (
-    Figures,
-    canonical_json,
-    metric_view,
-    origin_figures,
-)
+from perfline.core.projection.figure_keys import canonical_json
+from perfline.core.projection.figures import Figures, metric_view, origin_figures
 from perfline.core.projection.index import GraphIndex
 
 

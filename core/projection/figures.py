@@ -4,7 +4,7 @@ A *figure set* is what a record would print on a target: one group per distinct
 breakdown-qualifier object (groups sorted by canonical qualifier JSON), each
 holding metrics de-duplicated by identity (name, unit, canonical qualifiers) and
 sorted by it. Two figure sets are equal iff their canonical key (sorted-key,
-compact JSON) is equal, so ``5`` and ``5.0`` differ.
+compact JSON, written by ``figure_keys``) is equal, so ``5`` and ``5.0`` differ.
 
 Decides: whether an authoritative entity's breakdowns form a usable figure set,
 and what a combination of several records gives (only explicit ``sum`` metrics
@@ -14,48 +14,15 @@ number of metrics involved; keys are built once per figure set.
 
 from __future__ import annotations
 
-import json
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from perfline.core.document_canonical import METRIC_KEY_ORDER
+from perfline.core.projection.figure_keys import canonical_json, figures_key
 
 MAX_SAFE_INTEGER = 2**53 - 1
-
-
-_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def _refuse(value: Any) -> Any:
-    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
-
-
-def _one_shot_encoder() -> Callable[[Any], str]:
-    """The C encoder that ``JSONEncoder.encode`` would build for ``_CANONICAL`` on every
-    call, built once (same text: same encoder, same settings, no cycle check on values
-    that cannot hold cycles); ``_CANONICAL.encode`` where the C accelerator is missing."""
-    make = getattr(json.encoder, "c_make_encoder", None)
-    quote = getattr(json.encoder, "c_encode_basestring", None)
-    if make is None or quote is None:
-        return _CANONICAL.encode
-    chunks = make(None, _refuse, quote, None, ":", ",", True, False, True)
-
-    def encode(value: Any) -> str:
-        if isinstance(value, str):
-            return str(quote(value))
-        return "".join(chunks(value, 0))
-
-    return encode
-
-
-_ENCODE = _one_shot_encoder()
-
-
-def canonical_json(value: Any) -> str:
-    """Sorted-key compact JSON: the comparison text of figures and qualifiers."""
-    return _ENCODE(value)
 
 
 def metric_view(metric: Mapping[str, Any]) -> dict[str, Any]:
@@ -95,6 +62,10 @@ class Group:
     qualifiers: Mapping[str, Any]
     metrics: tuple[tuple[Identity, Mapping[str, Any]], ...]
     addends: Mapping[Identity, Mapping[str, Any]]
+    addend_order: tuple[Identity, ...]
+    """The addends' identities in sorted order (``metrics`` order)."""
+    addend_metrics: tuple[Mapping[str, Any], ...]
+    """The addends in that order."""
 
 
 @dataclass(slots=True)  # a value: never mutated (see records.py)
@@ -112,22 +83,20 @@ def make_group(
     qualifiers: Mapping[str, Any],
     metrics: tuple[tuple[Identity, Mapping[str, Any]], ...],
 ) -> Group:
-    """A group with its addends worked out."""
+    """A group with its addends worked out (``metrics`` sorted by identity)."""
     addends = {identity: metric for identity, metric in metrics if _addend(metric)}
-    return Group(qualifier_key, qualifiers, metrics, addends)
+    return Group(
+        qualifier_key, qualifiers, metrics, addends, tuple(addends), tuple(addends.values())
+    )
 
 
 def make_figures(groups: Sequence[Group]) -> Figures:
     """Sort the groups and compute the canonical key."""
     ordered = tuple(sorted(groups, key=lambda group: group.qualifier_key))
-    payload = [
-        {"qualifiers": dict(group.qualifiers), "metrics": [m for _, m in group.metrics]}
-        for group in ordered
-    ]
     exact = all(_exact(metric) for group in ordered for metric in group.addends.values())
     return Figures(
         ordered,
-        canonical_json(payload),
+        figures_key((group.qualifier_key, [m for _, m in group.metrics]) for group in ordered),
         {group.qualifier_key: group for group in ordered},
         exact,
     )
@@ -138,16 +107,41 @@ def _canonical_metrics(
 ) -> tuple[tuple[tuple[str, str, str], Mapping[str, Any]], ...] | None:
     by_identity: dict[tuple[str, str, str], dict[str, Any]] = {}
     for metric in metrics:
-        if not isinstance(metric, Mapping):
+        if _is_plain_sum_view(metric):
+            # already its own view (the normalized input's common shape): no copy
+            view: dict[str, Any] = metric
+            identity = (metric["name"], metric["unit"], "{}")
+        elif isinstance(metric, Mapping):
+            view = metric_view(metric)
+            identity = metric_identity(view)
+        else:
             return None
-        view = metric_view(metric)
-        identity = metric_identity(view)
         known = by_identity.get(identity)
         if known is None:
             by_identity[identity] = view
         elif canonical_json(known) != canonical_json(view):
             return None
-    return tuple(sorted(by_identity.items(), key=lambda item: item[0]))
+    # identities are unique, so the items sort by identity alone
+    return tuple(sorted(by_identity.items()))
+
+
+_SUM_VIEW_SHAPE: Final = ("name", "unit", "value", "aggregation")
+
+
+def _is_plain_sum_view(metric: Any) -> bool:
+    """Is ``metric`` a dict equal to its own ``metric_view`` with the plain sum keys
+    (in that order, string name and unit, a number, a non-empty aggregation)?"""
+    if type(metric) is not dict or len(metric) != 4 or tuple(metric) != _SUM_VIEW_SHAPE:
+        return False
+    value = metric["value"]
+    aggregation = metric["aggregation"]
+    return (
+        type(metric["name"]) is str
+        and type(metric["unit"]) is str
+        and (type(value) is int or type(value) is float)
+        and type(aggregation) is str
+        and aggregation != ""
+    )
 
 
 def origin_figures(breakdowns: Sequence[Mapping[str, Any]]) -> Figures | None:
@@ -197,7 +191,9 @@ def combine(parts: Sequence[Figures]) -> Figures | None:
 
     Only qualifier groups present in every part, and in them only metric
     identities every part can add, survive; samples must be all present (and
-    their total safe) or all absent; the total must be finite.
+    their total safe) or all absent; the total must be finite. Groups whose
+    addends have one identity list (the usual case) are added position by
+    position, without looking identities up.
     """
     common = set(parts[0].by_qualifier)
     for part in parts[1:]:
@@ -205,42 +201,55 @@ def combine(parts: Sequence[Figures]) -> Figures | None:
     groups: list[Group] = []
     for qualifier_key in sorted(common):
         members = [part.by_qualifier[qualifier_key] for part in parts]
-        identities = set(members[0].addends)
-        for member in members[1:]:
-            identities &= member.addends.keys()
+        order = members[0].addend_order
         summed: list[tuple[Identity, Mapping[str, Any]]] = []
-        for identity in sorted(identities):
-            metrics = [member.addends[identity] for member in members]
-            first = metrics[0]
-            with_samples = "samples" in first
-            samples_total = 0
-            if any(("samples" in m) != with_samples for m in metrics):
-                continue
-            if with_samples:
-                samples_total = sum(int(m["samples"]) for m in metrics)
-                if samples_total > MAX_SAFE_INTEGER:
-                    continue
-            total: int | float = 0
-            for metric in metrics:
-                total = total + metric["value"]
-            if isinstance(total, float) and not math.isfinite(total):
-                continue
-            result: dict[str, Any] = {
-                "name": first["name"],
-                "unit": first["unit"],
-                "value": total,
-                "aggregation": "sum",
-            }
-            if with_samples:
-                result["samples"] = samples_total
-            if first.get("qualifiers"):
-                result["qualifiers"] = first["qualifiers"]
-            summed.append((identity, result))
+        if all(member.addend_order == order for member in members):
+            for position, identity in enumerate(order):
+                total = _summed([member.addend_metrics[position] for member in members])
+                if total is not None:
+                    summed.append((identity, total))
+        else:
+            identities = set(order)
+            for member in members[1:]:
+                identities &= member.addends.keys()
+            for identity in sorted(identities):
+                total = _summed([member.addends[identity] for member in members])
+                if total is not None:
+                    summed.append((identity, total))
         if summed:
             groups.append(make_group(qualifier_key, members[0].qualifiers, tuple(summed)))
     if not groups:
         return None
     return make_figures(groups)
+
+
+def _summed(metrics: list[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """The sum of addends with one identity, in order; ``None`` when it is not allowed."""
+    first = metrics[0]
+    with_samples = "samples" in first
+    samples_total = 0
+    if any(("samples" in m) != with_samples for m in metrics):
+        return None
+    if with_samples:
+        samples_total = sum(int(m["samples"]) for m in metrics)
+        if samples_total > MAX_SAFE_INTEGER:
+            return None
+    total: int | float = 0
+    for metric in metrics:
+        total = total + metric["value"]
+    if isinstance(total, float) and not math.isfinite(total):
+        return None
+    result: dict[str, Any] = {
+        "name": first["name"],
+        "unit": first["unit"],
+        "value": total,
+        "aggregation": "sum",
+    }
+    if with_samples:
+        result["samples"] = samples_total
+    if first.get("qualifiers"):
+        result["qualifiers"] = first["qualifiers"]
+    return result
 
 
 def _exact(metric: Mapping[str, Any]) -> bool:

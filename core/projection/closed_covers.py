@@ -28,35 +28,64 @@ the slots' origin and coverage sets).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from perfline.core.projection.contributors import Contributor
 from perfline.core.projection.figures import OriginSums
 
 
-@dataclass(slots=True)  # a value: never mutated (see records.py)
-class ClosedCover:
+class ClosedCover:  # a value: never mutated (see records.py)
     """What every cover of the pool shares, and which sealed flags are reachable."""
+
+    __slots__ = ("extra_count", "origins", "parts", "sealed", "unsealed")
 
     origins: frozenset[int]
     extra_count: int
     sealed: bool
     unsealed: bool
-    parts: tuple[frozenset[int], ...] = ()
+    parts: tuple[frozenset[int], ...]
     """Disjoint origin sets whose union is ``origins`` (to add their totals)."""
+
+    def __init__(
+        self,
+        origins: frozenset[int],
+        extra_count: int,
+        sealed: bool,
+        unsealed: bool,
+        parts: tuple[frozenset[int], ...] = (),
+    ) -> None:
+        self.origins = origins
+        self.extra_count = extra_count
+        self.sealed = sealed
+        self.unsealed = unsealed
+        self.parts = parts
 
 
 NO_COVER = ClosedCover(frozenset(), 0, False, False)
 """No cover of >= 2 members exists."""
 
 
-@dataclass(slots=True)
 class _Slot:
+    __slots__ = ("covered", "extras", "origins", "sealed", "unsealed")
+
     origins: frozenset[int]
     covered: frozenset[int]
     extras: frozenset[int]
-    sealed: bool = False
-    unsealed: bool = False
+    sealed: bool
+    unsealed: bool
+
+    def __init__(
+        self,
+        origins: frozenset[int],
+        covered: frozenset[int],
+        extras: frozenset[int],
+        sealed: bool = False,
+        unsealed: bool = False,
+    ) -> None:
+        self.origins = origins
+        self.covered = covered
+        self.extras = extras
+        self.sealed = sealed
+        self.unsealed = unsealed
 
 
 def closed_cover(
@@ -101,9 +130,9 @@ def closed_cover(
         origins |= slot.origins
         units |= slot.covered
         extras |= slot.extras
-    if not all(origin in origin_figures for origin in origins):
-        return None
     union = frozenset(origins)
+    if not origin_figures.has_all(union):
+        return None
     if len(origins) == origin_count and len(units) == unit_count:
         sealed = all(slot.sealed for slot in ordered)
         unsealed = any(slot.unsealed for slot in ordered)
@@ -164,9 +193,13 @@ def _all_forced(
     """Is every origin required, or held by every slot covering some required unit?"""
     holders: dict[int, frozenset[int]] = {}
     for slot in slots:
+        origins = slot.origins
         for unit in slot.covered:
             known = holders.get(unit)
-            holders[unit] = slot.origins if known is None else known & slot.origins
+            if known is None:
+                holders[unit] = origins
+            elif not known <= origins:
+                holders[unit] = known & origins
     forced: set[int] = set(required_origins & available)
     for held in holders.values():
         forced |= held

@@ -21,16 +21,15 @@ its contributors (sealed-source hiding).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from perfline.core.projection.figures import Figures
 from perfline.core.projection.index import GraphIndex
 from perfline.core.projection.records import Entry, Population, Record
 
 
-@dataclass(slots=True)  # a value: never mutated (see records.py)
-class Contributor:
+class Contributor:  # a value: never mutated (see records.py)
     """A record as seen from one target."""
+
+    __slots__ = ("covered", "extras", "faithful", "figures", "origins", "sealed")
 
     figures: Figures
     origins: frozenset[int]
@@ -38,6 +37,22 @@ class Contributor:
     faithful: bool
     covered: frozenset[int]
     extras: frozenset[int]
+
+    def __init__(
+        self,
+        figures: Figures,
+        origins: frozenset[int],
+        sealed: bool,
+        faithful: bool,
+        covered: frozenset[int],
+        extras: frozenset[int],
+    ) -> None:
+        self.figures = figures
+        self.origins = origins
+        self.sealed = sealed
+        self.faithful = faithful
+        self.covered = covered
+        self.extras = extras
 
     def record(self) -> Record:
         """The record this contributor stands for."""
@@ -66,15 +81,30 @@ def same_contributors(first: list[Contributor], second: list[Contributor]) -> bo
     return True
 
 
-@dataclass(slots=True)
 class _Seen:
     """What a target already knows about the population."""
 
+    __slots__ = ("contributors", "merged", "own", "size", "version")
+
     version: int
     size: int
-    own: list[Entry] = field(default_factory=list)
-    contributors: list[Contributor] = field(default_factory=list)
-    merged: _Merged | None = None
+    own: list[Entry]
+    contributors: list[Contributor]
+    merged: _Merged | None
+
+    def __init__(
+        self,
+        version: int,
+        size: int,
+        own: list[Entry] | None = None,
+        contributors: list[Contributor] | None = None,
+        merged: _Merged | None = None,
+    ) -> None:
+        self.version = version
+        self.size = size
+        self.own = list() if own is None else own
+        self.contributors = list() if contributors is None else contributors
+        self.merged = merged
 
 
 _NONE: frozenset[int] = frozenset()
@@ -116,20 +146,32 @@ def _classify(
 _MergeKey = tuple[str, frozenset[int], frozenset[int], bool]
 
 
-@dataclass(slots=True)
 class _Group:
     """Accepted entries with one merge key, and their contributor once built."""
 
+    __slots__ = ("contributor", "entries")
+
     entries: list[Entry]
-    contributor: Contributor | None = None
+    contributor: Contributor | None
+
+    def __init__(self, entries: list[Entry], contributor: Contributor | None = None) -> None:
+        self.entries = entries
+        self.contributor = contributor
 
 
-@dataclass(slots=True)
 class _Merged:
     """Accepted entries grouped by merge key, in order of each key's first serial."""
 
-    groups: dict[_MergeKey, _Group] = field(default_factory=dict)
-    last_serial: int = -1
+    __slots__ = ("groups", "last_serial")
+
+    groups: dict[_MergeKey, _Group]
+    last_serial: int
+
+    def __init__(
+        self, groups: dict[_MergeKey, _Group] | None = None, last_serial: int = -1
+    ) -> None:
+        self.groups = dict() if groups is None else groups
+        self.last_serial = last_serial
 
     def add(self, items: list[tuple[Entry, frozenset[int], frozenset[int]]]) -> None:
         """Add accepted items whose serials all exceed ``last_serial``.

@@ -48,11 +48,10 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
 
 from perfline.core.projection.closed_covers import ClosedCover, closed_cover
 from perfline.core.projection.contributors import Contributor
-from perfline.core.projection.figures import Figures, OriginSums, combine, exact_values
+from perfline.core.projection.figures import Figures, OriginSums, combine
 from perfline.core.projection.records import Record
 from perfline.core.projection.searches import partitions, search_selections
 
@@ -61,12 +60,17 @@ RECIPE_BUDGET = 256
 """At most this many recipes from one derivation of a producer (see ``all_derivations``)."""
 
 
-@dataclass(slots=True)  # a value: never mutated (see records.py)
-class Derivation:
+class Derivation:  # a value: never mutated (see records.py)
     """A candidate record for a target, with the size of its extras."""
+
+    __slots__ = ("extra_count", "record")
 
     record: Record
     extra_count: int
+
+    def __init__(self, record: Record, extra_count: int) -> None:
+        self.record = record
+        self.extra_count = extra_count
 
 
 class Conflict:
@@ -116,24 +120,29 @@ def covers(
     ``memo``: component outcomes of the same target's previous derivations.
     ``limit``: stop after this many derivations (in enumeration order); no limit by default.
     """
-    pool = [
-        c
-        for c in contributors
-        if not c.covered.isdisjoint(required) or not c.origins.isdisjoint(required_origins)
-    ]
+    pool: list[Contributor] = []
+    reachable_units: set[int] = set()
+    reachable_origins: set[int] = set()
+    exact = True
+    for contributor in contributors:
+        covered = contributor.covered
+        # (a covered set inside U meets U: the common case, without a method call)
+        if not ((covered and covered <= required) or not covered.isdisjoint(required)) and (
+            not required_origins or contributor.origins.isdisjoint(required_origins)
+        ):
+            continue
+        pool.append(contributor)
+        reachable_units |= covered
+        reachable_origins |= contributor.origins
+        exact = exact and contributor.figures.exact
     if len(pool) < 2:
         return []
     first_origins = pool[0].origins
     if all(c.origins == first_origins for c in pool):
         return []  # any two members would share origins
-    reachable_units: set[int] = set()
-    reachable_origins: set[int] = set()
-    for contributor in pool:
-        reachable_units |= contributor.covered
-        reachable_origins |= contributor.origins
     if not required <= reachable_units or not required_origins <= reachable_origins:
         return []
-    if not all(exact_values(c.figures) for c in pool):
+    if not exact:
         return _search_covers(pool, required, required_origins, need_extra, limit)
     closed = closed_cover(pool, required, required_origins, origin_figures)
     if closed is not None:
@@ -212,16 +221,33 @@ class OutcomeMemo:
         return known[1]
 
 
-@dataclass(slots=True)  # a value: never mutated (see records.py)
-class _Outcome:
+class _Outcome:  # a value: never mutated (see records.py)
     """One way a component can be covered, up to what matters for its records."""
+
+    __slots__ = ("extras", "faithful", "figures", "origins", "sealed", "single")
 
     figures: Figures
     origins: frozenset[int]
     extras: frozenset[int]
     sealed: bool
     single: bool
-    faithful: bool = True
+    faithful: bool
+
+    def __init__(
+        self,
+        figures: Figures,
+        origins: frozenset[int],
+        extras: frozenset[int],
+        sealed: bool,
+        single: bool,
+        faithful: bool = True,
+    ) -> None:
+        self.figures = figures
+        self.origins = origins
+        self.extras = extras
+        self.sealed = sealed
+        self.single = single
+        self.faithful = faithful
 
 
 def _components(pool: list[Contributor], required: frozenset[int]) -> list[list[Contributor]]:
@@ -232,35 +258,47 @@ def _components(pool: list[Contributor], required: frozenset[int]) -> list[list[
     if len(pool) == 1:
         return [pool]
     parent = list(range(len(pool)))
-
-    def find(node: int) -> int:
-        while parent[node] != node:
-            parent[node] = parent[parent[node]]
-            node = parent[node]
-        return node
-
     unit_owner: dict[int, int] = {}
     origin_owner: dict[int, int] = {}
     for position, contributor in enumerate(pool):
         covered = contributor.covered
-        # earlier contributors sharing a key with this one (still a singleton here)
-        linked: set[int] = set()
-        for owners, keys in (
-            (unit_owner, covered if covered <= required else covered & required),
-            (origin_owner, contributor.origins),
-        ):
-            setdefault = owners.setdefault
-            for key in keys:
-                linked.add(setdefault(key, position))
-        linked.discard(position)
-        for known in linked:
-            root = find(known)
-            if root != position:
-                parent[root] = position
+        for unit in covered if covered <= required else covered & required:
+            owner = unit_owner.get(unit)
+            if owner is None:
+                unit_owner[unit] = position
+            else:
+                _join(parent, owner, position)
+        for origin in contributor.origins:
+            owner = origin_owner.get(origin)
+            if owner is None:
+                origin_owner[origin] = position
+            else:
+                _join(parent, owner, position)
     groups: dict[int, list[Contributor]] = {}
     for position, contributor in enumerate(pool):
-        groups.setdefault(find(position), []).append(contributor)
+        root = _root(parent, position)
+        members = groups.get(root)
+        if members is None:
+            groups[root] = [contributor]
+        else:
+            members.append(contributor)
     return list(groups.values())
+
+
+def _root(parent: list[int], node: int) -> int:
+    """Union-find root of ``node`` (halving the path on the way)."""
+    while parent[node] != node:
+        parent[node] = parent[parent[node]]
+        node = parent[node]
+    return node
+
+
+def _join(parent: list[int], first: int, second: int) -> None:
+    """Merge the sets of ``first`` and ``second``."""
+    first_root = _root(parent, first)
+    second_root = _root(parent, second)
+    if first_root != second_root:
+        parent[first_root] = second_root
 
 
 def _component_outcomes(
@@ -294,7 +332,7 @@ def _component_outcomes(
         union: frozenset[int] = frozenset().union(*(c.origins for c in parts))
         if len(parts) == 1:
             figures: Figures | None = parts[0].figures
-        elif all(c.faithful for c in parts) and all(o in origin_figures for o in union):
+        elif all(c.faithful for c in parts) and origin_figures.has_all(union):
             figures = origin_figures.total(union)
         else:
             figures = combine([c.figures for c in parts])
@@ -345,13 +383,18 @@ def _atom_outcomes(
     """Outcomes when every origin of the component is forced (see module docstring)."""
     if len(component) < 3 or not all(c.faithful for c in component):
         return None
-    if any(origin not in origin_figures for origin in available):
+    if not origin_figures.has_all(available):
         return None
     holders: dict[int, frozenset[int]] = {}
     for contributor in component:
-        for unit in contributor.covered & units:
+        covered = contributor.covered
+        origins = contributor.origins
+        for unit in covered if covered <= units else covered & units:
             known = holders.get(unit)
-            holders[unit] = contributor.origins if known is None else known & contributor.origins
+            if known is None:
+                holders[unit] = origins
+            elif not known <= origins:
+                holders[unit] = known & origins
     forced: set[int] = set(needed)
     for held in holders.values():
         forced |= held
@@ -423,7 +466,7 @@ def _products(
     if len(base) == 1:
         base_figures = base[0].figures
     elif base:
-        if base_faithful and all(o in sums for o in base_origins):
+        if base_faithful and sums.has_all(base_origins):
             base_figures = sums.total_of_parts([o.origins for o in base])
         else:
             base_figures = combine([o.figures for o in base])

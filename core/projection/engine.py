@@ -41,11 +41,13 @@ def project(
     origins = authority.authoritative - authority.shadowed
     origin_figures = OriginSums({o: f for o, f in authority.figures.items() if o in origins})
     targets = [t for t in range(len(index.ids)) if t not in authority.authoritative]
-    frontiers = resolve_frontiers(index, targets, origins, origin_figures, declared)
+    frontiers = resolve_frontiers(index, targets, origins, origin_figures.figures, declared)
 
     population = Population(index)
-    for origin in sorted(origin_figures):
-        population.expose(Record(origin_figures[origin], frozenset((origin,)), False), origin)
+    for origin in sorted(origin_figures.figures):
+        population.expose(
+            Record(origin_figures.figures[origin], frozenset((origin,)), False), origin
+        )
     for target in sorted(frontiers.sealed):
         population.expose(frontiers.sealed[target], target)
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Final
 
 from perfline.core.document_canonical import METRIC_KEY_ORDER
@@ -50,13 +49,21 @@ def metric_identity(metric: Mapping[str, Any]) -> tuple[str, str, str]:
 Identity = tuple[str, str, str]
 
 
-@dataclass(slots=True)  # a value: never mutated (see records.py)
-class Group:
+class Group:  # a value: never mutated (see records.py)
     """One breakdown-qualifier group of a figure set.
 
     ``addends`` holds the metrics that may take part in a sum on their own
     (numeric, available, ``sum`` aggregation, valid ``samples``), by identity.
     """
+
+    __slots__ = (
+        "addend_metrics",
+        "addend_order",
+        "addends",
+        "metrics",
+        "qualifier_key",
+        "qualifiers",
+    )
 
     qualifier_key: str
     qualifiers: Mapping[str, Any]
@@ -67,15 +74,43 @@ class Group:
     addend_metrics: tuple[Mapping[str, Any], ...]
     """The addends in that order."""
 
+    def __init__(
+        self,
+        qualifier_key: str,
+        qualifiers: Mapping[str, Any],
+        metrics: tuple[tuple[Identity, Mapping[str, Any]], ...],
+        addends: Mapping[Identity, Mapping[str, Any]],
+        addend_order: tuple[Identity, ...],
+        addend_metrics: tuple[Mapping[str, Any], ...],
+    ) -> None:
+        self.qualifier_key = qualifier_key
+        self.qualifiers = qualifiers
+        self.metrics = metrics
+        self.addends = addends
+        self.addend_order = addend_order
+        self.addend_metrics = addend_metrics
 
-@dataclass(slots=True)  # a value: never mutated (see records.py)
-class Figures:
+
+class Figures:  # a value: never mutated (see records.py)
     """A canonical figure set with its comparison key."""
+
+    __slots__ = ("by_qualifier", "exact", "groups", "key")
 
     groups: tuple[Group, ...]
     key: str
     by_qualifier: Mapping[str, Group]
     exact: bool
+    """True when every summable value is exact in binary floating point under any
+    order: integers are; floats are when integral and small (< 2**40), so a sum of
+    up to 2**13 of them is exact whatever the order."""
+
+    def __init__(
+        self, groups: tuple[Group, ...], key: str, by_qualifier: Mapping[str, Group], exact: bool
+    ) -> None:
+        self.groups = groups
+        self.key = key
+        self.by_qualifier = by_qualifier
+        self.exact = exact
 
 
 def make_group(
@@ -257,16 +292,7 @@ def _exact(metric: Mapping[str, Any]) -> bool:
     return not isinstance(value, float) or (value.is_integer() and abs(value) < 2**40)
 
 
-def exact_values(figures: Figures) -> bool:
-    """True when every summable value is exact in binary floating point under any order.
-
-    Integers are; floats are when they are integral and small (< 2**40), so a
-    sum of up to 2**13 of them is exact whatever the order.
-    """
-    return figures.exact
-
-
-class OriginSums(dict[int, Figures]):
+class OriginSums:
     """The usable origins' figure sets, plus memoized exact totals of origin sets.
 
     ``total(origins)`` is the combination of the origins' own figures in
@@ -274,21 +300,30 @@ class OriginSums(dict[int, Figures]):
     order does not matter and any cover of those origins gives this total.
     """
 
+    __slots__ = ("_totals", "figures")
+
     def __init__(self, figures: Mapping[int, Figures]) -> None:
-        super().__init__(figures)
+        self.figures: dict[int, Figures] = dict(figures)
+        """Origin -> its own figure set (the usable origins only)."""
         self._totals: dict[frozenset[int], Figures | None] = {}
+
+    def has_all(self, origins: frozenset[int]) -> bool:
+        """Is every one of ``origins`` a usable origin?"""
+        figures = self.figures
+        return all(origin in figures for origin in origins)
 
     def total(self, origins: frozenset[int]) -> Figures | None:
         """Exact combination of ``origins`` (a copy for a single origin)."""
-        known = self._totals.get(origins, self)
-        if known is not self:
-            return known  # type: ignore[return-value]
+        totals = self._totals
+        if origins in totals:
+            return totals[origins]
         if len(origins) == 1:
             (only,) = origins
-            value: Figures | None = self[only]
+            value: Figures | None = self.figures[only]
         else:
-            value = combine([self[o] for o in sorted(origins)])
-        self._totals[origins] = value
+            figures = self.figures
+            value = combine([figures[o] for o in sorted(origins)])
+        totals[origins] = value
         return value
 
     def total_of_parts(self, parts: Sequence[frozenset[int]]) -> Figures | None:
@@ -303,9 +338,8 @@ class OriginSums(dict[int, Figures]):
         if len(parts) == 1:
             return self.total(parts[0])
         union: frozenset[int] = frozenset().union(*parts)
-        known = self._totals.get(union, self)
-        if known is not self:
-            return known  # type: ignore[return-value]
+        if union in self._totals:
+            return self._totals[union]
         totals = [self.total(part) for part in sorted(parts, key=min)]
         value: Figures | None = None
         if all(total is not None for total in totals):

@@ -15,8 +15,6 @@ Python's recursion limit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from perfline.core.projection.contributors import Contributor
 
 SEARCH_BUDGET = 200_000
@@ -102,14 +100,27 @@ def _single_origin_flags(
     return sealed, unsealed
 
 
-@dataclass(slots=True)
 class _Frame:
     """One level of the partition search: what is left and the next option to try."""
+
+    __slots__ = ("need_unsealed", "options", "position", "remaining")
 
     remaining: frozenset[int]
     need_unsealed: bool
     options: list[Contributor]
-    position: int = 0
+    position: int
+
+    def __init__(
+        self,
+        remaining: frozenset[int],
+        need_unsealed: bool,
+        options: list[Contributor],
+        position: int = 0,
+    ) -> None:
+        self.remaining = remaining
+        self.need_unsealed = need_unsealed
+        self.options = options
+        self.position = position
 
 
 def _partition_search(
@@ -253,11 +264,20 @@ def search_selections(
     return results
 
 
-@dataclass(slots=True)
 class _Selection:
     """One level of the selection search: what is covered and the next option."""
+
+    __slots__ = ("covered", "options", "position", "used")
 
     covered: frozenset[int]
     used: frozenset[int]
     options: list[int]
-    position: int = 0
+    position: int
+
+    def __init__(
+        self, covered: frozenset[int], used: frozenset[int], options: list[int], position: int = 0
+    ) -> None:
+        self.covered = covered
+        self.used = used
+        self.options = options
+        self.position = position

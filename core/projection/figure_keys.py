@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from perfline.core.document_canonical import METRIC_KEY_ORDER
 
@@ -92,51 +92,59 @@ def value_text(value: Any) -> str:
     return _ENCODE(value)
 
 
+def value_prefix(metric: Mapping[str, Any]) -> str | None:
+    """The text of a plain summable metric up to its value, or ``None``.
+
+    Plain: exactly ``name``, ``unit``, ``value`` and ``aggregation``, three strings
+    and an int or finite float. Its text is the prefix, ``repr(value)`` and ``}``;
+    a sum of such metrics with the same prefix is written from it directly.
+    """
+    if len(metric) != 4:
+        return None
+    fields = cast("dict[str, Any]", metric) if type(metric) is dict else dict(metric)
+    name = fields.get("name")
+    unit = fields.get("unit")
+    aggregation = fields.get("aggregation")
+    value = fields.get("value")
+    if (
+        type(name) is str
+        and type(unit) is str
+        and type(aggregation) is str
+        and (type(value) is int or (type(value) is float and math.isfinite(value)))
+    ):
+        return "".join(
+            (
+                '{"aggregation":',
+                _QUOTE(aggregation),
+                ',"name":',
+                _QUOTE(name),
+                ',"unit":',
+                _QUOTE(unit),
+                ',"value":',
+            )
+        )
+    return None
+
+
 def metric_text(metric: Mapping[str, Any]) -> str:
     """``canonical_json(metric)`` for a metric dict."""
-    if len(metric) == 4:
-        # the common shape of a summable metric, written in one piece
-        name = metric.get("name")
-        unit = metric.get("unit")
-        aggregation = metric.get("aggregation")
-        value = metric.get("value")
-        if (
-            type(name) is str
-            and type(unit) is str
-            and type(aggregation) is str
-            and (type(value) is int or (type(value) is float and math.isfinite(value)))
-        ):
-            return "".join(
-                (
-                    '{"aggregation":',
-                    _QUOTE(aggregation),
-                    ',"name":',
-                    _QUOTE(name),
-                    ',"unit":',
-                    _QUOTE(unit),
-                    ',"value":',
-                    repr(value),
-                    "}",
-                )
-            )
+    prefix = value_prefix(metric)
+    if prefix is not None:
+        return prefix + repr(metric["value"]) + "}"
     fields: list[str] = []
-    for key, prefix in _FIELD_PREFIXES:
+    for key, field_prefix in _FIELD_PREFIXES:
         if key in metric:
-            fields.append(prefix + value_text(metric[key]))
+            fields.append(field_prefix + value_text(metric[key]))
     if len(fields) != len(metric):
         return _ENCODE(dict(metric))  # a key outside the schema's metric keys
     return "{" + ",".join(fields) + "}"
 
 
-def figures_key(groups: Iterable[tuple[str, Iterable[Mapping[str, Any]]]]) -> str:
+def figures_key(groups: Iterable[tuple[str, Iterable[str]]]) -> str:
     """``canonical_json`` of ``[{"qualifiers": q, "metrics": [...]}, ...]``, given each
-    group's qualifier text (``canonical_json(q)``) and metrics, in group order."""
+    group's qualifier text (``canonical_json(q)``) and metric texts, in group order."""
     texts = [
-        '{"metrics":['
-        + ",".join([metric_text(metric) for metric in metrics])
-        + '],"qualifiers":'
-        + qualifier_key
-        + "}"
-        for qualifier_key, metrics in groups
+        '{"metrics":[' + ",".join(metric_texts) + '],"qualifiers":' + qualifier_key + "}"
+        for qualifier_key, metric_texts in groups
     ]
     return "[" + ",".join(texts) + "]"

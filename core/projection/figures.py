@@ -19,7 +19,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from perfline.core.document_canonical import METRIC_KEY_ORDER
-from perfline.core.projection.figure_keys import canonical_json, figures_key
+from perfline.core.projection.figure_keys import (
+    canonical_json,
+    figures_key,
+    metric_text,
+    value_prefix,
+)
 
 MAX_SAFE_INTEGER = 2**53 - 1
 
@@ -59,36 +64,44 @@ class Group:  # a value: never mutated (see records.py)
     __slots__ = (
         "addend_metrics",
         "addend_order",
+        "addend_prefixes",
         "addends",
         "metrics",
         "qualifier_key",
         "qualifiers",
+        "texts",
     )
 
     qualifier_key: str
     qualifiers: Mapping[str, Any]
     metrics: tuple[tuple[Identity, Mapping[str, Any]], ...]
+    texts: tuple[str, ...]
+    """Each metric's canonical JSON text (``figure_keys.metric_text``), in order."""
     addends: Mapping[Identity, Mapping[str, Any]]
     addend_order: tuple[Identity, ...]
     """The addends' identities in sorted order (``metrics`` order)."""
     addend_metrics: tuple[Mapping[str, Any], ...]
     """The addends in that order."""
+    addend_prefixes: tuple[str, ...]
+    """Their ``figure_keys.value_prefix`` in that order ("" where there is none)."""
 
     def __init__(
         self,
         qualifier_key: str,
         qualifiers: Mapping[str, Any],
         metrics: tuple[tuple[Identity, Mapping[str, Any]], ...],
-        addends: Mapping[Identity, Mapping[str, Any]],
-        addend_order: tuple[Identity, ...],
-        addend_metrics: tuple[Mapping[str, Any], ...],
+        texts: tuple[str, ...],
+        addends: dict[Identity, Mapping[str, Any]],
+        addend_prefixes: tuple[str, ...],
     ) -> None:
         self.qualifier_key = qualifier_key
         self.qualifiers = qualifiers
         self.metrics = metrics
+        self.texts = texts
         self.addends = addends
-        self.addend_order = addend_order
-        self.addend_metrics = addend_metrics
+        self.addend_order = tuple(addends)
+        self.addend_metrics = tuple(addends.values())
+        self.addend_prefixes = addend_prefixes
 
 
 class Figures:  # a value: never mutated (see records.py)
@@ -117,12 +130,32 @@ def make_group(
     qualifier_key: str,
     qualifiers: Mapping[str, Any],
     metrics: tuple[tuple[Identity, Mapping[str, Any]], ...],
+    texts: tuple[str, ...] | None = None,
 ) -> Group:
-    """A group with its addends worked out (``metrics`` sorted by identity)."""
-    addends = {identity: metric for identity, metric in metrics if _addend(metric)}
+    """A group with its addends and texts worked out (``metrics`` sorted by identity;
+    ``texts``: the metrics' texts when the caller already has them)."""
+    addends: dict[Identity, Mapping[str, Any]] = {}
+    prefixes: list[str] = []
+    written: list[str] = []
+    for identity, metric in metrics:
+        prefix = value_prefix(metric)
+        if texts is None:
+            written.append(metric_text(metric) if prefix is None else _text(prefix, metric))
+        if _addend(metric):
+            addends[identity] = metric
+            prefixes.append("" if prefix is None else prefix)
     return Group(
-        qualifier_key, qualifiers, metrics, addends, tuple(addends), tuple(addends.values())
+        qualifier_key,
+        qualifiers,
+        metrics,
+        tuple(written) if texts is None else texts,
+        addends,
+        tuple(prefixes),
     )
+
+
+def _text(prefix: str, metric: Mapping[str, Any]) -> str:
+    return prefix + repr(metric["value"]) + "}"
 
 
 def make_figures(groups: Sequence[Group]) -> Figures:
@@ -131,7 +164,7 @@ def make_figures(groups: Sequence[Group]) -> Figures:
     exact = all(_exact(metric) for group in ordered for metric in group.addends.values())
     return Figures(
         ordered,
-        figures_key((group.qualifier_key, [m for _, m in group.metrics]) for group in ordered),
+        figures_key((group.qualifier_key, group.texts) for group in ordered),
         {group.qualifier_key: group for group in ordered},
         exact,
     )
@@ -238,11 +271,20 @@ def combine(parts: Sequence[Figures]) -> Figures | None:
         members = [part.by_qualifier[qualifier_key] for part in parts]
         order = members[0].addend_order
         summed: list[tuple[Identity, Mapping[str, Any]]] = []
+        texts: list[str] | None = None
         if all(member.addend_order == order for member in members):
+            texts = []
+            prefixes = members[0].addend_prefixes
             for position, identity in enumerate(order):
                 total = _summed([member.addend_metrics[position] for member in members])
                 if total is not None:
                     summed.append((identity, total))
+                    # a plain sum keeps the first addend's name, unit and "sum"
+                    prefix = prefixes[position]
+                    if prefix and len(total) == 4:
+                        texts.append(_text(prefix, total))
+                    else:
+                        texts.append(metric_text(total))
         else:
             identities = set(order)
             for member in members[1:]:
@@ -252,7 +294,8 @@ def combine(parts: Sequence[Figures]) -> Figures | None:
                 if total is not None:
                     summed.append((identity, total))
         if summed:
-            groups.append(make_group(qualifier_key, members[0].qualifiers, tuple(summed)))
+            known = None if texts is None else tuple(texts)
+            groups.append(make_group(qualifier_key, members[0].qualifiers, tuple(summed), known))
     if not groups:
         return None
     return make_figures(groups)

@@ -11,18 +11,25 @@ blocked targets found through a unit index.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from perfline.core.projection.index import GraphIndex
 
 
-@dataclass(frozen=True, slots=True)
-class Scope:
+class Scope:  # a value: never mutated (see records.py)
     """What a dynamic target must account for."""
+
+    __slots__ = ("required", "required_origins", "vetoed")
 
     required: frozenset[int]
     required_origins: frozenset[int]
     vetoed: bool
+
+    def __init__(
+        self, required: frozenset[int], required_origins: frozenset[int], vetoed: bool
+    ) -> None:
+        self.required = required
+        self.required_origins = required_origins
+        self.vetoed = vetoed
 
 
 def authoritative_units(index: GraphIndex, origins: frozenset[int]) -> frozenset[int]:

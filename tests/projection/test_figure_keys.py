@@ -13,8 +13,10 @@ from perfline.core.projection.figure_keys import (
     canonical_json,
     figures_key,
     metric_text,
+    value_prefix,
     value_text,
 )
+from perfline.core.projection.figures import Figures, combine, origin_figures
 
 _SCALARS = (
     st.none()
@@ -80,6 +82,59 @@ _SUM_METRICS = st.fixed_dictionaries(
 @example({"name": 'o"p', "unit": "\u00e9\n", "value": 2**80, "aggregation": "sum"})
 def test_summable_metric_text_is_the_json_text(metric: dict[str, Any]) -> None:
     assert metric_text(metric) == _reference(metric)
+    prefix = value_prefix(metric)
+    if prefix is not None:
+        assert prefix + repr(metric["value"]) + "}" == _reference(metric)
+
+
+_BREAKDOWNS = st.lists(
+    st.fixed_dictionaries(
+        {
+            "entity_id": st.just("e"),
+            "metrics": st.lists(_SUM_METRICS | _METRICS, min_size=1, max_size=4),
+        },
+        optional={"qualifiers": st.dictionaries(st.sampled_from("ab"), _SCALARS, max_size=2)},
+    ),
+    min_size=1,
+    max_size=3,
+)
+
+
+def _payload_key(figures: Figures) -> str:
+    return _reference(
+        [
+            {"qualifiers": dict(group.qualifiers), "metrics": [m for _, m in group.metrics]}
+            for group in figures.groups
+        ]
+    )
+
+
+def _plain(value: Any, name: str = "op_cycles") -> dict[str, Any]:
+    return {"name": name, "unit": "cycles", "value": value, "aggregation": "sum"}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_BREAKDOWNS, min_size=1, max_size=4))
+@example(
+    [
+        [{"entity_id": "a", "metrics": [_plain(1), _plain(2.5, "l1\u00e9")]}],
+        [{"entity_id": "b", "metrics": [_plain(2), _plain(0.25, "l1\u00e9")]}],
+        [{"entity_id": "c", "metrics": [_plain(2**60), _plain(-0.0, "l1\u00e9")]}],
+    ]
+)
+def test_figure_set_keys_are_the_json_text_of_their_groups(
+    origins: list[list[dict[str, Any]]],
+) -> None:
+    """Origin figure sets and their sums (texts written from the addends' prefixes)
+    carry the canonical JSON text of what they hold."""
+    found = [origin_figures(breakdowns) for breakdowns in origins]
+    usable = [figures for figures in found if figures is not None]
+    for figures in usable:
+        assert figures.key == _payload_key(figures)
+    if usable:
+        total = combine(usable)
+        if total is not None:
+            assert total.key == _payload_key(total)
 
 
 @settings(max_examples=200, deadline=None)
@@ -96,5 +151,8 @@ def test_figures_key_is_the_json_text_of_the_groups(
     groups: list[tuple[dict[str, Any], list[dict[str, Any]]]],
 ) -> None:
     payload = [{"qualifiers": qualifiers, "metrics": metrics} for qualifiers, metrics in groups]
-    given_groups = [(canonical_json(qualifiers), metrics) for qualifiers, metrics in groups]
+    given_groups = [
+        (canonical_json(qualifiers), [metric_text(metric) for metric in metrics])
+        for qualifiers, metrics in groups
+    ]
     assert figures_key(given_groups) == _reference(payload)

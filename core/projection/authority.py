@@ -85,8 +85,9 @@ def find_authority(
         if owner is not None:
             owned.setdefault(owner, []).append(breakdown)
     figures: dict[int, Figures] = {}
+    prefix_memo: dict[tuple[str, str, str], str] = {}
     for owner, records in owned.items():
-        figure_set = origin_figures(records)
+        figure_set = origin_figures(records, prefix_memo)
         if figure_set is not None:
             figures[owner] = figure_set
     authoritative = frozenset(owned)

@@ -92,12 +92,16 @@ def value_text(value: Any) -> str:
     return _ENCODE(value)
 
 
-def value_prefix(metric: Mapping[str, Any]) -> str | None:
+def value_prefix(
+    metric: Mapping[str, Any], memo: dict[tuple[str, str, str], str] | None = None
+) -> str | None:
     """The text of a plain summable metric up to its value, or ``None``.
 
     Plain: exactly ``name``, ``unit``, ``value`` and ``aggregation``, three strings
     and an int or finite float. Its text is the prefix, ``repr(value)`` and ``}``;
     a sum of such metrics with the same prefix is written from it directly.
+    ``memo`` (owned by the caller) keeps prefixes by (aggregation, name, unit):
+    the few metric names of a result are quoted once.
     """
     if len(metric) != 4:
         return None
@@ -112,18 +116,28 @@ def value_prefix(metric: Mapping[str, Any]) -> str | None:
         and type(aggregation) is str
         and (type(value) is int or (type(value) is float and math.isfinite(value)))
     ):
-        return "".join(
-            (
-                '{"aggregation":',
-                _QUOTE(aggregation),
-                ',"name":',
-                _QUOTE(name),
-                ',"unit":',
-                _QUOTE(unit),
-                ',"value":',
-            )
-        )
+        if memo is None:
+            return _prefix(aggregation, name, unit)
+        key = (aggregation, name, unit)
+        known = memo.get(key)
+        if known is None:
+            known = memo[key] = _prefix(aggregation, name, unit)
+        return known
     return None
+
+
+def _prefix(aggregation: str, name: str, unit: str) -> str:
+    return "".join(
+        (
+            '{"aggregation":',
+            _QUOTE(aggregation),
+            ',"name":',
+            _QUOTE(name),
+            ',"unit":',
+            _QUOTE(unit),
+            ',"value":',
+        )
+    )
 
 
 def metric_text(metric: Mapping[str, Any]) -> str:

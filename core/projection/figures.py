@@ -130,32 +130,33 @@ def make_group(
     qualifier_key: str,
     qualifiers: Mapping[str, Any],
     metrics: tuple[tuple[Identity, Mapping[str, Any]], ...],
-    texts: tuple[str, ...] | None = None,
+    known_prefixes: Sequence[str | None] | None = None,
+    prefix_memo: dict[tuple[str, str, str], str] | None = None,
 ) -> Group:
-    """A group with its addends and texts worked out (``metrics`` sorted by identity;
-    ``texts``: the metrics' texts when the caller already has them)."""
+    """A group with its addends and texts worked out (``metrics`` sorted by identity).
+
+    ``known_prefixes``: the metrics' ``value_prefix`` when the caller has them;
+    ``prefix_memo``: prefixes already written, by (aggregation, name, unit).
+    """
     addends: dict[Identity, Mapping[str, Any]] = {}
     prefixes: list[str] = []
-    written: list[str] = []
-    for identity, metric in metrics:
-        prefix = value_prefix(metric)
-        if texts is None:
-            written.append(metric_text(metric) if prefix is None else _text(prefix, metric))
-        if _addend(metric):
+    texts: list[str] = []
+    for position, (identity, metric) in enumerate(metrics):
+        if known_prefixes is None:
+            prefix = value_prefix(metric, prefix_memo)
+        else:
+            prefix = known_prefixes[position]
+        if prefix is None:
+            texts.append(metric_text(metric))
+            addend = _addend(metric)
+        else:
+            texts.append(prefix + repr(metric["value"]) + "}")
+            # a plain metric (a number, no samples or availability) adds iff it is a sum
+            addend = metric["aggregation"] == "sum"
+        if addend:
             addends[identity] = metric
             prefixes.append("" if prefix is None else prefix)
-    return Group(
-        qualifier_key,
-        qualifiers,
-        metrics,
-        tuple(written) if texts is None else texts,
-        addends,
-        tuple(prefixes),
-    )
-
-
-def _text(prefix: str, metric: Mapping[str, Any]) -> str:
-    return prefix + repr(metric["value"]) + "}"
+    return Group(qualifier_key, qualifiers, metrics, tuple(texts), addends, tuple(prefixes))
 
 
 def make_figures(groups: Sequence[Group]) -> Figures:
@@ -212,8 +213,12 @@ def _is_plain_sum_view(metric: Any) -> bool:
     )
 
 
-def origin_figures(breakdowns: Sequence[Mapping[str, Any]]) -> Figures | None:
-    """The figure set of one authoritative entity, or ``None`` when it is unusable.
+def origin_figures(
+    breakdowns: Sequence[Mapping[str, Any]],
+    prefix_memo: dict[tuple[str, str, str], str] | None = None,
+) -> Figures | None:
+    """The figure set of one authoritative entity, or ``None`` when it is unusable
+    (``prefix_memo``: see ``figure_keys.value_prefix``).
 
     Unusable: a breakdown without metrics, two metrics with one identity but
     different fields, or two breakdowns with equal qualifiers but different figures.
@@ -228,7 +233,7 @@ def origin_figures(breakdowns: Sequence[Mapping[str, Any]]) -> Figures | None:
             return None
         qualifiers = breakdown.get("qualifiers") or {}
         qualifier_key = canonical_json(qualifiers)
-        group = make_group(qualifier_key, qualifiers, canonical)
+        group = make_group(qualifier_key, qualifiers, canonical, prefix_memo=prefix_memo)
         known = groups.get(qualifier_key)
         if known is None:
             groups[qualifier_key] = group
@@ -271,9 +276,9 @@ def combine(parts: Sequence[Figures]) -> Figures | None:
         members = [part.by_qualifier[qualifier_key] for part in parts]
         order = members[0].addend_order
         summed: list[tuple[Identity, Mapping[str, Any]]] = []
-        texts: list[str] | None = None
+        known: list[str | None] | None = None
         if all(member.addend_order == order for member in members):
-            texts = []
+            known = []
             prefixes = members[0].addend_prefixes
             for position, identity in enumerate(order):
                 total = _summed([member.addend_metrics[position] for member in members])
@@ -281,10 +286,7 @@ def combine(parts: Sequence[Figures]) -> Figures | None:
                     summed.append((identity, total))
                     # a plain sum keeps the first addend's name, unit and "sum"
                     prefix = prefixes[position]
-                    if prefix and len(total) == 4:
-                        texts.append(_text(prefix, total))
-                    else:
-                        texts.append(metric_text(total))
+                    known.append(prefix if prefix and len(total) == 4 else value_prefix(total))
         else:
             identities = set(order)
             for member in members[1:]:
@@ -294,7 +296,6 @@ def combine(parts: Sequence[Figures]) -> Figures | None:
                 if total is not None:
                     summed.append((identity, total))
         if summed:
-            known = None if texts is None else tuple(texts)
             groups.append(make_group(qualifier_key, members[0].qualifiers, tuple(summed), known))
     if not groups:
         return None

@@ -87,6 +87,14 @@ def test_summable_metric_text_is_the_json_text(metric: dict[str, Any]) -> None:
         assert prefix + repr(metric["value"]) + "}" == _reference(metric)
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_SUM_METRICS, max_size=6))
+def test_value_prefix_memo_changes_nothing(metrics: list[dict[str, Any]]) -> None:
+    memo: dict[tuple[str, str, str], str] = {}
+    for metric in metrics + metrics:
+        assert value_prefix(metric, memo) == value_prefix(metric)
+
+
 _BREAKDOWNS = st.lists(
     st.fixed_dictionaries(
         {
@@ -127,7 +135,8 @@ def test_figure_set_keys_are_the_json_text_of_their_groups(
 ) -> None:
     """Origin figure sets and their sums (texts written from the addends' prefixes)
     carry the canonical JSON text of what they hold."""
-    found = [origin_figures(breakdowns) for breakdowns in origins]
+    memo: dict[tuple[str, str, str], str] = {}
+    found = [origin_figures(breakdowns, memo) for breakdowns in origins]
     usable = [figures for figures in found if figures is not None]
     for figures in usable:
         assert figures.key == _payload_key(figures)

@@ -67,6 +67,7 @@ class Group:  # a value: never mutated (see records.py)
         "addend_prefixes",
         "addends",
         "metrics",
+        "plain",
         "qualifier_key",
         "qualifiers",
         "texts",
@@ -84,6 +85,8 @@ class Group:  # a value: never mutated (see records.py)
     """The addends in that order."""
     addend_prefixes: tuple[str, ...]
     """Their ``figure_keys.value_prefix`` in that order ("" where there is none)."""
+    plain: bool
+    """Every addend is plain (has a value prefix: a number, no samples or qualifiers)."""
 
     def __init__(
         self,
@@ -102,6 +105,7 @@ class Group:  # a value: never mutated (see records.py)
         self.addend_order = tuple(addends)
         self.addend_metrics = tuple(addends.values())
         self.addend_prefixes = addend_prefixes
+        self.plain = all(addend_prefixes)
 
 
 class Figures:  # a value: never mutated (see records.py)
@@ -266,7 +270,8 @@ def combine(parts: Sequence[Figures]) -> Figures | None:
     identities every part can add, survive; samples must be all present (and
     their total safe) or all absent; the total must be finite. Groups whose
     addends have one identity list (the usual case) are added position by
-    position, without looking identities up.
+    position, without looking identities up; plain ones (numbers only) as
+    columns of values.
     """
     common = set(parts[0].by_qualifier)
     for part in parts[1:]:
@@ -280,13 +285,18 @@ def combine(parts: Sequence[Figures]) -> Figures | None:
         if all(member.addend_order == order for member in members):
             known = []
             prefixes = members[0].addend_prefixes
-            for position, identity in enumerate(order):
-                total = _summed([member.addend_metrics[position] for member in members])
-                if total is not None:
-                    summed.append((identity, total))
-                    # a plain sum keeps the first addend's name, unit and "sum"
-                    prefix = prefixes[position]
-                    known.append(prefix if prefix and len(total) == 4 else value_prefix(total))
+            if all(member.plain for member in members):
+                for position, plain_total in _plain_sums(members):
+                    summed.append((order[position], plain_total))
+                    known.append(prefixes[position])
+            else:
+                for position, identity in enumerate(order):
+                    total = _summed([member.addend_metrics[position] for member in members])
+                    if total is not None:
+                        summed.append((identity, total))
+                        # a plain sum keeps the first addend's name, unit and "sum"
+                        prefix = prefixes[position]
+                        known.append(prefix if prefix and len(total) == 4 else value_prefix(total))
         else:
             identities = set(order)
             for member in members[1:]:
@@ -300,6 +310,34 @@ def combine(parts: Sequence[Figures]) -> Figures | None:
     if not groups:
         return None
     return make_figures(groups)
+
+
+def _plain_sums(members: list[Group]) -> list[tuple[int, Mapping[str, Any]]]:
+    """``_summed`` for plain groups with one addend order (numbers only, no samples,
+    no qualifiers): (position, sum) for each finite total, values added in order
+    starting from integer 0."""
+    first = members[0].addend_metrics
+    totals: list[int | float] = [0 + metric["value"] for metric in first]
+    for member in members[1:]:
+        for position, metric in enumerate(member.addend_metrics):
+            totals[position] = totals[position] + metric["value"]
+    sums: list[tuple[int, Mapping[str, Any]]] = []
+    for position, total in enumerate(totals):
+        if type(total) is float and not math.isfinite(total):
+            continue
+        metric = first[position]
+        sums.append(
+            (
+                position,
+                {
+                    "name": metric["name"],
+                    "unit": metric["unit"],
+                    "value": total,
+                    "aggregation": "sum",
+                },
+            )
+        )
+    return sums
 
 
 def _summed(metrics: list[Mapping[str, Any]]) -> dict[str, Any] | None:

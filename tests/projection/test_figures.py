@@ -78,3 +78,18 @@ def test_conflicting_breakdowns_make_an_origin_unusable() -> None:
 
 def test_figure_keys_distinguish_int_and_float() -> None:
     assert _fig(_m(5)).key != _fig(_m(5.0)).key
+
+
+def test_plain_and_sampled_sums_follow_the_same_arithmetic() -> None:
+    """Sums start from integer 0 and add in part order, with or without samples
+    (plain groups take a positional path): -0.0 parts give 0.0, an overflow to
+    infinity drops the metric, and the key is the text of what was summed."""
+    for extra in ({}, {"samples": 1}):
+        zeros = combine([_fig(_m(-0.0, aggregation="sum", **extra))] * 2)
+        assert zeros is not None and repr(_values(zeros)[0]) == "0.0"
+        assert zeros.key.count('"value":0.0}') == 1
+        single = combine([_fig(_m(-0.0, aggregation="sum", **extra))])
+        assert single is not None and repr(_values(single)[0]) == "0.0"
+        huge = _fig(_m(1e308, aggregation="sum", **extra), _m(1, name="b", aggregation="sum"))
+        total = combine([huge, huge])
+        assert total is not None and [m["name"] for _, m in total.groups[0].metrics] == ["b"]

@@ -91,10 +91,7 @@ def projected_breakdowns(index: GraphIndex, decided: Mapping[int, Record]) -> li
         for group in decided[target].figures.groups:
             breakdown: dict[str, Any] = {
                 "entity_id": index.ids[target],
-                "metrics": [
-                    dict(metric) if metric.get("qualifiers") is None else _copy_metric(metric)
-                    for _, metric in group.metrics
-                ],
+                "metrics": [_copy_metric(metric) for _, metric in group.metrics],
             }
             if group.qualifiers:
                 breakdown["qualifiers"] = _deep_copy(group.qualifiers)
@@ -105,7 +102,9 @@ def projected_breakdowns(index: GraphIndex, decided: Mapping[int, Record]) -> li
 def _copy_metric(metric: Mapping[str, Any]) -> dict[str, Any]:
     """A fresh metric dict; only ``qualifiers`` can hold nested values."""
     copied = dict(metric)
-    qualifiers = copied.get("qualifiers")
+    if "qualifiers" not in copied:
+        return copied
+    qualifiers = copied["qualifiers"]
     if qualifiers is not None:
         copied["qualifiers"] = _deep_copy(qualifiers)
     return copied

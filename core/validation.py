@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from itertools import repeat
 from typing import Any
 
 from perfline.core.errors import Problem
-from perfline.core.graph import build_graph, topological_positions
+from perfline.core.graph import build_graph
 from perfline.core.kinds import WELL_KNOWN_KINDS, allowed_kind_pairs
 from perfline.core.structure_memo import StructureMemo
 
@@ -197,14 +196,18 @@ def _graph_problems(
         )
         return tuple(problems), None
     ids: dict[str, int] = {}
+    kinds: list[str] = []  # by position; "" where there is none
     graph_ok = True
+    well_known = WELL_KNOWN_KINDS
     for position, entity in enumerate(entities):
         if not isinstance(entity, dict):
+            kinds.append("")
             path = f"{prefix}.entities[{position}]"
             problems.append(Problem(path, f"Field '{path}' must be an object"))
             continue
         kind = entity.get("kind")
-        if type(kind) is str and (kind in WELL_KNOWN_KINDS or kind in declared):
+        kinds.append(kind if type(kind) is str else "")
+        if type(kind) is str and (kind in well_known or kind in declared):
             pass  # the common case, decided without building the entity's path
         elif not isinstance(kind, str):
             path = f"{prefix}.entities[{position}]"
@@ -239,7 +242,7 @@ def _graph_problems(
             else:
                 ids[entity_id] = position
     links = _resolved_links(entities, index, prefix, ids, problems, graph_ok)
-    if links is not None and not _plainly_sound(entities, links, allowed_kind_pairs(result)):
+    if links is not None and not _plainly_sound(links, kinds, allowed_kind_pairs(result)):
         _check_graph(entities, result, index, prefix, ids, problems)
     return tuple(problems), ids
 
@@ -248,7 +251,7 @@ def _resolved_links(
     entities: list[Any],
     index: int,
     prefix: str,
-    ids: Mapping[str, int],
+    ids: dict[str, int],
     problems: list[Problem],
     ids_unique: bool,
 ) -> list[list[int]] | None:
@@ -260,31 +263,43 @@ def _resolved_links(
     for position, entity in enumerate(entities):
         if not isinstance(entity, dict):
             continue
-        node = position if type(entity.get("id")) is str else None
-        for field in ("parent_ids", "child_ids"):
-            references = entity.get(field)
-            if not isinstance(references, list) or not references:
-                continue
+        has_id = type(entity.get("id")) is str
+        references = entity.get("parent_ids")
+        if isinstance(references, list) and references:
             try:
-                others = [ids[reference] for reference in references]
-            except (KeyError, TypeError):
-                others, resolved = _resolve_slowly(
-                    references, ids, index, prefix, position, field, problems
+                for reference in references:
+                    parent = ids[reference]
+                    if has_id:
+                        children[parent].append(position)
+            except (KeyError, TypeError):  # the edges added so far come twice: harmless
+                parents, resolved = _resolve_slowly(
+                    references, ids, index, prefix, position, "parent_ids", problems
                 )
                 graph_ok = graph_ok and resolved
-            if node is None:
-                continue
-            if field == "child_ids":
-                children[node].extend(others)
-            else:
-                for other in others:
-                    children[other].append(node)
+                if has_id:
+                    for parent in parents:
+                        children[parent].append(position)
+        references = entity.get("child_ids")
+        if isinstance(references, list) and references:
+            below = children[position]
+            try:
+                for reference in references:
+                    child = ids[reference]
+                    if has_id:
+                        below.append(child)
+            except (KeyError, TypeError):  # the edges added so far come twice: harmless
+                others, resolved = _resolve_slowly(
+                    references, ids, index, prefix, position, "child_ids", problems
+                )
+                graph_ok = graph_ok and resolved
+                if has_id:
+                    below.extend(others)
     return children if graph_ok else None
 
 
 def _resolve_slowly(
     references: list[Any],
-    ids: Mapping[str, int],
+    ids: dict[str, int],
     index: int,
     prefix: str,
     position: int,
@@ -314,25 +329,36 @@ def _resolve_slowly(
 
 
 def _plainly_sound(
-    entities: list[Any], children: list[list[int]], allowed: frozenset[tuple[str, str]]
+    children: list[list[int]], kinds: list[str], allowed: frozenset[tuple[str, str]]
 ) -> bool:
     """Whether the graph is acyclic and every edge's kind pair is allowed, decided
     in one linear pass (Kahn's algorithm in any order, duplicate edges counted on
     both ends). ``children`` holds every edge of ``build_graph`` and possibly a
-    few more, so ``True`` means the precise check would find nothing; on
-    ``False`` the caller runs it for the problems in their stable order."""
-    kinds = [
-        kind if isinstance(entity, dict) and type(kind := entity.get("kind")) is str else ""
-        for entity in entities
-    ]
-    pairs: set[tuple[str, str]] = set()
+    few more, ``kinds`` the entity kinds by position, so ``True`` means the
+    precise check would find nothing; on ``False`` the caller runs it for the
+    problems in their stable order."""
+    allowed_below: dict[str, set[str]] = {}
+    for parent_kind, child_kind in allowed:
+        allowed_below.setdefault(parent_kind, set()).add(child_kind)
+    waiting = [0] * len(children)
     for parent, below in enumerate(children):
         if below:
-            parent_kind = kinds[parent]
-            pairs.update(zip(repeat(parent_kind), map(kinds.__getitem__, below), strict=False))
-    if not pairs <= allowed:
-        return False
-    return len(topological_positions(children)) == len(entities)
+            permitted = allowed_below.get(kinds[parent])
+            if permitted is None:
+                return False
+            for child in below:
+                if kinds[child] not in permitted:
+                    return False
+                # not +=, which mypyc compiles to a generic add here
+                waiting[child] = waiting[child] + 1
+    order = [node for node, count in enumerate(waiting) if count == 0]
+    for node in order:  # the list grows while it is walked
+        for child in children[node]:
+            left = waiting[child] - 1
+            waiting[child] = left
+            if left == 0:
+                order.append(child)
+    return len(order) == len(children)
 
 
 def _check_graph(

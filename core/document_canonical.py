@@ -28,15 +28,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
-_RESULT_KINDS = frozenset({"compatibility", "performance"})
-_STATUSES = frozenset({"ok", "partial", "incompatible", "failed", "skipped"})
-_MODES = frozenset({"measured", "simulated", "predicted"})
-_CHECK_STATUSES = frozenset({"pass", "fail", "partial"})
-_CATEGORIES = frozenset({"compatibility", "performance", "optimization"})
-_SEVERITIES = frozenset({"info", "warning", "error"})
-_LEGACY = frozenset({"locations", "parent_id", "scope", "subgraph_kind"})
+_RESULT_KINDS: Final = frozenset({"compatibility", "performance"})
+_STATUSES: Final = frozenset({"ok", "partial", "incompatible", "failed", "skipped"})
+_MODES: Final = frozenset({"measured", "simulated", "predicted"})
+_CHECK_STATUSES: Final = frozenset({"pass", "fail", "partial"})
+_CATEGORIES: Final = frozenset({"compatibility", "performance", "optimization"})
+_SEVERITIES: Final = frozenset({"info", "warning", "error"})
+_LEGACY: Final = frozenset({"locations", "parent_id", "scope", "subgraph_kind"})
 
 
 class _Unsure(Exception):
@@ -57,7 +57,7 @@ _RESULT_ORDER = (
     "entity_kinds",
     "advice",
 )
-METRIC_KEY_ORDER = (
+METRIC_KEY_ORDER: Final[tuple[str, ...]] = (
     "name",
     "unit",
     "value",
@@ -67,8 +67,9 @@ METRIC_KEY_ORDER = (
     "availability",
     "reason",
 )
-_BREAKDOWN_ORDER = ("entity_id", "metrics", "id", "qualifiers")
-_ENTITY_ORDER = (
+_SUM_SHAPE: Final[tuple[str, ...]] = ("name", "unit", "value", "aggregation")
+_BREAKDOWN_ORDER: Final[tuple[str, ...]] = ("entity_id", "metrics", "id", "qualifiers")
+_ENTITY_ORDER: Final[tuple[str, ...]] = (
     "id",
     "kind",
     "name",
@@ -80,19 +81,31 @@ _ENTITY_ORDER = (
 )
 
 
-def _subsequences(order: tuple[str, ...]) -> frozenset[tuple[str, ...]]:
-    """Every key tuple in which the keys of ``order`` may appear in canonical form."""
-    found: set[tuple[str, ...]] = {()}
-    for key in order:
-        found |= {(*keys, key) for keys in found}
-    return frozenset(found)
+def _rank_from(order: tuple[str, ...], start: int, key: str) -> int:
+    """The position of ``key`` in ``order`` at or after ``start``, else ``len(order)``."""
+    rank = start
+    while rank < len(order) and order[rank] != key:
+        rank += 1
+    return rank
 
 
-_METRIC_SHAPES = _subsequences(METRIC_KEY_ORDER)
-_SUM_SHAPE = ("name", "unit", "value", "aggregation")
-_SUM_KEYS = frozenset(_SUM_SHAPE)
-_BREAKDOWN_SHAPES = _subsequences(_BREAKDOWN_ORDER)
-_ENTITY_SHAPES = _subsequences(_ENTITY_ORDER)
+def _keys_are(raw: dict[str, Any], keys: tuple[str, ...]) -> bool:
+    """Whether ``raw``, which has as many keys as ``keys``, has exactly those in that order."""
+    for position, key in enumerate(raw):  # noqa: SIM110
+        if key != keys[position]:
+            return False
+    return True
+
+
+def _in_order(raw: dict[str, Any], order: tuple[str, ...]) -> bool:
+    """Whether every key of ``raw`` is in ``order`` and they come in that order: the
+    shape of a record in canonical form, whichever optional keys it leaves out."""
+    rank = 0
+    for key in raw:
+        rank = _rank_from(order, rank, key) + 1
+        if rank > len(order):
+            return False
+    return True
 
 
 #: Per result key, a list object whose canonical form is already known, and that form.
@@ -210,24 +223,26 @@ def _all_strings(values: list[Any]) -> bool:
 def _metrics(values: list[Any]) -> list[Any]:
     """The canonical form of a list of metrics: ``values`` itself when every metric
     is canonical as it is, else a new list."""
-    for metric in values:
-        if type(metric) is dict and tuple(metric) == _SUM_SHAPE and _plain_sum(metric):
-            continue
-        if _metric(metric) is not metric:
-            return [_metric(item) for item in values]
-    return values
+    changed: list[Any] | None = None
+    for position, metric in enumerate(values):
+        canonical = _metric(metric)
+        if changed is not None:
+            changed.append(canonical)
+        elif canonical is not metric:
+            changed = values[:position]
+            changed.append(canonical)
+    return values if changed is None else changed
 
 
-def _plain_sum(metric: dict[str, Any]) -> bool:
-    """Whether a metric with exactly the keys name, unit, value and aggregation holds
-    values of their canonical types (a finite number, non-empty aggregation)."""
-    value = metric["value"]
+def _plain_sum(name: Any, unit: Any, value: Any, aggregation: Any) -> bool:
+    """Whether these are the values of a metric with exactly the keys name, unit,
+    value and aggregation in their canonical types (a finite number, non-empty
+    aggregation); a missing key's ``None`` never is."""
     kind = type(value)
-    aggregation = metric["aggregation"]
     return (
         (kind is int or kind is bool or (kind is float and math.isfinite(value)))
-        and type(metric["name"]) is str
-        and type(metric["unit"]) is str
+        and type(name) is str
+        and type(unit) is str
         and type(aggregation) is str
         and bool(aggregation)
     )
@@ -268,25 +283,20 @@ def _optional_object(raw: dict[str, Any], key: str) -> dict[str, Any] | None:
 
 def _metric(raw: Any) -> dict[str, Any]:
     if type(raw) is dict:
-        shape = tuple(raw)
-        if shape == _SUM_SHAPE:  # by far the most common
-            if _plain_sum(raw):
-                return raw
-        elif shape in _METRIC_SHAPES:
-            if _metric_as_is(raw):
-                return raw
-        elif len(shape) == 4 and _SUM_KEYS.issuperset(shape):  # the sum shape, reordered
-            if _plain_sum(raw):
-                return {
-                    "name": raw["name"],
-                    "unit": raw["unit"],
-                    "value": raw["value"],
-                    "aggregation": raw["aggregation"],
-                }
-        else:
-            reordered = _reordered(raw, METRIC_KEY_ORDER)
-            if reordered is not None and _metric_as_is(reordered):
-                return reordered
+        if len(raw) == 4:  # by far the most common: the sum shape, maybe reordered
+            name = raw.get("name")
+            unit = raw.get("unit")
+            value = raw.get("value")
+            aggregation = raw.get("aggregation")
+            if _plain_sum(name, unit, value, aggregation):
+                if _keys_are(raw, _SUM_SHAPE):
+                    return raw
+                return {"name": name, "unit": unit, "value": value, "aggregation": aggregation}
+        if _metric_as_is(raw):
+            return raw
+        reordered = _reordered(raw, METRIC_KEY_ORDER)
+        if reordered is not None and _metric_as_is(reordered):
+            return reordered
     return _metric_built(raw)
 
 
@@ -297,10 +307,15 @@ def _reordered(raw: dict[str, Any], order: tuple[str, ...]) -> dict[str, Any] | 
 
 
 def _metric_as_is(raw: dict[str, Any]) -> bool:
-    """Whether a metric whose keys are in canonical order needs no change."""
+    """Whether a metric needs no change: its keys in canonical order, its values
+    of their canonical types."""
     if type(raw.get("name")) is not str or type(raw.get("unit")) is not str:
         return False
+    rank = 0
     for key, value in raw.items():
+        rank = _rank_from(METRIC_KEY_ORDER, rank, key) + 1
+        if rank > len(METRIC_KEY_ORDER):
+            return False
         if key == "value":
             kind = type(value)
             if kind is float:
@@ -367,7 +382,7 @@ def _breakdown(raw: Any) -> dict[str, Any]:
         raise _Unsure
     metrics = _metrics(raw["metrics"])
     if _breakdown_as_is(raw):
-        if metrics is raw["metrics"] and tuple(raw) in _BREAKDOWN_SHAPES:
+        if metrics is raw["metrics"] and _in_order(raw, _BREAKDOWN_ORDER):
             return raw
         reordered = _reordered(raw, _BREAKDOWN_ORDER)
         if reordered is not None:
@@ -440,23 +455,28 @@ def _advice(raw: Any) -> dict[str, Any]:
 
 def _entity(raw: Any) -> dict[str, Any]:
     if type(raw) is dict:
-        if tuple(raw) in _ENTITY_SHAPES:
-            if _entity_as_is(raw):
-                return raw
-        else:
-            reordered = _reordered(raw, _ENTITY_ORDER)
-            if reordered is not None and _entity_as_is(reordered):
-                return reordered
+        if _entity_as_is(raw):
+            return raw
+        reordered = _reordered(raw, _ENTITY_ORDER)
+        if reordered is not None and _entity_as_is(reordered):
+            return reordered
     return _entity_built(raw)
 
 
 def _entity_as_is(raw: dict[str, Any]) -> bool:
-    """Whether an entity whose keys are in canonical order needs no change."""
+    """Whether an entity needs no change: its keys in canonical order, its values
+    of their canonical types."""
+    rank = 0
+    required = 0
     for key, value in raw.items():
+        rank = _rank_from(_ENTITY_ORDER, rank, key) + 1
+        if rank > len(_ENTITY_ORDER):
+            return False
         kind = type(value)
         if key == "id" or key == "kind" or key == "name":
             if kind is not str:
                 return False
+            required += 1
         elif key == "parent_ids" or key == "child_ids":
             if kind is not list or not value:
                 return False
@@ -467,7 +487,7 @@ def _entity_as_is(raw: dict[str, Any]) -> bool:
                 return False
         elif kind is not str or not value:  # placement, stack_trace
             return False
-    return "id" in raw and "kind" in raw and "name" in raw
+    return required == 3  # id, kind and name
 
 
 def _entity_built(raw: Any) -> dict[str, Any]:

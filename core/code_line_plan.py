@@ -10,8 +10,6 @@ entities plus sorting.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from functools import cached_property
 from typing import Any
 
 from perfline.core.code_line_ids import code_line_id, code_line_name
@@ -19,21 +17,23 @@ from perfline.core.graph import is_mapping
 from perfline.core.kinds import CODE_STACK
 
 
-@dataclass(frozen=True)
-class PlannedLine:
-    """One code_line derivation would create."""
+class PlannedLine:  # a value: never mutated
+    """One code_line derivation would create (its name and id worked out once)."""
+
+    __slots__ = ("entity_id", "file", "line", "name", "stack_ids")
 
     file: str
     line: int
     stack_ids: tuple[str, ...]
+    name: str
+    entity_id: str
 
-    @cached_property
-    def name(self) -> str:
-        return code_line_name(self.file, self.line)
-
-    @cached_property
-    def entity_id(self) -> str:
-        return code_line_id(self.file, self.line, self.name)
+    def __init__(self, file: str, line: int, stack_ids: tuple[str, ...]) -> None:
+        self.file = file
+        self.line = line
+        self.stack_ids = stack_ids
+        self.name = code_line_name(file, line)
+        self.entity_id = code_line_id(file, line, self.name)
 
     def entity(self) -> dict[str, Any]:
         """The derived entity: no parents, no placement."""

@@ -130,6 +130,10 @@ def closed_cover(
         origins |= slot.origins
         units |= slot.covered
         extras |= slot.extras
+    if len(units) != len(required) or not required_origins <= origins:
+        # without the copies the slots cannot cover U and RO, and no cover of
+        # >= 2 members uses a copy
+        return NO_COVER
     union = frozenset(origins)
     if not origin_figures.has_all(union):
         return None

@@ -219,23 +219,37 @@ class _Merged:
 
 
 def _hide_sealed_sources(contributors: list[Contributor]) -> list[Contributor]:
-    sealed: dict[tuple[frozenset[int], frozenset[int]], list[frozenset[int]]] = {}
+    """``contributors`` without those a sealed one with the same coverage and extras
+    and a strictly larger origin set stands for (found by coverage, whose hash the
+    frozenset keeps, then compared on extras)."""
+    sealed_by_coverage: dict[frozenset[int], list[Contributor]] = {}
     for contributor in contributors:
         if contributor.sealed:
-            sealed.setdefault((contributor.covered, contributor.extras), []).append(
-                contributor.origins
-            )
-    if not sealed:
+            same = sealed_by_coverage.get(contributor.covered)
+            if same is None:
+                sealed_by_coverage[contributor.covered] = [contributor]
+            else:
+                same.append(contributor)
+    if not sealed_by_coverage:
         return contributors
     kept: list[Contributor] = []
     hidden = False
     for contributor in contributors:
-        wider = sealed.get((contributor.covered, contributor.extras))
-        if wider is not None and any(contributor.origins < origins for origins in wider):
+        wider = sealed_by_coverage.get(contributor.covered)
+        if wider is not None and _stands_for(wider, contributor):
             hidden = True
             continue
         kept.append(contributor)
     return kept if hidden else contributors
+
+
+def _stands_for(sealed: list[Contributor], contributor: Contributor) -> bool:
+    """Does one of ``sealed`` (same coverage) have ``contributor``'s extras and a
+    strictly larger origin set?"""
+    for other in sealed:
+        if other.extras == contributor.extras and contributor.origins < other.origins:
+            return True
+    return False
 
 
 class ContributorCache:

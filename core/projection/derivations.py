@@ -121,8 +121,6 @@ def covers(
     ``limit``: stop after this many derivations (in enumeration order); no limit by default.
     """
     pool: list[Contributor] = []
-    reachable_units: set[int] = set()
-    reachable_origins: set[int] = set()
     exact = True
     for contributor in contributors:
         covered = contributor.covered
@@ -132,21 +130,20 @@ def covers(
         ):
             continue
         pool.append(contributor)
-        reachable_units |= covered
-        reachable_origins |= contributor.origins
         exact = exact and contributor.figures.exact
     if len(pool) < 2:
         return []
     first_origins = pool[0].origins
     if all(c.origins == first_origins for c in pool):
         return []  # any two members would share origins
-    if not required <= reachable_units or not required_origins <= reachable_origins:
+    if exact:
+        closed = closed_cover(pool, required, required_origins, origin_figures)
+        if closed is not None:
+            return _closed_derivations(closed, need_extra, origin_figures)
+    if not _reachable(pool, required, required_origins):
         return []
     if not exact:
         return _search_covers(pool, required, required_origins, need_extra, limit)
-    closed = closed_cover(pool, required, required_origins, origin_figures)
-    if closed is not None:
-        return _closed_derivations(closed, need_extra, origin_figures)
     outcomes: list[list[_Outcome]] = []
     for component in _components(pool, required):
         if memo is None:
@@ -157,6 +154,18 @@ def covers(
             return []
         outcomes.append(found)
     return _products(outcomes, need_extra, origin_figures, decide_only, limit)
+
+
+def _reachable(
+    pool: list[Contributor], required: frozenset[int], required_origins: frozenset[int]
+) -> bool:
+    """Do the pool's members together reach every required unit and origin?"""
+    units: set[int] = set()
+    origins: set[int] = set()
+    for contributor in pool:
+        units |= contributor.covered
+        origins |= contributor.origins
+    return required <= units and required_origins <= origins
 
 
 def _closed_derivations(

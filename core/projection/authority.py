@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from perfline.core.projection.figure_keys import canonical_json
-from perfline.core.projection.figures import Figures, metric_view, origin_figures
+from perfline.core.projection.figures import Figures, OriginShapes, metric_view, origin_figures
 from perfline.core.projection.index import GraphIndex
 
 
@@ -85,9 +85,9 @@ def find_authority(
         if owner is not None:
             owned.setdefault(owner, []).append(breakdown)
     figures: dict[int, Figures] = {}
-    prefix_memo: dict[tuple[str, str, str], str] = {}
+    shapes = OriginShapes()
     for owner, records in owned.items():
-        figure_set = origin_figures(records, prefix_memo)
+        figure_set = origin_figures(records, shapes)
         if figure_set is not None:
             figures[owner] = figure_set
     authoritative = frozenset(owned)

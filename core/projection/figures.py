@@ -175,20 +175,54 @@ def make_figures(groups: Sequence[Group]) -> Figures:
     )
 
 
+class OriginShapes:
+    """What the origin figure sets of one result share, worked out once: the text
+    prefix of each plain metric by (aggregation, name, unit) (see
+    ``figure_keys.value_prefix``), and the sorted order of each sequence of metric
+    identities (breakdowns of one backend list the same metrics in the same order)."""
+
+    __slots__ = ("orders", "prefixes")
+
+    def __init__(self) -> None:
+        self.prefixes: dict[tuple[str, str, str], str] = {}
+        self.orders: dict[tuple[Identity, ...], tuple[int, ...] | None] = {}
+
+    def sorted_order(self, identities: list[Identity]) -> tuple[int, ...] | None:
+        """Positions of ``identities`` in sorted order; ``None`` when one repeats."""
+        key = tuple(identities)
+        if key in self.orders:
+            return self.orders[key]
+        order: tuple[int, ...] | None = None
+        if len(set(identities)) == len(identities):
+            order = tuple(sorted(range(len(identities)), key=identities.__getitem__))
+        self.orders[key] = order
+        return order
+
+
 def _canonical_metrics(
-    metrics: Sequence[Any],
+    metrics: Sequence[Any], shapes: OriginShapes | None = None
 ) -> tuple[tuple[tuple[str, str, str], Mapping[str, Any]], ...] | None:
-    by_identity: dict[tuple[str, str, str], dict[str, Any]] = {}
+    """The metrics' views sorted by identity, each identity once; ``None`` when
+    one identity has different views."""
+    views: list[dict[str, Any]] = []
+    identities: list[Identity] = []
     for metric in metrics:
         if _is_plain_sum_view(metric):
             # already its own view (the normalized input's common shape): no copy
-            view: dict[str, Any] = metric
-            identity = (metric["name"], metric["unit"], "{}")
+            views.append(metric)
+            identities.append((metric["name"], metric["unit"], "{}"))
         elif isinstance(metric, Mapping):
             view = metric_view(metric)
-            identity = metric_identity(view)
+            views.append(view)
+            identities.append(metric_identity(view))
         else:
             return None
+    if shapes is not None:
+        order = shapes.sorted_order(identities)
+        if order is not None:
+            return tuple([(identities[position], views[position]) for position in order])
+    by_identity: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for identity, view in zip(identities, views, strict=True):
         known = by_identity.get(identity)
         if known is None:
             by_identity[identity] = view
@@ -218,11 +252,10 @@ def _is_plain_sum_view(metric: Any) -> bool:
 
 
 def origin_figures(
-    breakdowns: Sequence[Mapping[str, Any]],
-    prefix_memo: dict[tuple[str, str, str], str] | None = None,
+    breakdowns: Sequence[Mapping[str, Any]], shapes: OriginShapes | None = None
 ) -> Figures | None:
     """The figure set of one authoritative entity, or ``None`` when it is unusable
-    (``prefix_memo``: see ``figure_keys.value_prefix``).
+    (``shapes``: what the caller's origins share, see ``OriginShapes``).
 
     Unusable: a breakdown without metrics, two metrics with one identity but
     different fields, or two breakdowns with equal qualifiers but different figures.
@@ -232,12 +265,13 @@ def origin_figures(
         metrics = breakdown.get("metrics")
         if not isinstance(metrics, list) or not metrics:
             return None
-        canonical = _canonical_metrics(metrics)
+        canonical = _canonical_metrics(metrics, shapes)
         if canonical is None:
             return None
         qualifiers = breakdown.get("qualifiers") or {}
         qualifier_key = canonical_json(qualifiers)
-        group = make_group(qualifier_key, qualifiers, canonical, prefix_memo=prefix_memo)
+        prefixes = None if shapes is None else shapes.prefixes
+        group = make_group(qualifier_key, qualifiers, canonical, prefix_memo=prefixes)
         known = groups.get(qualifier_key)
         if known is None:
             groups[qualifier_key] = group

@@ -74,9 +74,9 @@ def build_index(entities: Sequence[Mapping[str, Any]]) -> GraphIndex:
     graph = build_graph(entities)
     ids = tuple(sorted(graph.ids))
     position = {entity_id: index for index, entity_id in enumerate(ids)}
-    kinds = tuple(graph.kinds[entity_id] for entity_id in ids)
-    parents = tuple(tuple(sorted(position[p] for p in graph.parents[i])) for i in ids)
-    children = tuple(tuple(sorted(position[c] for c in graph.children[i])) for i in ids)
+    kinds = tuple([graph.kinds[entity_id] for entity_id in ids])
+    parents = _sorted_positions(ids, graph.parents, position)
+    children = _sorted_positions(ids, graph.children, position)
     count = len(ids)
     order = topological_positions(children)
 
@@ -121,3 +121,19 @@ def build_index(entities: Sequence[Mapping[str, Any]]) -> GraphIndex:
         roots=tuple(roots),
         kind_leaves={kind: frozenset(units) for kind, units in by_kind.items()},
     )
+
+
+def _sorted_positions(
+    ids: tuple[str, ...], links: dict[str, tuple[str, ...]], position: dict[str, int]
+) -> tuple[tuple[int, ...], ...]:
+    """The ``links`` of each of ``ids`` as positions, each tuple sorted."""
+    found: list[tuple[int, ...]] = []
+    for entity_id in ids:
+        linked = links[entity_id]
+        if len(linked) < 2:
+            found.append((position[linked[0]],) if linked else ())
+        else:
+            indices = [position[other] for other in linked]
+            indices.sort()
+            found.append(tuple(indices))
+    return tuple(found)

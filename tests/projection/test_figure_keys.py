@@ -16,7 +16,7 @@ from perfline.core.projection.figure_keys import (
     value_prefix,
     value_text,
 )
-from perfline.core.projection.figures import Figures, combine, origin_figures
+from perfline.core.projection.figures import Figures, OriginShapes, combine, origin_figures
 
 _SCALARS = (
     st.none()
@@ -125,6 +125,13 @@ def _plain(value: Any, name: str = "op_cycles") -> dict[str, Any]:
 @given(st.lists(_BREAKDOWNS, min_size=1, max_size=4))
 @example(
     [
+        [{"entity_id": "a", "metrics": [_plain(1), _plain(1)]}],
+        [{"entity_id": "b", "metrics": [_plain(1), _plain(2)]}],
+        [{"entity_id": "c", "metrics": [_plain(3, "z"), _plain(1)]}],
+    ]
+)
+@example(
+    [
         [{"entity_id": "a", "metrics": [_plain(1), _plain(2.5, "l1\u00e9")]}],
         [{"entity_id": "b", "metrics": [_plain(2), _plain(0.25, "l1\u00e9")]}],
         [{"entity_id": "c", "metrics": [_plain(2**60), _plain(-0.0, "l1\u00e9")]}],
@@ -135,8 +142,10 @@ def test_figure_set_keys_are_the_json_text_of_their_groups(
 ) -> None:
     """Origin figure sets and their sums (texts written from the addends' prefixes)
     carry the canonical JSON text of what they hold."""
-    memo: dict[tuple[str, str, str], str] = {}
-    found = [origin_figures(breakdowns, memo) for breakdowns in origins]
+    shapes = OriginShapes()
+    found = [origin_figures(breakdowns, shapes) for breakdowns in origins + origins]
+    alone = [origin_figures(breakdowns) for breakdowns in origins + origins]
+    assert [f and f.key for f in found] == [f and f.key for f in alone]
     usable = [figures for figures in found if figures is not None]
     for figures in usable:
         assert figures.key == _payload_key(figures)

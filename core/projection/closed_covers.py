@@ -28,6 +28,7 @@ the slots' origin and coverage sets).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 from perfline.core.projection.contributors import Contributor
 from perfline.core.projection.figures import OriginSums
@@ -60,7 +61,7 @@ class ClosedCover:  # a value: never mutated (see records.py)
         self.parts = parts
 
 
-NO_COVER = ClosedCover(frozenset(), 0, False, False)
+NO_COVER: Final = ClosedCover(frozenset(), 0, False, False)
 """No cover of >= 2 members exists."""
 
 

@@ -21,6 +21,8 @@ its contributors (sealed-source hiding).
 
 from __future__ import annotations
 
+from typing import Final
+
 from perfline.core.projection.figures import Figures
 from perfline.core.projection.index import GraphIndex
 from perfline.core.projection.records import Entry, Population, Record
@@ -107,7 +109,7 @@ class _Seen:
         self.merged = merged
 
 
-_NONE: frozenset[int] = frozenset()
+_NONE: Final[frozenset[int]] = frozenset()
 
 
 def _classify(

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Hashable, Sequence
+from typing import Final
 
 from perfline.core.projection.closed_covers import ClosedCover, closed_cover
 from perfline.core.projection.contributors import Contributor
@@ -55,8 +56,8 @@ from perfline.core.projection.figures import Figures, OriginSums, combine
 from perfline.core.projection.records import Record
 from perfline.core.projection.searches import partitions, search_selections
 
-PRODUCT_BUDGET = 10_000
-RECIPE_BUDGET = 256
+PRODUCT_BUDGET: Final = 10_000
+RECIPE_BUDGET: Final = 256
 """At most this many recipes from one derivation of a producer (see ``all_derivations``)."""
 
 
@@ -77,7 +78,7 @@ class Conflict:
     """Marker: the best level holds different figure sets."""
 
 
-CONFLICT = Conflict()
+CONFLICT: Final = Conflict()
 
 
 def single_copies(

@@ -9,7 +9,7 @@ initial population.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from perfline.core.kinds import declared_kind_pairs
 from perfline.core.projection.authority import Authority, find_authority
@@ -123,4 +123,4 @@ def _deep_copy(value: Any) -> Any:
     return value
 
 
-_SCALARS = frozenset({str, int, float, bool, type(None)})
+_SCALARS: Final = frozenset({str, int, float, bool, type(None)})

@@ -26,7 +26,7 @@ from perfline.core.projection.figure_keys import (
     value_prefix,
 )
 
-MAX_SAFE_INTEGER = 2**53 - 1
+MAX_SAFE_INTEGER: Final = 2**53 - 1
 
 
 def metric_view(metric: Mapping[str, Any]) -> dict[str, Any]:

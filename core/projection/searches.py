@@ -15,10 +15,12 @@ Python's recursion limit.
 
 from __future__ import annotations
 
+from typing import Final
+
 from perfline.core.projection.contributors import Contributor
 
-SEARCH_BUDGET = 200_000
-PARTITION_BUDGET = 200_000
+SEARCH_BUDGET: Final = 200_000
+PARTITION_BUDGET: Final = 200_000
 
 
 def partitions(pool: list[Contributor], available: frozenset[int]) -> list[bool] | None:

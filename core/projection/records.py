@@ -84,6 +84,8 @@ class Population:
     def __init__(self, index: GraphIndex) -> None:
         self._index = index
         self._entries: dict[tuple[str, frozenset[int], bool], Entry] = {}
+        self._in_order: list[Entry] = []
+        """Every entry, by serial."""
         self._by_unit: dict[int, list[Entry]] = {}
         self._origin_units: dict[frozenset[int], frozenset[int]] = {}
         self.version = 0
@@ -118,6 +120,7 @@ class Population:
             units = self.units_of(record.origins)
             entry = Entry(len(self._entries), record, units, {exposer}, tuple(units))
             self._entries[identity] = entry
+            self._in_order.append(entry)
             self._touch(entry)
             for unit in entry.units:
                 self._by_unit.setdefault(unit, []).append(entry)
@@ -162,7 +165,16 @@ class Population:
         return [found[serial] for serial in sorted(found)]
 
     def added_since(self, units: frozenset[int], size: int) -> list[Entry]:
-        """Entries with serial >= ``size`` whose units meet ``units``."""
+        """Entries with serial >= ``size`` whose units meet ``units``, in serial order.
+
+        Walks whichever is shorter: the new entries (each tested against
+        ``units``), or ``units`` (each unit's list read from its end).
+        """
+        fresh = len(self._in_order) - size
+        if fresh <= 0:
+            return []
+        if fresh < len(units):
+            return [entry for entry in self._in_order[size:] if not entry.units.isdisjoint(units)]
         found: dict[int, Entry] = {}
         by_unit = self._by_unit
         for unit in units:

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from perfline.core.code_line_ids import code_line_id, code_line_name
-from perfline.core.graph import is_mapping
+from perfline.core.graph import field_of
 from perfline.core.kinds import CODE_STACK
 
 
@@ -48,13 +48,11 @@ class PlannedLine:  # a value: never mutated
 
 def stack_location(entity: Mapping[str, Any]) -> tuple[str, int] | None:
     """The exact (file, line) a code_stack entity contributes, if any."""
-    if entity.get("kind") != CODE_STACK:
+    if field_of(entity, "kind") != CODE_STACK:
         return None
-    attributes = entity.get("attributes")
-    if not is_mapping(attributes):
-        return None
-    file = attributes.get("file")
-    line = attributes.get("line")
+    attributes = field_of(entity, "attributes")
+    file = field_of(attributes, "file")
+    line = field_of(attributes, "line")
     if not isinstance(file, str) or not file:
         return None
     if not isinstance(line, int) or isinstance(line, bool) or line <= 0:
@@ -66,11 +64,12 @@ def plan_code_lines(entities: Sequence[Any]) -> list[PlannedLine]:
     """The code lines to derive, in (file, line) order."""
     groups: dict[tuple[str, int], list[str]] = {}
     for entity in entities:
-        if not is_mapping(entity) or not isinstance(entity.get("id"), str):
+        entity_id = field_of(entity, "id")
+        if not isinstance(entity_id, str):
             continue
         location = stack_location(entity)
         if location is not None:
-            groups.setdefault(location, []).append(entity["id"])
+            groups.setdefault(location, []).append(entity_id)
     return [
         PlannedLine(file, line, tuple(sorted(ids))) for (file, line), ids in sorted(groups.items())
     ]

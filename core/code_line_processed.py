@@ -18,19 +18,19 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from perfline.core.code_line_plan import PlannedLine, plan_code_lines
-from perfline.core.graph import EntityGraph, build_graph, is_mapping
+from perfline.core.graph import EntityGraph, build_graph, field_of, is_mapping
 from perfline.core.kinds import CODE_LINE
 
 
 def existing_code_lines(entities: Sequence[Any]) -> list[str]:
     """Ids of the ``code_line`` entities already in a result."""
-    return [
-        entity["id"]
-        for entity in entities
-        if is_mapping(entity)
-        and entity.get("kind") == CODE_LINE
-        and isinstance(entity.get("id"), str)
-    ]
+    found: list[str] = []
+    for entity in entities:
+        if field_of(entity, "kind") == CODE_LINE:
+            entity_id = field_of(entity, "id")
+            if isinstance(entity_id, str):
+                found.append(entity_id)
+    return found
 
 
 def result_already_processed(result: Mapping[str, Any]) -> bool:

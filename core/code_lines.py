@@ -25,7 +25,7 @@ from typing import Any
 from perfline.core.code_line_plan import plan_code_lines
 from perfline.core.code_line_processed import already_processed, existing_code_lines
 from perfline.core.errors import StageError
-from perfline.core.graph import build_graph, is_mapping, string_items
+from perfline.core.graph import build_graph, field_of, string_items
 
 
 def derive_code_lines(result: Mapping[str, Any]) -> dict[str, Any]:
@@ -55,11 +55,7 @@ def code_line_entities(entities: list[Any]) -> list[Any] | None:
         )
     if not plan:
         return None
-    taken = {
-        entity["id"]
-        for entity in entities
-        if is_mapping(entity) and isinstance(entity.get("id"), str)
-    }
+    taken = _entity_ids(entities)
     line_of_stack: dict[str, str] = {}
     new_lines: list[dict[str, Any]] = []
     for item in plan:
@@ -75,7 +71,7 @@ def code_line_entities(entities: list[Any]) -> list[Any] | None:
     parents = normalized_parents(entities, line_of_stack)
     rewritten: list[Any] = []
     for entity in entities:
-        entity_id = entity.get("id") if is_mapping(entity) else None
+        entity_id = field_of(entity, "id")
         if isinstance(entity_id, str) and entity_id in line_of_stack:
             ordered = sorted(parents[entity_id])
             rewritten.append({**entity, "parent_ids": [*ordered, line_of_stack[entity_id]]})
@@ -84,19 +80,30 @@ def code_line_entities(entities: list[Any]) -> list[Any] | None:
     return rewritten + new_lines
 
 
+def _entity_ids(entities: Sequence[Any]) -> set[str]:
+    """The string ids of the entities."""
+    ids: set[str] = set()
+    for entity in entities:
+        entity_id = field_of(entity, "id")
+        if isinstance(entity_id, str):
+            ids.add(entity_id)
+    return ids
+
+
 def normalized_parents(entities: Sequence[Any], targets: Mapping[str, str]) -> dict[str, set[str]]:
     """Parents of each id in ``targets`` from both sides of the links (one linear pass,
     cheaper than building the whole graph; references are known to resolve)."""
     parents: dict[str, set[str]] = {target: set() for target in targets}
     for entity in entities:
-        if not is_mapping(entity):
-            continue
-        entity_id = entity.get("id")
+        entity_id = field_of(entity, "id")
         if not isinstance(entity_id, str):
             continue
         if entity_id in parents:
-            parents[entity_id].update(string_items(entity.get("parent_ids")))
-        for child in string_items(entity.get("child_ids")):
-            if child in parents:
+            parents[entity_id].update(string_items(field_of(entity, "parent_ids")))
+        children = field_of(entity, "child_ids")
+        if not isinstance(children, list):
+            continue
+        for child in children:
+            if isinstance(child, str) and child in parents:
                 parents[child].add(entity_id)
     return parents

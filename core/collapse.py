@@ -31,13 +31,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from perfline.core.code_line_processed import result_already_processed
 from perfline.core.collapse_contract import SortedCaches, next_to_collapsed, retained_links
 from perfline.core.collapse_match import select_candidates
 from perfline.core.collapse_rules import CollapseRule
-from perfline.core.graph import EntityGraph, build_graph, is_mapping
+from perfline.core.graph import EntityGraph, build_graph, field_of, is_mapping
 from perfline.core.kinds import KindPair, allowed_kind_pairs
 
 RETAIN_WARNING = (
@@ -106,22 +106,12 @@ def accept_candidates(
     """Greedy acceptance in the given order: (collapsed ids, retained candidate ids)."""
     parents: dict[str, set[str]] = {}
     children: dict[str, set[str]] = {}
-
-    def contracted(
-        table: dict[str, set[str]], source: Mapping[str, tuple[str, ...]], node: str
-    ) -> set[str]:
-        links = table.get(node)
-        if links is None:
-            links = set(source[node])
-            table[node] = links
-        return links
-
     collapsed: set[str] = set()
     retained: list[str] = []
     kinds = graph.kinds
     for candidate in candidates:
-        above = contracted(parents, graph.parents, candidate)
-        below = contracted(children, graph.children, candidate)
+        above = _contracted(parents, graph.parents, candidate)
+        below = _contracted(children, graph.children, candidate)
         above_kinds = {kinds[node] for node in above}
         below_kinds = {kinds[node] for node in below}
         if any((p, c) not in allowed for p in above_kinds for c in below_kinds):
@@ -129,15 +119,26 @@ def accept_candidates(
             continue
         collapsed.add(candidate)
         for node in above:
-            links = contracted(children, graph.children, node)
+            links = _contracted(children, graph.children, node)
             links.discard(candidate)
             links.update(below)
         for node in below:
-            links = contracted(parents, graph.parents, node)
+            links = _contracted(parents, graph.parents, node)
             links.discard(candidate)
             links.update(above)
         del parents[candidate], children[candidate]
     return frozenset(collapsed), retained
+
+
+def _contracted(
+    table: dict[str, set[str]], source: dict[str, tuple[str, ...]], node: str
+) -> set[str]:
+    """``node``'s contracted links in ``table``, started from ``source`` when first needed."""
+    links = table.get(node)
+    if links is None:
+        links = set(source[node])
+        table[node] = links
+    return links
 
 
 def _rewritten_entities(
@@ -147,20 +148,20 @@ def _rewritten_entities(
     caches: SortedCaches = ({}, {})
     output: list[Any] = []
     for entity in entities:
-        entity_id = entity.get("id") if is_mapping(entity) else None
+        entity_id = field_of(entity, "id")
         if not isinstance(entity_id, str):
             output.append(entity)
             continue
         if entity_id in collapsed:
             continue
         new_parents, new_children = retained_links(graph, collapsed, near, entity_id, caches)
-        if (
-            type(entity) is dict
-            and _holds(entity, "parent_ids", new_parents)
-            and _holds(entity, "child_ids", new_children)
-        ):
-            output.append(entity)  # rewriting would give an equal dict, same key order
-            continue
+        if type(entity) is dict:
+            record = cast(dict[str, Any], entity)
+            if _holds(record, "parent_ids", new_parents) and _holds(
+                record, "child_ids", new_children
+            ):
+                output.append(entity)  # rewriting would give an equal dict, same key order
+                continue
         rewritten = dict(entity)
         _set_list(rewritten, "parent_ids", new_parents)
         _set_list(rewritten, "child_ids", new_children)
@@ -168,7 +169,7 @@ def _rewritten_entities(
     return output
 
 
-def _holds(entity: Mapping[str, Any], key: str, values: list[str]) -> bool:
+def _holds(entity: dict[str, Any], key: str, values: list[str]) -> bool:
     """Whether ``_set_list(dict(entity), key, values)`` would leave it equal."""
     if not values:
         return key not in entity

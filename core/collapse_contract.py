@@ -17,7 +17,6 @@ next to it.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Mapping
 
 from perfline.core.graph import EntityGraph
 
@@ -59,8 +58,8 @@ def retained_links(
     ``next_to_collapsed(graph, collapsed)``, ``caches`` two dicts (sorted
     parents, sorted children) shared by the calls of one contraction."""
     if node not in near:
-        parents = sorted(graph.parents[node])
-        children = sorted(graph.children[node])
+        parents = _sorted_list(graph.parents[node])
+        children = _sorted_list(graph.children[node])
         if node in parents:  # a self-reference is never listed
             parents.remove(node)
             children.remove(node)
@@ -71,8 +70,12 @@ def retained_links(
     )
 
 
+def _sorted_list(links: tuple[str, ...]) -> list[str]:
+    return list(links) if len(links) < 2 else sorted(links)
+
+
 def _sorted(
-    node: str, adjacency: Mapping[str, tuple[str, ...]], cache: dict[str, tuple[str, ...]]
+    node: str, adjacency: dict[str, tuple[str, ...]], cache: dict[str, tuple[str, ...]]
 ) -> tuple[str, ...]:
     found = cache.get(node)
     if found is None:
@@ -83,7 +86,7 @@ def _sorted(
 
 def _nearest_retained(
     start: str,
-    adjacency: Mapping[str, tuple[str, ...]],
+    adjacency: dict[str, tuple[str, ...]],
     cache: dict[str, tuple[str, ...]],
     collapsed: frozenset[str],
 ) -> list[str]:

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from perfline.core.collapse_rules import CollapseRule
-from perfline.core.graph import is_mapping
+from perfline.core.graph import field_of, is_mapping
 
 
 def _compiled(rules: Sequence[CollapseRule]) -> dict[tuple[str, str], list[re.Pattern[str]]]:
@@ -43,20 +43,22 @@ def select_candidates(entities: Sequence[Any], rules: Sequence[CollapseRule]) ->
         by_kind.setdefault(kind, []).append((attribute, compiled))
     selected: set[str] = set()
     for entity in entities:
-        if not is_mapping(entity):
+        entity_kind = field_of(entity, "kind")
+        if not isinstance(entity_kind, str) or entity_kind not in by_kind:
             continue
-        entity_id = entity.get("id")
-        entity_kind = entity.get("kind")
-        if not isinstance(entity_id, str) or not isinstance(entity_kind, str):
+        entity_id = field_of(entity, "id")
+        if not isinstance(entity_id, str):
             continue
-        if entity_kind not in by_kind:
-            continue
-        attributes = entity.get("attributes")
+        attributes = field_of(entity, "attributes")
         if not is_mapping(attributes):
             continue
         for attribute, compiled in by_kind[entity_kind]:
-            value = attributes.get(attribute)
-            if isinstance(value, str) and any(p.match(value) for p in compiled):
+            if _matches(field_of(attributes, attribute), compiled):
                 selected.add(entity_id)
                 break
     return sorted(selected)
+
+
+def _matches(value: object, compiled: list[re.Pattern[str]]) -> bool:
+    """Whether ``value`` is a string some of the ``compiled`` globs match."""
+    return isinstance(value, str) and any(pattern.match(value) for pattern in compiled)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeGuard
+from typing import Any, TypeGuard, cast
 
 
 @dataclass(frozen=True)
@@ -21,9 +21,9 @@ class EntityGraph:
     """Normalized adjacency of a result's entities."""
 
     ids: tuple[str, ...]
-    kinds: Mapping[str, str]
-    parents: Mapping[str, tuple[str, ...]]
-    children: Mapping[str, tuple[str, ...]]
+    kinds: dict[str, str]
+    parents: dict[str, tuple[str, ...]]
+    children: dict[str, tuple[str, ...]]
 
     def edges(self) -> Iterable[tuple[str, str]]:
         """Every (parent, child) edge once, parents in document order."""
@@ -88,7 +88,7 @@ class EntityGraph:
         return None
 
 
-def topological_positions(children: Sequence[Sequence[int]]) -> list[int]:
+def topological_positions(children: tuple[tuple[int, ...], ...]) -> list[int]:
     """Some topological order of a graph given by integer adjacency (any order
     among ready nodes; repeated edges count once per occurrence on both ends).
 
@@ -98,12 +98,13 @@ def topological_positions(children: Sequence[Sequence[int]]) -> list[int]:
     waiting = [0] * len(children)
     for below in children:
         for child in below:
-            waiting[child] += 1
-    order = [node for node, count in enumerate(waiting) if count == 0]
+            waiting[child] = waiting[child] + 1
+    order = [node for node in range(len(waiting)) if waiting[node] == 0]
     for node in order:  # the list grows while it is walked
         for child in children[node]:
-            waiting[child] -= 1
-            if waiting[child] == 0:
+            left = waiting[child] - 1
+            waiting[child] = left
+            if left == 0:
                 order.append(child)
     return order
 
@@ -112,6 +113,16 @@ def is_mapping(value: object) -> TypeGuard[Mapping[str, Any]]:
     """``isinstance(value, Mapping)``, answered without the ABC machinery for a
     plain ``dict`` (the JSON case, checked once per entity by every stage)."""
     return type(value) is dict or isinstance(value, Mapping)
+
+
+def field_of(value: object, key: str) -> Any:
+    """``value.get(key)`` for a mapping, ``None`` for anything else; a plain
+    ``dict`` (the JSON case) is read without a generic method call."""
+    if type(value) is dict:
+        return cast(dict[str, Any], value).get(key)
+    if isinstance(value, Mapping):
+        return value.get(key)
+    return None
 
 
 def string_items(value: object) -> list[str]:
@@ -127,41 +138,77 @@ def build_graph(entities: Sequence[Any]) -> EntityGraph:
     Entities without a string id are skipped; references to unknown ids are
     dropped (validation reports them separately).
     """
-    kinds: dict[str, str] = {}
-    for entity in entities:
-        if type(entity) is dict:
-            entity_id = entity.get("id")
-            if type(entity_id) is str:
-                kind = entity.get("kind")
-                if entity_id not in kinds or type(kind) is str:
-                    kinds[entity_id] = kind if type(kind) is str else ""
-    # Insertion-ordered dicts used as sets: an edge (p, c) has been seen exactly
-    # when p is already among c's parents (both ends are always added together).
-    parents: dict[str, dict[str, None]] = {node: {} for node in kinds}
-    children: dict[str, dict[str, None]] = {node: {} for node in kinds}
+    number, kinds, nodes, records = _nodes(entities)
+    parents, children = _links(number, nodes, records)
+    ids = list(number)
+    return EntityGraph(
+        ids=tuple(ids),
+        kinds={ids[index]: kinds[index] for index in range(len(ids))},
+        parents={ids[index]: tuple(parents[index]) for index in range(len(ids))},
+        children={ids[index]: tuple(children[index]) for index in range(len(ids))},
+    )
+
+
+def _nodes(
+    entities: Sequence[Any],
+) -> tuple[dict[str, int], list[str], list[int], list[dict[str, Any]]]:
+    """Each id's node number (in first appearance order), the kind of each node
+    (a later string kind wins, ``""`` when there is none) and, in document
+    order, every dict entity with a string id next to its node number."""
+    number: dict[str, int] = {}
+    kinds: list[str] = []
+    nodes: list[int] = []
+    records: list[dict[str, Any]] = []
     for entity in entities:
         if type(entity) is not dict:
             continue
-        node = entity.get("id")
-        if type(node) is not str:
+        record = cast(dict[str, Any], entity)
+        entity_id = record.get("id")
+        if type(entity_id) is not str:
             continue
-        references = entity.get("parent_ids")
+        kind = record.get("kind")
+        node = number.get(entity_id)
+        if node is None:
+            node = len(kinds)
+            number[entity_id] = node
+            kinds.append(kind if type(kind) is str else "")
+        elif type(kind) is str:
+            kinds[node] = kind
+        nodes.append(node)
+        records.append(record)
+    return number, kinds, nodes, records
+
+
+def _links(
+    number: dict[str, int], nodes: list[int], records: list[dict[str, Any]]
+) -> tuple[list[list[str]], list[list[str]]]:
+    """Parents and children of every node in first-seen order, each edge once
+    (an edge is usually mentioned by both of its ends)."""
+    count = len(number)
+    parents: list[list[str]] = [[] for _ in range(count)]
+    children: list[list[str]] = [[] for _ in range(count)]
+    seen: set[int] = set()  # parent * count + child of every edge found
+    for index in range(len(nodes)):
+        node = nodes[index]
+        record = records[index]
+        references = record.get("parent_ids")
         if type(references) is list:
-            above = parents[node]
+            name = record["id"]
             for other in references:
-                if type(other) is str and other in kinds and other not in above:
-                    above[other] = None
-                    children[other][node] = None
-        references = entity.get("child_ids")
+                if type(other) is str:
+                    parent = number.get(other)
+                    if parent is not None and parent * count + node not in seen:
+                        seen.add(parent * count + node)
+                        parents[node].append(other)
+                        children[parent].append(name)
+        references = record.get("child_ids")
         if type(references) is list:
-            below = children[node]
+            name = record["id"]
             for other in references:
-                if type(other) is str and other in kinds and other not in below:
-                    below[other] = None
-                    parents[other][node] = None
-    return EntityGraph(
-        ids=tuple(kinds),
-        kinds=kinds,
-        parents={node: tuple(p) for node, p in parents.items()},
-        children={node: tuple(c) for node, c in children.items()},
-    )
+                if type(other) is str:
+                    child = number.get(other)
+                    if child is not None and node * count + child not in seen:
+                        seen.add(node * count + child)
+                        children[node].append(other)
+                        parents[child].append(name)
+    return parents, children

@@ -99,6 +99,13 @@ def topological_positions(children: tuple[tuple[int, ...], ...]) -> list[int]:
     for below in children:
         for child in below:
             waiting[child] = waiting[child] + 1
+    return kahn_order(children, waiting)
+
+
+def kahn_order(children: Sequence[Sequence[int]], waiting: list[int]) -> list[int]:
+    """Kahn's algorithm given each node's count of incoming edges (``waiting``,
+    consumed): nodes in an order where every node follows its parents; nodes on
+    or below a cycle are left out."""
     order = [node for node in range(len(waiting)) if waiting[node] == 0]
     for node in order:  # the list grows while it is walked
         for child in children[node]:

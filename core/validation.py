@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from perfline.core.errors import Problem
-from perfline.core.graph import build_graph
+from perfline.core.graph import build_graph, kahn_order
 from perfline.core.kinds import WELL_KNOWN_KINDS, allowed_kind_pairs
 from perfline.core.structure_memo import StructureMemo
 
@@ -351,14 +351,7 @@ def _plainly_sound(
                     return False
                 # not +=, which mypyc compiles to a generic add here
                 waiting[child] = waiting[child] + 1
-    order = [node for node, count in enumerate(waiting) if count == 0]
-    for node in order:  # the list grows while it is walked
-        for child in children[node]:
-            left = waiting[child] - 1
-            waiting[child] = left
-            if left == 0:
-                order.append(child)
-    return len(order) == len(children)
+    return len(kahn_order(children, waiting)) == len(children)
 
 
 def _check_graph(

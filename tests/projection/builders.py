@@ -10,9 +10,12 @@ an origin twice would show a base-4 digit of 2 or more.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from typing import Any
 
 from perfline.core.backends.nx_common.kinds import performance_entity_kinds
+from perfline.core.projection.contributors import Contributor
+from perfline.core.projection.figures import OriginSums, origin_figures
 
 NX_KINDS: list[dict[str, Any]] = performance_entity_kinds()
 
@@ -91,3 +94,28 @@ def small_result(seed: int) -> dict[str, Any]:
         "entities": list(entities.values()),
         "entity_kinds": NX_KINDS,
     }
+
+
+def origin_sums(origins: range) -> OriginSums:
+    """Usable origins whose only figure is ``op_cycles`` = origin + 1."""
+    figures = {}
+    for origin in origins:
+        made = origin_figures([{"entity_id": str(origin), "metrics": [_metric(origin + 1)]}])
+        assert made is not None
+        figures[origin] = made
+    return OriginSums(figures)
+
+
+def faithful_contributor(
+    sums: OriginSums,
+    origins: Iterable[int],
+    covered: Iterable[int],
+    extras: Iterable[int] = (),
+    sealed: bool = False,
+) -> Contributor:
+    """A contributor whose figures are the exact total of its origins."""
+    figures = sums.total(frozenset(origins))
+    assert figures is not None
+    return Contributor(
+        figures, frozenset(origins), sealed, True, frozenset(covered), frozenset(extras)
+    )

@@ -15,8 +15,8 @@ from benchmarks.core_pipeline import adversarial_document
 from perfline.core.pipeline import PipelineSettings, postprocess
 from perfline.core.projection.contributors import Contributor
 from perfline.core.projection.derivations import RECIPE_BUDGET, all_derivations
-from perfline.core.projection.figures import OriginSums, origin_figures
 from perfline.core.projection.searches import partitions
+from tests.projection.builders import faithful_contributor, origin_sums
 
 
 def test_module_over_a_long_row_of_overlapping_views_gets_the_whole_sum() -> None:
@@ -30,42 +30,18 @@ def test_module_over_a_long_row_of_overlapping_views_gets_the_whole_sum() -> Non
     assert top == [n * (n + 1) // 2]
 
 
-def _sums(origins: range) -> OriginSums:
-    figures = {}
-    for origin in origins:
-        breakdown = {
-            "metrics": [
-                {"name": "op_cycles", "value": origin + 1, "unit": "cycles", "aggregation": "sum"}
-            ]
-        }
-        made = origin_figures([breakdown])
-        assert made is not None
-        figures[origin] = made
-    return OriginSums(figures)
-
-
-def _contributor(
-    sums: OriginSums, origins: set[int], covered: set[int], extras: set[int], sealed: bool
-) -> Contributor:
-    figures = sums.total(frozenset(origins))
-    assert figures is not None
-    return Contributor(
-        figures, frozenset(origins), sealed, True, frozenset(covered), frozenset(extras)
-    )
-
-
 def test_partition_search_deeper_than_the_recursion_limit() -> None:
     pairs = 1500  # 3,000 origins, only two-origin contributors: no shortcut applies
-    sums = _sums(range(2 * pairs))
+    sums = origin_sums(range(2 * pairs))
     pool = [
-        _contributor(sums, {2 * k, 2 * k + 1}, {2 * k, 2 * k + 1}, set(), sealed=k % 2 == 0)
+        faithful_contributor(sums, {2 * k, 2 * k + 1}, {2 * k, 2 * k + 1}, set(), sealed=k % 2 == 0)
         for k in range(pairs)
     ]
     available = frozenset(range(2 * pairs))
     # a partition exists (every pair), with an unsealed member; not all sealed
     assert partitions(pool, available) == [False]
     sealed_pool = [
-        _contributor(sums, set(c.origins), set(c.covered), set(), sealed=True) for c in pool
+        faithful_contributor(sums, set(c.origins), set(c.covered), set(), sealed=True) for c in pool
     ]
     assert partitions(sealed_pool, available) == [True]
 
@@ -74,13 +50,13 @@ def test_a_producer_exposes_at_most_the_recipe_budget() -> None:
     # ten independent parts, each covered either by its own origin alone or by
     # a wider record carrying an extra unit: 2**10 covers, 1,023 with extras
     parts = 10
-    sums = _sums(range(2 * parts))
+    sums = origin_sums(range(2 * parts))
     pool: list[Contributor] = []
     for k in range(parts):
         own, wider = 2 * k, 2 * k + 1
         unit, extra = 1000 + k, 2000 + k
-        pool.append(_contributor(sums, {own}, {unit}, set(), sealed=False))
-        pool.append(_contributor(sums, {own, wider}, {unit}, {extra}, sealed=False))
+        pool.append(faithful_contributor(sums, {own}, {unit}, set(), sealed=False))
+        pool.append(faithful_contributor(sums, {own, wider}, {unit}, {extra}, sealed=False))
     required = frozenset(1000 + k for k in range(parts))
     records = all_derivations(pool, required, frozenset(), sums)
     assert len(records) == RECIPE_BUDGET

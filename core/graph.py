@@ -198,24 +198,23 @@ def _links(
     for index in range(len(nodes)):
         node = nodes[index]
         record = records[index]
-        references = record.get("parent_ids")
-        if type(references) is list:
-            name = record["id"]
+        name: str = record["id"]
+        for field, upward in (("parent_ids", True), ("child_ids", False)):
+            references = record.get(field)
+            if type(references) is not list:
+                continue
             for other in references:
-                if type(other) is str:
-                    parent = number.get(other)
-                    if parent is not None and parent * count + node not in seen:
-                        seen.add(parent * count + node)
-                        parents[node].append(other)
-                        children[parent].append(name)
-        references = record.get("child_ids")
-        if type(references) is list:
-            name = record["id"]
-            for other in references:
-                if type(other) is str:
-                    child = number.get(other)
-                    if child is not None and node * count + child not in seen:
-                        seen.add(node * count + child)
-                        children[node].append(other)
-                        parents[child].append(name)
+                if type(other) is not str:
+                    continue
+                known = number.get(other)
+                if known is None:
+                    continue
+                if upward:
+                    parent, child, parent_name, child_name = known, node, other, name
+                else:
+                    parent, child, parent_name, child_name = node, known, name, other
+                if parent * count + child not in seen:
+                    seen.add(parent * count + child)
+                    parents[child].append(parent_name)
+                    children[parent].append(child_name)
     return parents, children

@@ -264,36 +264,24 @@ def _resolved_links(
         if not isinstance(entity, dict):
             continue
         has_id = type(entity.get("id")) is str
-        references = entity.get("parent_ids")
-        if isinstance(references, list) and references:
+        for field in ("parent_ids", "child_ids"):
+            references = entity.get(field)
+            if not isinstance(references, list) or not references:
+                continue
             try:
-                for reference in references:
-                    parent = ids[reference]
-                    if has_id:
-                        children[parent].append(position)
-            except (KeyError, TypeError):  # the edges added so far come twice: harmless
-                parents, resolved = _resolve_slowly(
-                    references, ids, index, prefix, position, "parent_ids", problems
-                )
-                graph_ok = graph_ok and resolved
-                if has_id:
-                    for parent in parents:
-                        children[parent].append(position)
-        references = entity.get("child_ids")
-        if isinstance(references, list) and references:
-            below = children[position]
-            try:
-                for reference in references:
-                    child = ids[reference]
-                    if has_id:
-                        below.append(child)
-            except (KeyError, TypeError):  # the edges added so far come twice: harmless
+                others = [ids[reference] for reference in references]
+            except (KeyError, TypeError):
                 others, resolved = _resolve_slowly(
-                    references, ids, index, prefix, position, "child_ids", problems
+                    references, ids, index, prefix, position, field, problems
                 )
                 graph_ok = graph_ok and resolved
-                if has_id:
-                    below.extend(others)
+            if not has_id:
+                continue
+            if field == "child_ids":
+                children[position].extend(others)
+            else:
+                for parent in others:
+                    children[parent].append(position)
     return children if graph_ok else None
 
 

@@ -259,6 +259,7 @@ import hashlib, json, sys, time
 sys.path.append({root!r})  # the installed perfline first (a compiled build), else the sources
 sys.path.insert(0, {here!r})
 from core_pipeline import adversarial_document, nx_document
+from perfline.build_info import core_build
 family, size = sys.argv[1], int(sys.argv[2])
 doc = nx_document(size) if family == "nx" else adversarial_document(size)
 if {stage_only!r}:
@@ -280,7 +281,7 @@ result = out["results"][0]
 top = [b["metrics"][0]["value"] for b in result.get("breakdowns", [])
        if b["entity_id"] == "nn_module/top"]
 text = json.dumps(out["results"], sort_keys=True, separators=(",", ":"))
-print(json.dumps({{"seconds": seconds, "peak_kb": peak_kb,
+print(json.dumps({{"seconds": seconds, "peak_kb": peak_kb, "build": core_build(),
                   "projected": len(result.get("breakdowns", []))
                   - len(doc["results"][0]["breakdowns"]),
                   "entities": len(doc["results"][0]["entities"]),
@@ -308,6 +309,7 @@ print(json.dumps({{"seconds": seconds, "digest": hashlib.sha256(text.encode()).h
 def _run(python: str, script: str, args: list[str], stdin: str, timeout: float) -> dict[str, Any]:
     proc = subprocess.run(
         [python, "-c", script, *args],
+        cwd="/",  # as _installed_build: the checkout's perfline/ must not shadow the install
         input=stdin,
         capture_output=True,
         text=True,
@@ -358,7 +360,8 @@ def main() -> int:
     )
     what = "projection stage only" if args.stage_only else "whole post-processing (postprocess)"
     print(f"timing: {what}; each case in a fresh subprocess; peak = its VmHWM (peak RSS)")
-    print(f"perfline core: {_installed_build()} ({sys.executable})")
+    build = _installed_build()
+    print(f"perfline core: {build} ({sys.executable})")
     print(f"seconds: fastest of {args.repeat} runs (median in brackets)")
     print(
         f"{'case':>17} {'entities':>9} {'projected':>9} {'seconds':>9} {'(median)':>9}"
@@ -372,6 +375,8 @@ def main() -> int:
             _run(sys.executable, ours, [family, str(size)], "", timeout=3600)
             for _ in range(max(1, args.repeat))
         ]
+        if any(run["build"] != build for run in runs):
+            raise SystemExit(f"a run imported another perfline build than {build!r}")
         mine = min(runs, key=lambda run: float(run["seconds"]))
         median = statistics.median(float(run["seconds"]) for run in runs)
         peak_kb = max(float(run["peak_kb"]) for run in runs)

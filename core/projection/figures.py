@@ -175,17 +175,125 @@ def make_figures(groups: Sequence[Group]) -> Figures:
     )
 
 
+class _PlainShape:  # a value: never mutated (see records.py)
+    """The metric list of a plain breakdown up to its values: every metric its own
+    plain sum view (``_is_plain_sum_view``) with a finite value, identities unique."""
+
+    __slots__ = ("aggregations", "identities", "names", "order", "prefixes", "sums", "units")
+
+    def __init__(
+        self,
+        names: tuple[str, ...],
+        units: tuple[str, ...],
+        aggregations: tuple[str, ...],
+        order: tuple[int, ...],
+        prefixes: tuple[str, ...],
+    ) -> None:
+        self.names = names
+        self.units = units
+        self.aggregations = aggregations
+        self.identities: tuple[Identity, ...] = tuple(
+            [(name, unit, "{}") for name, unit in zip(names, units, strict=True)]
+        )
+        self.order = order
+        """Positions in sorted identity order."""
+        self.prefixes = prefixes
+        """Each metric's ``value_prefix``, by position."""
+        self.sums = tuple([aggregation == "sum" for aggregation in aggregations])
+
+    def fits(self, metrics: list[Any]) -> bool:
+        """Do ``metrics`` have this shape (same fields but the values, finite values)?"""
+        if len(metrics) != len(self.names):
+            return False
+        for position in range(len(metrics)):
+            metric = metrics[position]
+            if type(metric) is not dict or len(metric) != 4 or tuple(metric) != _SUM_VIEW_SHAPE:
+                return False
+            name = metric["name"]
+            unit = metric["unit"]
+            aggregation = metric["aggregation"]
+            if not (
+                type(name) is str
+                and type(unit) is str
+                and type(aggregation) is str
+                and name == self.names[position]
+                and unit == self.units[position]
+                and aggregation == self.aggregations[position]
+                and _finite_number(metric["value"])
+            ):
+                return False
+        return True
+
+
+def _finite_number(value: Any) -> bool:
+    return type(value) is int or (type(value) is float and math.isfinite(value))
+
+
 class OriginShapes:
     """What the origin figure sets of one result share, worked out once: the text
     prefix of each plain metric by (aggregation, name, unit) (see
-    ``figure_keys.value_prefix``), and the sorted order of each sequence of metric
-    identities (breakdowns of one backend list the same metrics in the same order)."""
+    ``figure_keys.value_prefix``), the sorted order of each sequence of metric
+    identities (breakdowns of one backend list the same metrics in the same order),
+    and the last plain breakdown shape (``plain_figures``)."""
 
-    __slots__ = ("orders", "prefixes")
+    __slots__ = ("_plain", "orders", "prefixes")
 
     def __init__(self) -> None:
         self.prefixes: dict[tuple[str, str, str], str] = {}
         self.orders: dict[tuple[Identity, ...], tuple[int, ...] | None] = {}
+        self._plain: _PlainShape | None = None
+
+    def plain_figures(self, metrics: list[Any]) -> Figures | None:
+        """The figure set of a lone unqualified breakdown with these ``metrics``
+        when they are plain (see ``_PlainShape``); ``None`` otherwise.
+
+        The same figure set as ``origin_figures``' general path: only the values
+        are read from a breakdown of the last plain shape seen."""
+        shape = self._plain
+        if shape is None or not shape.fits(metrics):
+            shape = self._plain_shape(metrics)
+            if shape is None:
+                return None
+            self._plain = shape
+        identities = shape.identities
+        prefixes = shape.prefixes
+        sums = shape.sums
+        pairs: list[tuple[Identity, Mapping[str, Any]]] = []
+        texts: list[str] = []
+        addends: dict[Identity, Mapping[str, Any]] = {}
+        addend_prefixes: list[str] = []
+        for position in shape.order:
+            metric = metrics[position]
+            identity = identities[position]
+            prefix = prefixes[position]
+            pairs.append((identity, metric))
+            texts.append(prefix + repr(metric["value"]) + "}")
+            if sums[position]:
+                addends[identity] = metric
+                addend_prefixes.append(prefix)
+        group = Group("{}", {}, tuple(pairs), tuple(texts), addends, tuple(addend_prefixes))
+        return make_figures([group])
+
+    def _plain_shape(self, metrics: list[Any]) -> _PlainShape | None:
+        if not all(_is_plain_sum_view(m) and _finite_number(m["value"]) for m in metrics):
+            return None
+        identities: list[Identity] = [(m["name"], m["unit"], "{}") for m in metrics]
+        order = self.sorted_order(identities)
+        if order is None:
+            return None
+        prefixes: list[str] = []
+        for metric in metrics:
+            prefix = value_prefix(metric, self.prefixes)
+            if prefix is None:
+                return None
+            prefixes.append(prefix)
+        return _PlainShape(
+            tuple([m["name"] for m in metrics]),
+            tuple([m["unit"] for m in metrics]),
+            tuple([m["aggregation"] for m in metrics]),
+            order,
+            tuple(prefixes),
+        )
 
     def sorted_order(self, identities: list[Identity]) -> tuple[int, ...] | None:
         """Positions of ``identities`` in sorted order; ``None`` when one repeats."""
@@ -260,6 +368,13 @@ def origin_figures(
     Unusable: a breakdown without metrics, two metrics with one identity but
     different fields, or two breakdowns with equal qualifiers but different figures.
     """
+    if shapes is not None and len(breakdowns) == 1:
+        only = breakdowns[0]
+        metrics = only.get("metrics")
+        if type(metrics) is list and metrics and not only.get("qualifiers"):
+            plain = shapes.plain_figures(metrics)
+            if plain is not None:
+                return plain
     groups: dict[str, Group] = {}
     for breakdown in breakdowns:
         metrics = breakdown.get("metrics")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from perfline.core.projection.figures import combine, origin_figures
+from perfline.core.projection.figures import OriginShapes, combine, origin_figures
 
 
 def _m(value: Any, **extra: Any) -> dict[str, Any]:
@@ -93,3 +93,63 @@ def test_plain_and_sampled_sums_follow_the_same_arithmetic() -> None:
         huge = _fig(_m(1e308, aggregation="sum", **extra), _m(1, name="b", aggregation="sum"))
         total = combine([huge, huge])
         assert total is not None and [m["name"] for _, m in total.groups[0].metrics] == ["b"]
+
+
+def _plain(name: str, value: Any, aggregation: str = "sum", unit: str = "cycles") -> Any:
+    return {"name": name, "unit": unit, "value": value, "aggregation": aggregation}
+
+
+def _shape_of(figures: Any) -> tuple[Any, ...]:
+    """Everything a figure set carries, comparable (metric dicts by identity)."""
+    return (
+        figures.key,
+        figures.exact,
+        tuple(figures.by_qualifier),
+        [
+            (
+                g.qualifier_key,
+                dict(g.qualifiers),
+                [(identity, id(metric)) for identity, metric in g.metrics],
+                g.texts,
+                [(identity, id(metric)) for identity, metric in g.addends.items()],
+                g.addend_order,
+                g.addend_prefixes,
+                g.plain,
+            )
+            for g in figures.groups
+        ],
+    )
+
+
+def test_plain_breakdowns_reuse_their_shape_and_give_the_general_figure_set() -> None:
+    # one OriginShapes across calls, as find_authority uses it: the first call
+    # learns a shape, later ones read only values; a change of shape is relearned
+    shapes = OriginShapes()
+    lists = [
+        [_plain("z", 3), _plain("a", 2.5), _plain("m", 7, "max")],
+        [_plain("z", -1), _plain("a", 2**60), _plain("m", 0.1, "max")],
+        [_plain("a", 1), _plain("z", 2)],  # another order: another shape
+        [_plain("a", 1.0e300), _plain("z", -0.0)],
+        [_plain("a", 1), _plain("z", 2, unit="B")],  # another unit
+        [_plain("a", 1), _plain("z", 2, "mean")],  # another aggregation
+    ]
+    for metrics in lists:
+        fast = shapes.plain_figures(metrics)
+        general = origin_figures([{"entity_id": "x", "metrics": metrics}])
+        assert fast is not None and general is not None
+        assert _shape_of(fast) == _shape_of(general)
+
+
+def test_breakdowns_that_are_not_plain_take_the_general_path() -> None:
+    shapes = OriginShapes()
+    assert shapes.plain_figures([_plain("a", 1), _plain("z", 2)]) is not None
+    not_plain = [
+        [_plain("a", float("nan")), _plain("z", 2)],  # not finite
+        [_plain("a", True), _plain("z", 2)],  # a bool is no number here
+        [{"unit": "cycles", "name": "a", "value": 1, "aggregation": "sum"}, _plain("z", 2)],
+        [_plain("a", 1), _plain("a", 2)],  # one identity twice
+        [_plain("a", 1), {**_plain("z", 2), "samples": 3}],
+        [_plain("a", 1), _plain("z", 2, "")],
+    ]
+    for metrics in not_plain:
+        assert shapes.plain_figures(metrics) is None

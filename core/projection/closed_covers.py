@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+from perfline.core.graph import int_objects
 from perfline.core.projection.contributors import Contributor
 from perfline.core.projection.figures import OriginSums
 
@@ -199,7 +200,7 @@ def _all_forced(
     holders: dict[int, frozenset[int]] = {}
     for slot in slots:
         origins = slot.origins
-        for unit in slot.covered:
+        for unit in int_objects(slot.covered):
             known = holders.get(unit)
             if known is None:
                 holders[unit] = origins

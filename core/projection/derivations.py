@@ -50,6 +50,7 @@ import itertools
 from collections.abc import Callable, Hashable, Sequence
 from typing import Final
 
+from perfline.core.graph import int_objects
 from perfline.core.projection.closed_covers import ClosedCover, closed_cover
 from perfline.core.projection.contributors import Contributor
 from perfline.core.projection.figures import Figures, OriginSums, combine
@@ -272,13 +273,13 @@ def _components(pool: list[Contributor], required: frozenset[int]) -> list[list[
     origin_owner: dict[int, int] = {}
     for position, contributor in enumerate(pool):
         covered = contributor.covered
-        for unit in covered if covered <= required else covered & required:
+        for unit in int_objects(covered if covered <= required else covered & required):
             owner = unit_owner.get(unit)
             if owner is None:
                 unit_owner[unit] = position
             else:
                 _join(parent, owner, position)
-        for origin in contributor.origins:
+        for origin in int_objects(contributor.origins):
             owner = origin_owner.get(origin)
             if owner is None:
                 origin_owner[origin] = position

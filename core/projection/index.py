@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from perfline.core.graph import build_graph, topological_positions
+from perfline.core.graph import build_graph, int_objects, topological_positions
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +61,7 @@ class GraphIndex:
         same_kind = self.kind_leaves[self.kinds[target]]
         target_roots = self.roots[target]
         roots = self.roots
-        for unit in units:
+        for unit in int_objects(units):
             if unit in own:
                 continue
             if unit in same_kind or not roots[unit].isdisjoint(target_roots):

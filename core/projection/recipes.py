@@ -24,6 +24,7 @@ one derivation. Cost per derivation: see ``derivations``.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from perfline.core.projection.contributors import (
     Contributor,
@@ -72,7 +73,8 @@ def _has_consumer(
     required = scope.required
     # strict ancestors of the target contain all of U(t)
     seen: set[int] = {target}
-    stack = list(index.parents[target])
+    # nodes stay int objects: they are only looked up (see graph.int_objects)
+    stack: list[Any] = list(index.parents[target])
     while stack:
         node = stack.pop()
         if node in seen:

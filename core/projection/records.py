@@ -23,6 +23,9 @@ record) per new entry.
 
 from __future__ import annotations
 
+from typing import Any, cast
+
+from perfline.core.graph import int_objects
 from perfline.core.projection.figures import Figures
 from perfline.core.projection.index import GraphIndex
 
@@ -122,7 +125,7 @@ class Population:
             self._entries[identity] = entry
             self._in_order.append(entry)
             self._touch(entry)
-            for unit in entry.units:
+            for unit in int_objects(entry.units):
                 self._by_unit.setdefault(unit, []).append(entry)
             return True
         exposers = entry.exposers
@@ -139,9 +142,9 @@ class Population:
 
     def _touch(self, entry: Entry) -> None:
         self.version += 1
-        version = self.version
-        unit_version = self._unit_version
-        for unit in entry.units:
+        version = cast(object, self.version)  # one int object for every unit
+        unit_version = cast("dict[Any, object]", self._unit_version)
+        for unit in int_objects(entry.units):
             unit_version[unit] = version
 
     def changed_since(self, target: int, units: frozenset[int], version: int) -> bool:
@@ -153,13 +156,13 @@ class Population:
         if self._sole_changed.get(target, 0) > version:
             return True
         get = self._unit_version.get
-        return any(get(unit, 0) > version for unit in units)
+        return any(get(unit, 0) > version for unit in int_objects(units))
 
     def touching(self, units: frozenset[int]) -> list[Entry]:
         """Entries whose units meet ``units``, in population order."""
         found: dict[int, Entry] = {}
         by_unit = self._by_unit
-        for unit in units:
+        for unit in int_objects(units):
             for entry in by_unit.get(unit, ()):
                 found[entry.serial] = entry
         return [found[serial] for serial in sorted(found)]
@@ -177,7 +180,7 @@ class Population:
             return [entry for entry in self._in_order[size:] if not entry.units.isdisjoint(units)]
         found: dict[int, Entry] = {}
         by_unit = self._by_unit
-        for unit in units:
+        for unit in int_objects(units):
             entries = by_unit.get(unit)
             if not entries:
                 continue

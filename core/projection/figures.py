@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from perfline.core.document_canonical import METRIC_KEY_ORDER
+from perfline.core.graph import int_objects
 from perfline.core.projection.figure_keys import (
     canonical_json,
     figures_key,
@@ -545,7 +546,7 @@ class OriginSums:
     def has_all(self, origins: frozenset[int]) -> bool:
         """Is every one of ``origins`` a usable origin?"""
         figures = self.figures
-        return all(origin in figures for origin in origins)
+        return all(origin in figures for origin in int_objects(origins))
 
     def total(self, origins: frozenset[int]) -> Figures | None:
         """Exact combination of ``origins`` (a copy for a single origin)."""

@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from perfline.core.graph import int_objects
 from perfline.core.projection.contributors import (
     Contributor,
     ContributorCache,
@@ -145,11 +146,12 @@ def run_fixed_point(
     Returns each derived producer's component-outcome memo (for its final
     resolution).
     """
-    active = [p for p in producers if not scopes[p].vetoed]
+    # producers stay int objects: they are looked up and stored (see graph.int_objects)
+    active: list[Any] = [p for p in int_objects(producers) if not scopes[p].vetoed]
     memos: dict[int, OutcomeMemo] = {}
     shared: dict[tuple[frozenset[int], frozenset[int]], tuple[list[Contributor], list[Record]]] = {}
     for _ in range(max(1, len(producers))):
-        pending: list[tuple[Record, int]] = []
+        pending: list[tuple[Record, Any]] = []
         for producer in active:
             found, recomputed = cache.get(producer)
             memo = memos.get(producer)

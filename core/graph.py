@@ -108,9 +108,10 @@ def kahn_order(children: Sequence[Sequence[int]], waiting: list[int]) -> list[in
     or below a cycle are left out."""
     order = [node for node in range(len(waiting)) if waiting[node] == 0]
     for node in order:  # the list grows while it is walked
-        for child in children[node]:
-            left = waiting[child] - 1
-            waiting[child] = left
+        for child in int_objects(children[node]):
+            position = cast(int, child)
+            left = waiting[position] - 1
+            waiting[position] = left
             if left == 0:
                 order.append(child)
     return order
@@ -204,7 +205,7 @@ def _links(
     count = len(number)
     parents: list[list[str]] = [[] for _ in range(count)]
     children: list[list[str]] = [[] for _ in range(count)]
-    seen: set[int] = set()  # parent * count + child of every edge found
+    seen: set[object] = set()  # parent * count + child of every edge found
     for index in range(len(nodes)):
         node = nodes[index]
         record = records[index]
@@ -223,8 +224,9 @@ def _links(
                     parent, child, parent_name, child_name = known, node, other, name
                 else:
                     parent, child, parent_name, child_name = node, known, name, other
-                if parent * count + child not in seen:
-                    seen.add(parent * count + child)
+                edge = cast(object, parent * count + child)  # one int object
+                if edge not in seen:
+                    seen.add(edge)
                     parents[child].append(parent_name)
                     children[parent].append(child_name)
     return parents, children

@@ -41,6 +41,7 @@ from perfline.core.formats.identity import (
     parse_stack_trace,
     source_operator_id,
 )
+from perfline.core.formats.zip_archive import UNREADABLE_ZIP
 
 #: Largest model JSON read from an archive (decompressed), against zip bombs.
 MAX_MODEL_JSON_BYTES = 512 * 1024 * 1024
@@ -109,7 +110,7 @@ def _model_member(archive: zipfile.ZipFile, source: str) -> zipfile.ZipInfo:
 def _load_json(data: bytes, source: str) -> tuple[str, Any]:
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, ValueError) as error:
+    except UNREADABLE_ZIP as error:
         raise _problem(source, "byte 0", f"expected a .pt2 zip archive: {error}") from None
     with archive:
         info = _model_member(archive, source)
@@ -122,7 +123,7 @@ def _load_json(data: bytes, source: str) -> tuple[str, Any]:
             )
         try:
             raw = archive.read(info)
-        except (zipfile.BadZipFile, OSError, EOFError, ValueError) as error:
+        except UNREADABLE_ZIP as error:
             raise _problem(source, info.filename, f"cannot decompress: {error}") from None
     try:
         return info.filename, json.loads(raw)

@@ -79,6 +79,7 @@ def test_damaged_etrecord_member_is_bad_input_or_readable(
 @settings(max_examples=60, deadline=None)
 @given(edits)
 @example(changes=[(19204, 1)])  # a local header offset damaged into a negative seek
+@example(changes=[(9331, 64)])  # "version needed to extract" 6.4: NotImplementedError on open
 def test_damaged_zip_bytes(changes: list[tuple[int, int]]) -> None:
     try:
         analyze_etdump(

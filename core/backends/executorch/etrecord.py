@@ -23,7 +23,6 @@ from __future__ import annotations
 import io
 import json
 import zipfile
-import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -35,6 +34,7 @@ from perfline.core.formats.identity import (
     parse_module_stack,
     parse_stack_trace,
 )
+from perfline.core.formats.zip_archive import UNREADABLE_ZIP
 
 EXPORTED_PROGRAM = "exported_program"
 EDGE_PREFIX = "edge_dialect_exported_program/"
@@ -85,7 +85,7 @@ def read_etrecord(data: bytes, source: str) -> ETRecord:
     """Decode an ETRecord archive; malformed content raises ``InputError`` naming the member."""
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, ValueError) as error:
+    except UNREADABLE_ZIP as error:
         raise InputError(
             source, Problem("", f"not a zip archive (ETRecord expected): {error}")
         ) from None
@@ -147,14 +147,7 @@ class _MemberReader:
             )
         try:
             return self._archive.read(member).decode("utf-8")
-        except (
-            zipfile.BadZipFile,
-            OSError,
-            ValueError,  # a damaged header offset ("negative seek value"), bad UTF-8
-            EOFError,
-            zlib.error,
-            NotImplementedError,
-        ) as error:
+        except UNREADABLE_ZIP as error:  # (ValueError includes bad UTF-8)
             raise InputError(
                 self._source, Problem(f"member {member!r}", f"unreadable: {error}")
             ) from None

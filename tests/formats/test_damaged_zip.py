@@ -20,7 +20,8 @@ LOCAL = b"PK\x03\x04"  # local file header: method at +8
 
 
 def _patched(data: bytes, signature: bytes, offset: int, value: int) -> bytes:
-    """``data`` with the 2-byte field at ``offset`` of every ``signature`` header set to ``value``."""
+    """``data`` with the 2-byte field at ``offset`` of each ``signature`` header
+    set to ``value``."""
     out = bytearray(data)
     start = out.find(signature)
     assert start != -1, "the fixture has no such header"

@@ -114,7 +114,7 @@ def value_prefix(
         type(name) is str
         and type(unit) is str
         and type(aggregation) is str
-        and (type(value) is int or (type(value) is float and math.isfinite(value)))
+        and finite_number(value)
     ):
         if memo is None:
             return _prefix(aggregation, name, unit)
@@ -124,6 +124,11 @@ def value_prefix(
             known = memo[key] = _prefix(aggregation, name, unit)
         return known
     return None
+
+
+def finite_number(value: Any) -> bool:
+    """An int (not a bool) or a finite float: a value written with ``repr``."""
+    return type(value) is int or (type(value) is float and math.isfinite(value))
 
 
 def _prefix(aggregation: str, name: str, unit: str) -> str:

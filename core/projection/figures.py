@@ -23,6 +23,7 @@ from perfline.core.graph import int_objects
 from perfline.core.projection.figure_keys import (
     canonical_json,
     figures_key,
+    finite_number,
     metric_text,
     value_prefix,
 )
@@ -224,14 +225,10 @@ class _PlainShape:  # a value: never mutated (see records.py)
                 and name == self.names[position]
                 and unit == self.units[position]
                 and aggregation == self.aggregations[position]
-                and _finite_number(metric["value"])
+                and finite_number(metric["value"])
             ):
                 return False
         return True
-
-
-def _finite_number(value: Any) -> bool:
-    return type(value) is int or (type(value) is float and math.isfinite(value))
 
 
 class OriginShapes:
@@ -280,7 +277,7 @@ class OriginShapes:
         return make_figures([group])
 
     def _plain_shape(self, metrics: list[Any]) -> _PlainShape | None:
-        if not all(_is_plain_sum_view(m) and _finite_number(m["value"]) for m in metrics):
+        if not all(_is_plain_sum_view(m) for m in metrics):
             return None
         identities: list[Identity] = [(m["name"], m["unit"], "{}") for m in metrics]
         order = self.sorted_order(identities)
@@ -289,7 +286,7 @@ class OriginShapes:
         prefixes: list[str] = []
         for metric in metrics:
             prefix = value_prefix(metric, self.prefixes)
-            if prefix is None:
+            if prefix is None:  # a value that is not finite
                 return None
             prefixes.append(prefix)
         return _PlainShape(

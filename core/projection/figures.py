@@ -185,31 +185,28 @@ class _PlainShape:  # a value: never mutated (see records.py)
     """The metric list of a plain breakdown up to its values: every metric its own
     plain sum view (``_is_plain_sum_view``) with a finite value, identities unique."""
 
-    __slots__ = ("aggregations", "identities", "names", "order", "prefixes", "sums", "units")
+    __slots__ = ("aggregations", "identities", "order", "prefixes", "sums")
 
     def __init__(
         self,
-        names: tuple[str, ...],
-        units: tuple[str, ...],
+        identities: tuple[Identity, ...],
         aggregations: tuple[str, ...],
         order: tuple[int, ...],
         prefixes: tuple[str, ...],
     ) -> None:
-        self.names = names
-        self.units = units
+        self.identities = identities
+        """Each metric's (name, unit, "{}"), by position."""
         self.aggregations = aggregations
-        self.identities: tuple[Identity, ...] = tuple(
-            [(name, unit, "{}") for name, unit in zip(names, units, strict=True)]
-        )
         self.order = order
         """Positions in sorted identity order."""
         self.prefixes = prefixes
         """Each metric's ``value_prefix``, by position."""
         self.sums = tuple([aggregation == "sum" for aggregation in aggregations])
+        """Whether each metric is an addend (``aggregations``, read once per shape)."""
 
     def fits(self, metrics: list[Any]) -> bool:
         """Do ``metrics`` have this shape (same fields but the values, finite values)?"""
-        if len(metrics) != len(self.names):
+        if len(metrics) != len(self.identities):
             return False
         for position in range(len(metrics)):
             metric = metrics[position]
@@ -218,12 +215,13 @@ class _PlainShape:  # a value: never mutated (see records.py)
             name = metric["name"]
             unit = metric["unit"]
             aggregation = metric["aggregation"]
+            identity = self.identities[position]
             if not (
                 type(name) is str
                 and type(unit) is str
                 and type(aggregation) is str
-                and name == self.names[position]
-                and unit == self.units[position]
+                and name == identity[0]
+                and unit == identity[1]
                 and aggregation == self.aggregations[position]
                 and finite_number(metric["value"])
             ):
@@ -290,11 +288,7 @@ class OriginShapes:
                 return None
             prefixes.append(prefix)
         return _PlainShape(
-            tuple([m["name"] for m in metrics]),
-            tuple([m["unit"] for m in metrics]),
-            tuple([m["aggregation"] for m in metrics]),
-            order,
-            tuple(prefixes),
+            tuple(identities), tuple([m["aggregation"] for m in metrics]), order, tuple(prefixes)
         )
 
     def sorted_order(self, identities: list[Identity]) -> tuple[int, ...] | None:

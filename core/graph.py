@@ -156,15 +156,50 @@ def build_graph(entities: Sequence[Any]) -> EntityGraph:
     Entities without a string id are skipped; references to unknown ids are
     dropped (validation reports them separately).
     """
-    number, kinds, nodes, records = _nodes(entities)
-    parents, children = _links(number, nodes, records)
-    ids = list(number)
+    numbered = numbered_graph(entities)
+    ids = numbered.ids
     return EntityGraph(
         ids=tuple(ids),
-        kinds={ids[index]: kinds[index] for index in range(len(ids))},
-        parents={ids[index]: tuple(parents[index]) for index in range(len(ids))},
-        children={ids[index]: tuple(children[index]) for index in range(len(ids))},
+        kinds={ids[index]: numbered.kinds[index] for index in range(len(ids))},
+        parents={
+            ids[index]: tuple([ids[other] for other in numbered.parents[index]])
+            for index in range(len(ids))
+        },
+        children={
+            ids[index]: tuple([ids[other] for other in numbered.children[index]])
+            for index in range(len(ids))
+        },
     )
+
+
+class NumberedGraph:
+    """The graph of ``build_graph`` with nodes numbered in first-appearance order:
+    what a stage that works on integers needs, without a lookup by id per edge."""
+
+    __slots__ = ("children", "ids", "kinds", "parents")
+
+    def __init__(
+        self,
+        ids: list[str],
+        kinds: list[str],
+        parents: list[list[int]],
+        children: list[list[int]],
+    ) -> None:
+        self.ids = ids
+        """Each node's id."""
+        self.kinds = kinds
+        """Each node's kind (a later string kind wins, ``""`` when there is none)."""
+        self.parents = parents
+        """Each node's parents, in first-seen order, each edge once."""
+        self.children = children
+        """Each node's children, in first-seen order, each edge once."""
+
+
+def numbered_graph(entities: Sequence[Any]) -> NumberedGraph:
+    """``build_graph`` by node number (see ``NumberedGraph``)."""
+    number, kinds, nodes, records = _nodes(entities)
+    parents, children = _links(number, nodes, records)
+    return NumberedGraph(list(number), kinds, parents, children)
 
 
 def _nodes(
@@ -199,17 +234,16 @@ def _nodes(
 
 def _links(
     number: dict[str, int], nodes: list[int], records: list[dict[str, Any]]
-) -> tuple[list[list[str]], list[list[str]]]:
+) -> tuple[list[list[int]], list[list[int]]]:
     """Parents and children of every node in first-seen order, each edge once
     (an edge is usually mentioned by both of its ends)."""
     count = len(number)
-    parents: list[list[str]] = [[] for _ in range(count)]
-    children: list[list[str]] = [[] for _ in range(count)]
+    parents: list[list[int]] = [[] for _ in range(count)]
+    children: list[list[int]] = [[] for _ in range(count)]
     seen: set[object] = set()  # parent * count + child of every edge found
     for index in range(len(nodes)):
         node = nodes[index]
         record = records[index]
-        name: str = record["id"]
         for field, upward in (("parent_ids", True), ("child_ids", False)):
             references = record.get(field)
             if type(references) is not list:
@@ -221,12 +255,12 @@ def _links(
                 if known is None:
                     continue
                 if upward:
-                    parent, child, parent_name, child_name = known, node, other, name
+                    parent, child = known, node
                 else:
-                    parent, child, parent_name, child_name = node, known, name, other
+                    parent, child = node, known
                 edge = cast(object, parent * count + child)  # one int object
                 if edge not in seen:
                     seen.add(edge)
-                    parents[child].append(parent_name)
-                    children[parent].append(child_name)
+                    parents[child].append(parent)
+                    children[parent].append(child)
     return parents, children

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from perfline.core.graph import build_graph, int_objects, topological_positions
+from perfline.core.graph import int_objects, numbered_graph, topological_positions
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,13 +71,18 @@ class GraphIndex:
 
 def build_index(entities: Sequence[Mapping[str, Any]]) -> GraphIndex:
     """Index a validated, acyclic entity list."""
-    graph = build_graph(entities)
-    ids = tuple(sorted(graph.ids))
+    graph = numbered_graph(entities)
+    names = graph.ids
+    count = len(names)
+    by_id = sorted(range(count), key=names.__getitem__)  # ids are unique
+    rank = [0] * count
+    for index in range(count):
+        rank[by_id[index]] = index
+    ids = tuple([names[node] for node in by_id])
     position = {entity_id: index for index, entity_id in enumerate(ids)}
-    kinds = tuple([graph.kinds[entity_id] for entity_id in ids])
-    parents = _sorted_positions(ids, graph.parents, position)
-    children = _sorted_positions(ids, graph.children, position)
-    count = len(ids)
+    kinds = tuple([graph.kinds[node] for node in by_id])
+    parents = _ranked_links(by_id, graph.parents, rank)
+    children = _ranked_links(by_id, graph.children, rank)
     order = topological_positions(children)
 
     leaves: list[frozenset[int]] = [frozenset()] * count
@@ -110,7 +115,11 @@ def build_index(entities: Sequence[Mapping[str, Any]]) -> GraphIndex:
 
     by_kind: dict[str, set[int]] = {}
     for node in range(count):
-        by_kind.setdefault(kinds[node], set()).update(leaves[node])
+        kind = kinds[node]
+        # a parent of the same kind already brings these leaves (it holds them all)
+        if any(kinds[up] == kind for up in parents[node]):
+            continue
+        by_kind.setdefault(kind, set()).update(leaves[node])
     return GraphIndex(
         ids=ids,
         position=position,
@@ -123,17 +132,17 @@ def build_index(entities: Sequence[Mapping[str, Any]]) -> GraphIndex:
     )
 
 
-def _sorted_positions(
-    ids: tuple[str, ...], links: dict[str, tuple[str, ...]], position: dict[str, int]
+def _ranked_links(
+    by_id: list[int], links: list[list[int]], rank: list[int]
 ) -> tuple[tuple[int, ...], ...]:
-    """The ``links`` of each of ``ids`` as positions, each tuple sorted."""
+    """The ``links`` of each node in ``by_id`` order as ranks, each tuple sorted."""
     found: list[tuple[int, ...]] = []
-    for entity_id in ids:
-        linked = links[entity_id]
+    for node in by_id:
+        linked = links[node]
         if len(linked) < 2:
-            found.append((position[linked[0]],) if linked else ())
+            found.append((rank[linked[0]],) if linked else ())
         else:
-            indices = [position[other] for other in linked]
-            indices.sort()
-            found.append(tuple(indices))
+            ranks = [rank[other] for other in linked]
+            ranks.sort()
+            found.append(tuple(ranks))
     return tuple(found)

@@ -322,6 +322,27 @@ def _run(python: str, script: str, args: list[str], stdin: str, timeout: float) 
     return reply
 
 
+def _rounds(
+    ours: str, cases: list[tuple[str, int]], rounds: int, build: str
+) -> dict[tuple[str, int], list[dict[str, Any]]]:
+    """Every case once per round, rounds one after another (progress on stderr).
+
+    The machine's speed drifts over minutes on a shared host (the same run has
+    taken 2.1 s and 3.3 s within the hour); running the sizes side by side in
+    each round gives every size the same conditions, so the ratio between two
+    sizes compares like with like instead of a fast minute with a slow one.
+    """
+    runs: dict[tuple[str, int], list[dict[str, Any]]] = {case: [] for case in cases}
+    for round_number in range(1, rounds + 1):
+        for family, size in cases:
+            print(f"round {round_number}/{rounds}: {family} {size}", file=sys.stderr, flush=True)
+            run = _run(sys.executable, ours, [family, str(size)], "", timeout=3600)
+            if run["build"] != build:
+                raise SystemExit(f"a run imported another perfline build than {build!r}")
+            runs[(family, size)].append(run)
+    return runs
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="50,200,1000,5000,20000")
@@ -336,9 +357,10 @@ def main() -> int:
     parser.add_argument(
         "--repeat",
         type=int,
-        default=3,
-        help="runs per case, each in a fresh subprocess; the fastest is reported, with the "
-        "median beside it (a shared machine only ever adds time)",
+        default=5,
+        help="rounds; each round runs every case once, in a fresh subprocess per run; the "
+        "fastest run of each case is reported, with the median beside it (a shared machine "
+        "only ever adds time)",
     )
     parser.add_argument(
         "--stage-only",
@@ -362,24 +384,19 @@ def main() -> int:
     print(f"timing: {what}; each case in a fresh subprocess; peak = its VmHWM (peak RSS)")
     build = _installed_build()
     print(f"perfline core: {build} ({sys.executable})")
-    print(f"seconds: fastest of {args.repeat} runs (median in brackets)")
+    print(f"seconds: fastest of {args.repeat} rounds (median in brackets)")
+    cases = [("nx", int(s)) for s in args.sizes.split(",") if s]
+    cases += [("adversarial", int(s)) for s in args.adversarial.split(",") if s]
+    runs = _rounds(ours, cases, max(1, args.repeat), build)
     print(
         f"{'case':>17} {'entities':>9} {'projected':>9} {'seconds':>9} {'(median)':>9}"
         f" {'peak MB':>8} {'reference s':>12} {'ratio':>7} {'agree':>6}"
     )
     previous: tuple[int, float] | None = None
-    cases = [("nx", int(s)) for s in args.sizes.split(",") if s]
-    cases += [("adversarial", int(s)) for s in args.adversarial.split(",") if s]
     for family, size in cases:
-        runs = [
-            _run(sys.executable, ours, [family, str(size)], "", timeout=3600)
-            for _ in range(max(1, args.repeat))
-        ]
-        if any(run["build"] != build for run in runs):
-            raise SystemExit(f"a run imported another perfline build than {build!r}")
-        mine = min(runs, key=lambda run: float(run["seconds"]))
-        median = statistics.median(float(run["seconds"]) for run in runs)
-        peak_kb = max(float(run["peak_kb"]) for run in runs)
+        mine = min(runs[(family, size)], key=lambda run: float(run["seconds"]))
+        median = statistics.median(float(run["seconds"]) for run in runs[(family, size)])
+        peak_kb = max(float(run["peak_kb"]) for run in runs[(family, size)])
         label = f"{family} {size}" + (" chains" if family == "nx" else "")
         line = (
             f"{label:>17} {mine['entities']:>9} {mine['projected']:>9}"

@@ -112,30 +112,34 @@ def make_workspace(root: Path, jobs: int, chains: int, lines: int) -> Path:
     return root
 
 
+def _ignoring() -> Any:
+    """A handler (a new function: pygls marks each one) for a server notification or
+    request the benchmark does not look at."""
+
+    def ignore(ls: LanguageClient, params: Any) -> None:
+        return None
+
+    return ignore
+
+
 class Bench:
     def __init__(self) -> None:
         self.client = LanguageClient("bench", "0")
         self.refreshes: asyncio.Queue[float] = asyncio.Queue()
+        # pygls's ``feature`` decorator is untyped: registered through an ``Any``
+        register: Any = self.client.feature
 
-        @self.client.feature(t.WORKSPACE_INLAY_HINT_REFRESH)
-        def _refresh(ls: LanguageClient, params: Any) -> None:
+        def refresh(ls: LanguageClient, params: Any) -> None:
             self.refreshes.put_nowait(time.monotonic())
 
-        @self.client.feature(t.WORKSPACE_CODE_LENS_REFRESH)
-        def _lens(ls: LanguageClient, params: Any) -> None:
-            return None
-
-        @self.client.feature("perfline/resultChanged")
-        def _changed(ls: LanguageClient, params: Any) -> None:
-            return None
-
-        @self.client.feature(t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-        def _diagnostics(ls: LanguageClient, params: Any) -> None:
-            return None
-
-        @self.client.feature(t.WINDOW_WORK_DONE_PROGRESS_CREATE)
-        def _progress(ls: LanguageClient, params: Any) -> None:
-            return None
+        register(t.WORKSPACE_INLAY_HINT_REFRESH)(refresh)
+        for method in (
+            t.WORKSPACE_CODE_LENS_REFRESH,
+            "perfline/resultChanged",
+            t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
+            t.WINDOW_WORK_DONE_PROGRESS_CREATE,
+        ):
+            register(method)(_ignoring())
 
     async def start(self, root: Path, log_file: Path | None = None) -> None:
         logging = ["--log-file", str(log_file)] if log_file is not None else []
@@ -166,7 +170,8 @@ class Bench:
         await self.client.shutdown_async(None)
         self.client.exit(None)
         await asyncio.sleep(0.2)
-        await self.client.stop()
+        client: Any = self.client  # pygls: ``stop`` is untyped
+        await client.stop()
 
 
 def rss_mb(pid: int) -> float:
@@ -246,11 +251,11 @@ async def change_to_refresh(changes: int) -> None:
         rss = rss_mb(bench.client._server.pid)  # type: ignore[union-attr]
         await bench.stop()
         runs = sorted(read_timings(log_file).values(), key=lambda r: r.get("event", 0.0))
-        for change in marks:
+        for mark in marks:
             # The run triggered by this write: the first whose file event follows it.
-            after = [r for r in runs if r.get("event", 0.0) >= change["write"]]
+            after = [r for r in runs if r.get("event", 0.0) >= mark["write"]]
             if after:
-                change.update({k: v for k, v in after[0].items()})
+                mark.update({k: v for k, v in after[0].items()})
     from perfline.core.pipeline import PipelineSettings, postprocess
     from perfline.core.structure_memo import StructureMemo
     from perfline.server.index import IndexMemo, build_index

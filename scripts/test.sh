@@ -12,6 +12,7 @@ echo "== ruff"
 .venv/bin/ruff format --check .
 echo "== mypy"
 .venv/bin/mypy
+.venv/bin/mypy benchmarks
 echo "== pytest"
 .venv/bin/pytest -q -p no:cacheprovider "$@"
 echo "== pytest again, against the compiled build of the core (mypyc)"

@@ -238,29 +238,42 @@ def _links(
     """Parents and children of every node in first-seen order, each edge once
     (an edge is usually mentioned by both of its ends)."""
     count = len(number)
-    parents: list[list[int]] = [[] for _ in range(count)]
-    children: list[list[int]] = [[] for _ in range(count)]
-    seen: set[object] = set()  # parent * count + child of every edge found
+    edges = _Edges(count)
     for index in range(len(nodes)):
         node = nodes[index]
         record = records[index]
-        for field, upward in (("parent_ids", True), ("child_ids", False)):
-            references = record.get(field)
-            if type(references) is not list:
-                continue
+        references = record.get("parent_ids")
+        if type(references) is list:
             for other in references:
-                if type(other) is not str:
-                    continue
-                known = number.get(other)
-                if known is None:
-                    continue
-                if upward:
-                    parent, child = known, node
-                else:
-                    parent, child = node, known
-                edge = cast(object, parent * count + child)  # one int object
-                if edge not in seen:
-                    seen.add(edge)
-                    parents[child].append(parent)
-                    children[parent].append(child)
-    return parents, children
+                if type(other) is str:
+                    known = number.get(other)
+                    if known is not None:
+                        edges.add(known, node)
+        references = record.get("child_ids")
+        if type(references) is list:
+            for other in references:
+                if type(other) is str:
+                    known = number.get(other)
+                    if known is not None:
+                        edges.add(node, known)
+    return edges.parents, edges.children
+
+
+class _Edges:
+    """Adjacency lists being filled in, each edge kept once."""
+
+    __slots__ = ("children", "count", "parents", "seen")
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self.parents: list[list[int]] = [[] for _ in range(count)]
+        self.children: list[list[int]] = [[] for _ in range(count)]
+        self.seen: set[object] = set()
+        """parent * count + child of every edge added."""
+
+    def add(self, parent: int, child: int) -> None:
+        edge = cast(object, parent * self.count + child)  # one int object
+        if edge not in self.seen:
+            self.seen.add(edge)
+            self.parents[child].append(parent)
+            self.children[parent].append(child)

@@ -76,14 +76,11 @@ class Group:  # a value: never mutated (see records.py)
         "plain",
         "qualifier_key",
         "qualifiers",
-        "texts",
     )
 
     qualifier_key: str
     qualifiers: Mapping[str, Any]
     metrics: tuple[tuple[Identity, Mapping[str, Any]], ...]
-    texts: tuple[str, ...]
-    """Each metric's canonical JSON text (``figure_keys.metric_text``), in order."""
     addends: Mapping[Identity, Mapping[str, Any]]
     addend_order: tuple[Identity, ...]
     """The addends' identities in sorted order (``metrics`` order)."""
@@ -99,14 +96,12 @@ class Group:  # a value: never mutated (see records.py)
         qualifier_key: str,
         qualifiers: Mapping[str, Any],
         metrics: tuple[tuple[Identity, Mapping[str, Any]], ...],
-        texts: tuple[str, ...],
         addends: dict[Identity, Mapping[str, Any]],
         addend_prefixes: tuple[str, ...],
     ) -> None:
         self.qualifier_key = qualifier_key
         self.qualifiers = qualifiers
         self.metrics = metrics
-        self.texts = texts
         self.addends = addends
         self.addend_order = tuple(addends)
         self.addend_metrics = tuple(addends.values())
@@ -136,13 +131,19 @@ class Figures:  # a value: never mutated (see records.py)
         self.exact = exact
 
 
+GroupTexts = tuple[Group, tuple[str, ...]]
+"""A group with each of its metrics' canonical JSON text (``figure_keys.metric_text``),
+in order: what ``make_figures`` writes the figure key from. A figure set keeps only the
+key: kept, the texts would add about a tenth to the projection's memory."""
+
+
 def make_group(
     qualifier_key: str,
     qualifiers: Mapping[str, Any],
     metrics: tuple[tuple[Identity, Mapping[str, Any]], ...],
     known_prefixes: Sequence[str | None] | None = None,
     prefix_memo: dict[tuple[str, str, str], str] | None = None,
-) -> Group:
+) -> GroupTexts:
     """A group with its addends and texts worked out (``metrics`` sorted by identity).
 
     ``known_prefixes``: the metrics' ``value_prefix`` when the caller has them;
@@ -166,17 +167,18 @@ def make_group(
         if addend:
             addends[identity] = metric
             prefixes.append("" if prefix is None else prefix)
-    return Group(qualifier_key, qualifiers, metrics, tuple(texts), addends, tuple(prefixes))
+    return Group(qualifier_key, qualifiers, metrics, addends, tuple(prefixes)), tuple(texts)
 
 
-def make_figures(groups: Sequence[Group]) -> Figures:
+def make_figures(groups: Sequence[GroupTexts]) -> Figures:
     """Sort the groups and compute the canonical key."""
-    ordered = tuple(sorted(groups, key=lambda group: group.qualifier_key))
-    exact = all(_exact(metric) for group in ordered for metric in group.addends.values())
+    ordered = sorted(groups, key=lambda item: item[0].qualifier_key)
+    kept = tuple([group for group, _ in ordered])
+    exact = all(_exact(metric) for group in kept for metric in group.addends.values())
     return Figures(
-        ordered,
-        figures_key((group.qualifier_key, group.texts) for group in ordered),
-        {group.qualifier_key: group for group in ordered},
+        kept,
+        figures_key((group.qualifier_key, texts) for group, texts in ordered),
+        {group.qualifier_key: group for group in kept},
         exact,
     )
 
@@ -271,8 +273,8 @@ class OriginShapes:
             if sums[position]:
                 addends[identity] = metric
                 addend_prefixes.append(prefix)
-        group = Group("{}", {}, tuple(pairs), tuple(texts), addends, tuple(addend_prefixes))
-        return make_figures([group])
+        group = Group("{}", {}, tuple(pairs), addends, tuple(addend_prefixes))
+        return make_figures([(group, tuple(texts))])
 
     def _plain_shape(self, metrics: list[Any]) -> _PlainShape | None:
         if not all(_is_plain_sum_view(m) for m in metrics):
@@ -382,7 +384,7 @@ def origin_figures(
             plain = shapes.plain_figures(metrics)
             if plain is not None:
                 return plain
-    groups: dict[str, Group] = {}
+    groups: dict[str, GroupTexts] = {}
     for breakdown in breakdowns:
         metrics = breakdown.get("metrics")
         if not isinstance(metrics, list) or not metrics:
@@ -397,7 +399,7 @@ def origin_figures(
         known = groups.get(qualifier_key)
         if known is None:
             groups[qualifier_key] = group
-        elif canonical_json([m for _, m in known.metrics]) != canonical_json(
+        elif canonical_json([m for _, m in known[0].metrics]) != canonical_json(
             [m for _, m in canonical]
         ):
             return None
@@ -432,7 +434,7 @@ def combine(parts: Sequence[Figures]) -> Figures | None:
     common = set(parts[0].by_qualifier)
     for part in parts[1:]:
         common &= part.by_qualifier.keys()
-    groups: list[Group] = []
+    groups: list[GroupTexts] = []
     for qualifier_key in sorted(common):
         members = [part.by_qualifier[qualifier_key] for part in parts]
         order = members[0].addend_order

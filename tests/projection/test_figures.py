@@ -100,7 +100,8 @@ def _plain(name: str, value: Any, aggregation: str = "sum", unit: str = "cycles"
 
 
 def _shape_of(figures: Any) -> tuple[Any, ...]:
-    """Everything a figure set carries, comparable (metric dicts by identity)."""
+    """Everything a figure set carries, comparable (metric dicts by identity; the
+    metric texts are compared through the key written from them)."""
     return (
         figures.key,
         figures.exact,
@@ -110,7 +111,6 @@ def _shape_of(figures: Any) -> tuple[Any, ...]:
                 g.qualifier_key,
                 dict(g.qualifiers),
                 [(identity, id(metric)) for identity, metric in g.metrics],
-                g.texts,
                 [(identity, id(metric)) for identity, metric in g.addends.items()],
                 g.addend_order,
                 g.addend_prefixes,

@@ -149,16 +149,36 @@ _MergeKey = tuple[str, frozenset[int], frozenset[int], bool]
 
 
 class _Group:
-    """Accepted entries with one merge key, and their contributor once built."""
+    """Accepted entries with one merge key, and their contributor once built.
 
-    __slots__ = ("contributor", "entries")
+    Most groups hold one entry: it is kept in ``first`` and a list is made only
+    for a second one (a list per group took about 4% of the projection's memory)."""
 
-    entries: list[Entry]
+    __slots__ = ("contributor", "first", "more")
+
+    first: Entry
+    more: list[Entry] | None
+    """The entries after ``first``, in serial order (``None`` while there are none)."""
     contributor: Contributor | None
 
-    def __init__(self, entries: list[Entry], contributor: Contributor | None = None) -> None:
-        self.entries = entries
-        self.contributor = contributor
+    def __init__(self, first: Entry) -> None:
+        self.first = first
+        self.more = None
+        self.contributor = None
+
+    def add(self, entry: Entry) -> None:
+        """Add a later entry; the contributor is rebuilt when next asked for."""
+        if self.more is None:
+            self.more = [entry]
+        else:
+            self.more.append(entry)
+        self.contributor = None
+
+    def entries(self) -> list[Entry]:
+        """Every entry, in serial order."""
+        if self.more is None:
+            return [self.first]
+        return [self.first, *self.more]
 
 
 class _Merged:
@@ -187,16 +207,17 @@ class _Merged:
             key = (record.figures.key, covered, extras, record.sealed)
             group = groups.get(key)
             if group is None:
-                groups[key] = _Group([entry])
+                groups[key] = _Group(entry)
             else:
-                group.entries.append(entry)
-                group.contributor = None
+                group.add(entry)
             self.last_serial = entry.serial
 
     def items(self) -> list[tuple[Entry, frozenset[int], frozenset[int]]]:
         """Every accepted item (for a full re-merge)."""
         return [
-            (entry, key[1], key[2]) for key, group in self.groups.items() for entry in group.entries
+            (entry, key[1], key[2])
+            for key, group in self.groups.items()
+            for entry in group.entries()
         ]
 
     def contributors(self) -> list[Contributor]:
@@ -206,13 +227,12 @@ class _Merged:
             contributor = group.contributor
             if contributor is None:
                 _, covered, extras, sealed = key
-                entries = group.entries
-                first = entries[0].record
-                if len(entries) == 1:
+                first = group.first.record
+                if group.more is None:
                     origins = first.origins
                     faithful = first.faithful
                 else:
-                    origins = frozenset().union(*(e.record.origins for e in entries))
+                    origins = frozenset().union(*(e.record.origins for e in group.entries()))
                     faithful = False
                 contributor = Contributor(first.figures, origins, sealed, faithful, covered, extras)
                 group.contributor = contributor

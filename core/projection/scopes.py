@@ -11,8 +11,11 @@ blocked targets found through a unit index.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Final
 
 from perfline.core.projection.index import GraphIndex
+
+_NONE: Final[frozenset[int]] = frozenset()
 
 
 class Scope:  # a value: never mutated (see records.py)
@@ -49,7 +52,8 @@ def scope_of(
 ) -> Scope:
     """The required units, required origins and veto of one dynamic target."""
     leaves = index.leaves[target]
-    required = leaves & auth_units
+    # usually every leaf is required: the target's own leaf set is then shared
+    required = leaves if leaves <= auth_units else leaves & auth_units
     required_origins: set[int] = set()
     vetoed = False
     if blocked:
@@ -67,7 +71,7 @@ def scope_of(
                 required_origins |= frontier
             if vetoed:
                 break
-    return Scope(required, frozenset(required_origins), vetoed)
+    return Scope(required, frozenset(required_origins) if required_origins else _NONE, vetoed)
 
 
 def blocked_unit_index(

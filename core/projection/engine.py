@@ -91,7 +91,7 @@ def projected_breakdowns(index: GraphIndex, decided: Mapping[int, Record]) -> li
         for group in decided[target].figures.groups:
             breakdown: dict[str, Any] = {
                 "entity_id": index.ids[target],
-                "metrics": [_copy_metric(metric) for _, metric in group.metrics],
+                "metrics": [_copy_metric(metric) for metric in group.metrics],
             }
             if group.qualifiers:
                 breakdown["qualifiers"] = _deep_copy(group.qualifiers)

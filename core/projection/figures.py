@@ -80,7 +80,8 @@ class Group:  # a value: never mutated (see records.py)
 
     qualifier_key: str
     qualifiers: Mapping[str, Any]
-    metrics: tuple[tuple[Identity, Mapping[str, Any]], ...]
+    metrics: tuple[Mapping[str, Any], ...]
+    """The metrics, sorted by identity."""
     addends: Mapping[Identity, Mapping[str, Any]]
     addend_order: tuple[Identity, ...]
     """The addends' identities in sorted order (``metrics`` order)."""
@@ -95,7 +96,7 @@ class Group:  # a value: never mutated (see records.py)
         self,
         qualifier_key: str,
         qualifiers: Mapping[str, Any],
-        metrics: tuple[tuple[Identity, Mapping[str, Any]], ...],
+        metrics: tuple[Mapping[str, Any], ...],
         addends: dict[Identity, Mapping[str, Any]],
         addend_prefixes: tuple[str, ...],
     ) -> None:
@@ -167,7 +168,10 @@ def make_group(
         if addend:
             addends[identity] = metric
             prefixes.append("" if prefix is None else prefix)
-    return Group(qualifier_key, qualifiers, metrics, addends, tuple(prefixes)), tuple(texts)
+    group = Group(
+        qualifier_key, qualifiers, tuple([m for _, m in metrics]), addends, tuple(prefixes)
+    )
+    return group, tuple(texts)
 
 
 def make_figures(groups: Sequence[GroupTexts]) -> Figures:
@@ -260,7 +264,7 @@ class OriginShapes:
         identities = shape.identities
         prefixes = shape.prefixes
         sums = shape.sums
-        pairs: list[tuple[Identity, Mapping[str, Any]]] = []
+        ordered: list[Mapping[str, Any]] = []
         texts: list[str] = []
         addends: dict[Identity, Mapping[str, Any]] = {}
         addend_prefixes: list[str] = []
@@ -268,12 +272,12 @@ class OriginShapes:
             metric = metrics[position]
             identity = identities[position]
             prefix = prefixes[position]
-            pairs.append((identity, metric))
+            ordered.append(metric)
             texts.append(prefix + repr(metric["value"]) + "}")
             if sums[position]:
                 addends[identity] = metric
                 addend_prefixes.append(prefix)
-        group = Group("{}", {}, tuple(pairs), addends, tuple(addend_prefixes))
+        group = Group("{}", {}, tuple(ordered), addends, tuple(addend_prefixes))
         return make_figures([(group, tuple(texts))])
 
     def _plain_shape(self, metrics: list[Any]) -> _PlainShape | None:
@@ -399,9 +403,7 @@ def origin_figures(
         known = groups.get(qualifier_key)
         if known is None:
             groups[qualifier_key] = group
-        elif canonical_json([m for _, m in known[0].metrics]) != canonical_json(
-            [m for _, m in canonical]
-        ):
+        elif canonical_json(list(known[0].metrics)) != canonical_json([m for _, m in canonical]):
             return None
     return make_figures(list(groups.values()))
 

@@ -111,7 +111,7 @@ _BREAKDOWNS = st.lists(
 def _payload_key(figures: Figures) -> str:
     return _reference(
         [
-            {"qualifiers": dict(group.qualifiers), "metrics": [m for _, m in group.metrics]}
+            {"qualifiers": dict(group.qualifiers), "metrics": list(group.metrics)}
             for group in figures.groups
         ]
     )

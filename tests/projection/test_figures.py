@@ -21,7 +21,7 @@ def _fig(*metrics: dict[str, Any], qualifiers: dict[str, Any] | None = None) -> 
 
 
 def _values(figures: Any) -> list[Any]:
-    return [m["value"] for g in figures.groups for _, m in g.metrics]
+    return [m["value"] for g in figures.groups for m in g.metrics]
 
 
 def test_int_sums_stay_int_and_floats_make_floats() -> None:
@@ -40,7 +40,7 @@ def test_only_common_explicit_sum_metrics_survive() -> None:
     )
     total = combine([a, b])
     assert total is not None
-    assert [m for g in total.groups for _, m in g.metrics] == [
+    assert [m for g in total.groups for m in g.metrics] == [
         {"name": "op_cycles", "unit": "cycles", "value": 5, "aggregation": "sum"}
     ]
     assert combine([_fig(_m(2, aggregation="max")), _fig(_m(3, aggregation="max"))]) is None
@@ -51,7 +51,7 @@ def test_samples_are_summed_only_when_all_present() -> None:
     b = _fig(_m(3, aggregation="sum", samples=4))
     total = combine([a, b])
     assert total is not None
-    assert [m.get("samples") for g in total.groups for _, m in g.metrics] == [7]
+    assert [m.get("samples") for g in total.groups for m in g.metrics] == [7]
     assert combine([a, _fig(_m(3, aggregation="sum"))]) is None
 
 
@@ -92,7 +92,7 @@ def test_plain_and_sampled_sums_follow_the_same_arithmetic() -> None:
         assert single is not None and repr(_values(single)[0]) == "0.0"
         huge = _fig(_m(1e308, aggregation="sum", **extra), _m(1, name="b", aggregation="sum"))
         total = combine([huge, huge])
-        assert total is not None and [m["name"] for _, m in total.groups[0].metrics] == ["b"]
+        assert total is not None and [m["name"] for m in total.groups[0].metrics] == ["b"]
 
 
 def _plain(name: str, value: Any, aggregation: str = "sum", unit: str = "cycles") -> Any:
@@ -110,7 +110,7 @@ def _shape_of(figures: Any) -> tuple[Any, ...]:
             (
                 g.qualifier_key,
                 dict(g.qualifiers),
-                [(identity, id(metric)) for identity, metric in g.metrics],
+                [id(metric) for metric in g.metrics],
                 [(identity, id(metric)) for identity, metric in g.addends.items()],
                 g.addend_order,
                 g.addend_prefixes,

@@ -242,20 +242,8 @@ def _links(
     for index in range(len(nodes)):
         node = nodes[index]
         record = records[index]
-        references = record.get("parent_ids")
-        if type(references) is list:
-            for other in references:
-                if type(other) is str:
-                    known = number.get(other)
-                    if known is not None:
-                        edges.add(known, node)
-        references = record.get("child_ids")
-        if type(references) is list:
-            for other in references:
-                if type(other) is str:
-                    known = number.get(other)
-                    if known is not None:
-                        edges.add(node, known)
+        edges.add_references(record.get("parent_ids"), number, node, upward=True)
+        edges.add_references(record.get("child_ids"), number, node, upward=False)
     return edges.parents, edges.children
 
 
@@ -270,6 +258,22 @@ class _Edges:
         self.children: list[list[int]] = [[] for _ in range(count)]
         self.seen: set[object] = set()
         """parent * count + child of every edge added."""
+
+    def add_references(
+        self, references: object, number: dict[str, int], node: int, upward: bool
+    ) -> None:
+        """Add the edges ``node`` names in a reference list: to each known string id,
+        from it when ``upward`` (a ``parent_ids`` list); a non-list names none."""
+        if type(references) is not list:
+            return
+        for other in cast(list[object], references):
+            if type(other) is str:
+                known = number.get(other)
+                if known is not None:
+                    if upward:
+                        self.add(known, node)
+                    else:
+                        self.add(node, known)
 
     def add(self, parent: int, child: int) -> None:
         edge = cast(object, parent * self.count + child)  # one int object

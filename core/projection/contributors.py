@@ -21,10 +21,8 @@ its contributors (sealed-source hiding).
 
 from __future__ import annotations
 
-from typing import Final
-
 from perfline.core.projection.figures import Figures
-from perfline.core.projection.index import GraphIndex
+from perfline.core.projection.index import NO_NODES, GraphIndex
 from perfline.core.projection.records import Entry, Population, Record
 
 
@@ -109,9 +107,6 @@ class _Seen:
         self.merged = merged
 
 
-_NONE: Final[frozenset[int]] = frozenset()
-
-
 def _classify(
     target: int,
     index: GraphIndex,
@@ -127,7 +122,7 @@ def _classify(
             # the common case: the record lies inside the target (keeps the
             # units' frozenset, whose hash is already known, as the coverage)
             covered = units
-            extras = _NONE
+            extras = NO_NODES
         else:
             # walks the units in order and stops at the first contested extra:
             # a wide record (one over many views) is usually rejected at once

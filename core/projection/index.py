@@ -20,9 +20,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from perfline.core.graph import int_objects, numbered_graph, topological_positions
+
+NO_NODES: Final[frozenset[int]] = frozenset()
+"""The empty node set, one object shared wherever an empty set is kept."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,11 +11,8 @@ blocked targets found through a unit index.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Final
 
-from perfline.core.projection.index import GraphIndex
-
-_NONE: Final[frozenset[int]] = frozenset()
+from perfline.core.projection.index import NO_NODES, GraphIndex
 
 
 class Scope:  # a value: never mutated (see records.py)
@@ -71,7 +68,7 @@ def scope_of(
                 required_origins |= frontier
             if vetoed:
                 break
-    return Scope(required, frozenset(required_origins) if required_origins else _NONE, vetoed)
+    return Scope(required, frozenset(required_origins) if required_origins else NO_NODES, vetoed)
 
 
 def blocked_unit_index(

@@ -197,73 +197,100 @@ def search_selections(
             options[(1, origin)].append(position)
     if any(not found for found in options.values()):
         return []
-    results: list[list[Contributor]] = []
-    seen: set[frozenset[int]] = set()
-    steps = 0
-    chosen: list[int] = []
+    return _SelectionSearch(pool, required, required_origins, elements, options).run()
 
-    def minimal(selection: list[int]) -> bool:
-        for skip in selection:
-            units: set[int] = set()
-            origins: set[int] = set()
-            for position in selection:
-                if position != skip:
-                    units |= pool[position].covered
-                    origins |= pool[position].origins
-            if required <= units and required_origins <= origins:
-                return False
-        return True
 
-    def enter(covered: frozenset[int], used: frozenset[int]) -> list[int] | None:
+class _SelectionSearch:
+    """State of one ``search_selections`` run.
+
+    A plain object rather than nested functions: closures that refer to each
+    other form reference cycles, which only the cyclic collector frees, and
+    the post-processing runs with that collector paused.
+    """
+
+    def __init__(
+        self,
+        pool: list[Contributor],
+        required: frozenset[int],
+        required_origins: frozenset[int],
+        elements: list[tuple[int, int]],
+        options: dict[tuple[int, int], list[int]],
+    ) -> None:
+        self.pool = pool
+        self.required = required
+        self.required_origins = required_origins
+        self.elements = elements
+        self.options = options
+        self.results: list[list[Contributor]] = []
+        self.seen: set[frozenset[int]] = set()
+        self.steps = 0
+        self.chosen: list[int] = []
+
+    def run(self) -> list[list[Contributor]]:
+        """Depth-first with an explicit stack (a selection can be deeper than
+        Python's recursion limit); frame k was entered with ``chosen[:k]``."""
+        pool = self.pool
+        chosen = self.chosen
+        frames: list[_Selection] = []
+        first = self._enter(frozenset(), frozenset())
+        if first is not None:
+            frames.append(_Selection(frozenset(), frozenset(), first))
+        while frames:
+            frame = frames[-1]
+            if frame.position >= len(frame.options):
+                frames.pop()
+                if frames:
+                    chosen.pop()
+                continue
+            position = frame.options[frame.position]
+            frame.position += 1
+            option = pool[position]
+            if not option.origins.isdisjoint(frame.used):
+                continue
+            chosen.append(position)
+            covered = frame.covered | option.covered
+            used = frame.used | option.origins
+            found = self._enter(covered, used)
+            if found is None:
+                chosen.pop()
+            else:
+                frames.append(_Selection(covered, used, found))
+        return self.results
+
+    def _enter(self, covered: frozenset[int], used: frozenset[int]) -> list[int] | None:
         """The options for the next element, or None (a complete selection, or budget)."""
-        nonlocal steps
-        steps += 1
-        if steps > SEARCH_BUDGET:
+        self.steps += 1
+        if self.steps > SEARCH_BUDGET:
             return None
         element = next(
             (
                 e
-                for e in elements
+                for e in self.elements
                 if (e[0] == 0 and e[1] not in covered) or (e[0] == 1 and e[1] not in used)
             ),
             None,
         )
         if element is None:
-            key = frozenset(chosen)
-            if key not in seen:
-                seen.add(key)
-                if minimal(chosen):
-                    results.append([pool[p] for p in chosen])
+            key = frozenset(self.chosen)
+            if key not in self.seen:
+                self.seen.add(key)
+                if self._minimal(self.chosen):
+                    self.results.append([self.pool[p] for p in self.chosen])
             return None
-        return options[element]
+        return self.options[element]
 
-    # depth-first with an explicit stack (a selection can be deeper than
-    # Python's recursion limit); frame k was entered with chosen[:k]
-    frames: list[_Selection] = []
-    first = enter(frozenset(), frozenset())
-    if first is not None:
-        frames.append(_Selection(frozenset(), frozenset(), first))
-    while frames:
-        frame = frames[-1]
-        if frame.position >= len(frame.options):
-            frames.pop()
-            if frames:
-                chosen.pop()
-            continue
-        position = frame.options[frame.position]
-        frame.position += 1
-        option = pool[position]
-        if not option.origins.isdisjoint(frame.used):
-            continue
-        chosen.append(position)
-        covered = frame.covered | option.covered
-        used = frame.used | option.origins
-        found = enter(covered, used)
-        if found is None:
-            chosen.pop()
-        else:
-            frames.append(_Selection(covered, used, found))
-    return results
+    def _minimal(self, selection: list[int]) -> bool:
+        """Does leaving out any one member of ``selection`` lose coverage?"""
+        for skip in selection:
+            units: set[int] = set()
+            origins: set[int] = set()
+            for position in selection:
+                if position != skip:
+                    units |= self.pool[position].covered
+                    origins |= self.pool[position].origins
+            if self.required <= units and self.required_origins <= origins:
+                return False
+        return True
 
 
 class _Selection:

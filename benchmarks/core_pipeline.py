@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/core_pipeline.py [--sizes 50,200,1000,5000,20000]
         [--adversarial 16,20,24,28] [--vs-reference PYTHON] [--reference-max 400]
-        [--stage-only] [--no-default-collapse]
+        [--stage-only] [--no-default-collapse] [--instructions]
 
 Builds NX-shaped documents (segments, cascades, chains with integer ``sum``
 breakdowns, performance groups, source operators, an ``nn_module`` tree and
@@ -19,13 +19,24 @@ own ``extensions`` mark on the document is left out of the comparison).
 ``--no-default-collapse`` keeps the torch frames (bare core behaviour): one
 ``code_line`` then spans every chain whose stack runs through torch, the
 widest overlapping view these documents can have.
+
+``--instructions`` also counts, once per size, the instructions the compiled
+``postprocess`` executes (valgrind's callgrind, collecting only inside that
+function; ``PYTHONHASHSEED=0``). Unlike wall time, the count does not depend on
+what else the host runs, so its growth separates the algorithm's cost from the
+memory hierarchy's: on a shared host, how much of the caches a size gets
+decides how far its time grows beyond its instructions. Needs valgrind and the
+compiled build; about 40x slower than the timed run.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -322,6 +333,63 @@ def _run(python: str, script: str, args: list[str], stdin: str, timeout: float) 
     return reply
 
 
+_POSTPROCESS_SYMBOL = "CPyPy_pipeline___postprocess"
+"""The compiled build's entry point of ``postprocess`` (mypyc's wrapper name)."""
+
+
+def _instructions(ours: str, family: str, size: int) -> int:
+    """Instructions executed inside the compiled ``postprocess`` for one case."""
+    command = [
+        "valgrind",
+        "--tool=callgrind",
+        "--callgrind-out-file=/dev/null",
+        "--collect-atstart=no",
+        f"--toggle-collect={_POSTPROCESS_SYMBOL}",
+        sys.executable,
+        "-c",
+        ours,
+        family,
+        str(size),
+    ]
+    proc = subprocess.run(
+        command,
+        cwd="/",
+        capture_output=True,
+        text=True,
+        timeout=7200,
+        check=False,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+    )
+    found = re.search(r"I\s+refs:\s+([\d,]+)", proc.stderr)
+    if proc.returncode != 0 or found is None:
+        raise RuntimeError(f"callgrind failed on {family} {size}: {proc.stderr.strip()[-300:]}")
+    return int(found.group(1).replace(",", ""))
+
+
+def _print_instructions(ours: str, cases: list[tuple[str, int]], build: str) -> None:
+    """The instruction-count table of ``--instructions`` (nx sizes only)."""
+    print()
+    if shutil.which("valgrind") is None:
+        print("instructions: valgrind is not installed; skipped")
+        return
+    if not build.startswith("compiled"):
+        print(f"instructions: needs the compiled build (this one: {build}); skipped")
+        return
+    print(f"instructions inside postprocess (callgrind, once per size; {_POSTPROCESS_SYMBOL})")
+    previous: tuple[int, int] | None = None
+    for family, size in cases:
+        if family != "nx":
+            continue
+        print(f"counting: {family} {size}", file=sys.stderr, flush=True)
+        count = _instructions(ours, family, size)
+        line = f"{f'nx {size} chains':>17} {count:>16,}"
+        if previous is not None:
+            factor = size / previous[0]
+            line += f"  x{factor:.0f} chains -> x{count / previous[1]:.2f} instructions"
+        previous = (size, count)
+        print(line, flush=True)
+
+
 def _rounds(
     ours: str, cases: list[tuple[str, int]], rounds: int, build: str
 ) -> dict[tuple[str, int], list[dict[str, Any]]]:
@@ -366,6 +434,11 @@ def main() -> int:
         "--stage-only",
         action="store_true",
         help="time only the projection stage instead of the whole pipeline",
+    )
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="also count the instructions of postprocess per size (valgrind, compiled build)",
     )
     args = parser.parse_args()
     ours = _OURS.format(
@@ -420,6 +493,8 @@ def main() -> int:
                 line += f"  x{factor:.0f} chains -> x{mine['seconds'] / previous[1]:.1f} time"
             previous = (size, mine["seconds"])
         print(line, flush=True)
+    if args.instructions and not args.stage_only:
+        _print_instructions(ours, cases, build)
     return 0
 
 

@@ -66,6 +66,9 @@ def test_cases_reach_the_bounded_cover_search() -> None:
 
 @pytest.mark.usefixtures("collector_state")
 def test_leaving_the_pause_does_not_start_a_young_collection() -> None:
+    # objects frozen by earlier tests (the daemon's engine freezes what its runs
+    # allocated) would turn the promotion off: see the next test for that case
+    gc.unfreeze()
     gc.collect()
     gc.enable()
     started: list[int] = []

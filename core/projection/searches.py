@@ -208,6 +208,29 @@ class _SelectionSearch:
     the post-processing runs with that collector paused.
     """
 
+    __slots__ = (
+        "chosen",
+        "elements",
+        "options",
+        "pool",
+        "required",
+        "required_origins",
+        "results",
+        "seen",
+        "steps",
+    )
+
+    pool: list[Contributor]
+    required: frozenset[int]
+    required_origins: frozenset[int]
+    elements: list[tuple[int, int]]
+    options: dict[tuple[int, int], list[int]]
+    results: list[list[Contributor]]
+    seen: set[frozenset[int]]
+    steps: int
+    chosen: list[int]
+    """The pool positions of the selection being built."""
+
     def __init__(
         self,
         pool: list[Contributor],
@@ -221,10 +244,10 @@ class _SelectionSearch:
         self.required_origins = required_origins
         self.elements = elements
         self.options = options
-        self.results: list[list[Contributor]] = []
-        self.seen: set[frozenset[int]] = set()
+        self.results = []
+        self.seen = set()
         self.steps = 0
-        self.chosen: list[int] = []
+        self.chosen = []
 
     def run(self) -> list[list[Contributor]]:
         """Depth-first with an explicit stack (a selection can be deeper than

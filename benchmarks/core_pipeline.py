@@ -2,7 +2,8 @@
 
     .venv/bin/python benchmarks/core_pipeline.py [--sizes 50,200,1000,5000,20000]
         [--adversarial 16,20,24,28] [--vs-reference PYTHON] [--reference-max 400]
-        [--stage-only] [--no-default-collapse] [--instructions]
+        [--repeat 5] [--short-rounds 25] [--stage-only] [--no-default-collapse]
+        [--instructions]
 
 Builds NX-shaped documents (segments, cascades, chains with integer ``sum``
 breakdowns, performance groups, source operators, an ``nn_module`` tree and
@@ -11,8 +12,9 @@ chains' stacks running through torch ``site-packages`` frames, which the NX
 default rule collapses) and the adversarial family on which the reference's
 cover search is exponential (a row of n chains/sources, n-1 overlapping
 two-source modules and one module over all). Each size runs in a fresh
-subprocess; it prints wall time of the post-processing and the subprocess's
-peak RSS. With ``--vs-reference PYTHON`` (a Python with ``mlia==0.12.3``) the
+subprocess; it prints wall time of the post-processing (the fastest run of
+``--repeat`` rounds; cases under half a second get ``--short-rounds`` runs) and
+the subprocess's peak RSS. With ``--vs-reference PYTHON`` (a Python with ``mlia==0.12.3``) the
 reference runs on the sizes up to ``--reference-max`` chains in the same run;
 the ratio and whether both give the same ``results`` are printed (perfline's
 own ``extensions`` mark on the document is left out of the comparison).
@@ -391,24 +393,47 @@ def _print_instructions(ours: str, cases: list[tuple[str, int]], build: str) -> 
 
 
 def _rounds(
-    ours: str, cases: list[tuple[str, int]], rounds: int, build: str
+    ours: str, cases: list[tuple[str, int]], rounds: int, short_rounds: int, build: str
 ) -> dict[tuple[str, int], list[dict[str, Any]]]:
-    """Every case once per round, rounds one after another (progress on stderr).
+    """Every case once per round, rounds one after another (progress on stderr);
+    then more rounds of the short cases only, until each has ``short_rounds`` runs.
 
     The machine's speed drifts over minutes on a shared host (the same run has
     taken 2.1 s and 3.3 s within the hour); running the sizes side by side in
     each round gives every size the same conditions, so the ratio between two
     sizes compares like with like instead of a fast minute with a slow one.
+
+    A short case (median under ``SHORT_SECONDS``) is the one a neighbour's burst
+    distorts most: at 50 chains one run takes 12 ms on a quiet core and 20 ms on
+    a busy one, which alone moves the 50-to-200 growth from x4 to x6. Its runs
+    are cheap, so it gets more of them (still one fresh subprocess per run, the
+    short cases side by side), and its fastest run is a better estimate of its
+    cost without interference. The table prints how many runs each case had.
     """
     runs: dict[tuple[str, int], list[dict[str, Any]]] = {case: [] for case in cases}
-    for round_number in range(1, rounds + 1):
-        for family, size in cases:
-            print(f"round {round_number}/{rounds}: {family} {size}", file=sys.stderr, flush=True)
+
+    def one_round(label: str, chosen: list[tuple[str, int]]) -> None:
+        for family, size in chosen:
+            print(f"{label}: {family} {size}", file=sys.stderr, flush=True)
             run = _run(sys.executable, ours, [family, str(size)], "", timeout=3600)
             if run["build"] != build:
                 raise SystemExit(f"a run imported another perfline build than {build!r}")
             runs[(family, size)].append(run)
+
+    for round_number in range(1, rounds + 1):
+        one_round(f"round {round_number}/{rounds}", cases)
+    short = [
+        case
+        for case in cases
+        if statistics.median(float(run["seconds"]) for run in runs[case]) < SHORT_SECONDS
+    ]
+    for round_number in range(rounds + 1, short_rounds + 1):
+        one_round(f"short-case round {round_number}/{short_rounds}", short)
     return runs
+
+
+SHORT_SECONDS = 0.5
+"""Cases whose median run is shorter than this get ``--short-rounds`` runs."""
 
 
 def main() -> int:
@@ -429,6 +454,13 @@ def main() -> int:
         help="rounds; each round runs every case once, in a fresh subprocess per run; the "
         "fastest run of each case is reported, with the median beside it (a shared machine "
         "only ever adds time)",
+    )
+    parser.add_argument(
+        "--short-rounds",
+        type=int,
+        default=25,
+        help=f"runs in all of each case whose median is under {SHORT_SECONDS} s (more "
+        "rounds of those cases only, after the --repeat rounds of every case)",
     )
     parser.add_argument(
         "--stage-only",
@@ -457,15 +489,18 @@ def main() -> int:
     print(f"timing: {what}; each case in a fresh subprocess; peak = its VmHWM (peak RSS)")
     build = _installed_build()
     print(f"perfline core: {build} ({sys.executable})")
-    print(f"seconds: fastest of {args.repeat} rounds (median in brackets)")
+    print(
+        f"seconds: fastest of {args.repeat} rounds, {max(args.repeat, args.short_rounds)} for"
+        f" cases under {SHORT_SECONDS} s (median in brackets; runs: how many)"
+    )
     cases = [("nx", int(s)) for s in args.sizes.split(",") if s]
     cases += [("adversarial", int(s)) for s in args.adversarial.split(",") if s]
-    runs = _rounds(ours, cases, max(1, args.repeat), build)
+    runs = _rounds(ours, cases, max(1, args.repeat), args.short_rounds, build)
     print(
         f"{'case':>17} {'entities':>9} {'projected':>9} {'seconds':>9} {'(median)':>9}"
-        f" {'peak MB':>8} {'reference s':>12} {'ratio':>7} {'agree':>6}"
+        f" {'runs':>5} {'peak MB':>8} {'reference s':>12} {'ratio':>7} {'agree':>6}"
     )
-    previous: tuple[int, float] | None = None
+    previous: tuple[int, float, float] | None = None
     for family, size in cases:
         mine = min(runs[(family, size)], key=lambda run: float(run["seconds"]))
         median = statistics.median(float(run["seconds"]) for run in runs[(family, size)])
@@ -473,7 +508,8 @@ def main() -> int:
         label = f"{family} {size}" + (" chains" if family == "nx" else "")
         line = (
             f"{label:>17} {mine['entities']:>9} {mine['projected']:>9}"
-            f" {mine['seconds']:>9.3f} {f'({median:.3f})':>9} {peak_kb / 1024:>8.0f}"
+            f" {mine['seconds']:>9.3f} {f'({median:.3f})':>9} {len(runs[(family, size)]):>5}"
+            f" {peak_kb / 1024:>8.0f}"
         )
         limit = args.reference_max if family == "nx" else 22
         if args.vs_reference and size <= limit:
@@ -490,8 +526,11 @@ def main() -> int:
         else:
             if previous is not None:
                 factor = size / previous[0]
-                line += f"  x{factor:.0f} chains -> x{mine['seconds'] / previous[1]:.1f} time"
-            previous = (size, mine["seconds"])
+                line += (
+                    f"  x{factor:.0f} chains -> x{mine['seconds'] / previous[1]:.1f} time"
+                    f" (medians x{median / previous[2]:.1f})"
+                )
+            previous = (size, mine["seconds"], median)
         print(line, flush=True)
     if args.instructions and not args.stage_only:
         _print_instructions(ours, cases, build)

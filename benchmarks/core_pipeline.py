@@ -2,8 +2,8 @@
 
     .venv/bin/python benchmarks/core_pipeline.py [--sizes 50,200,1000,5000,20000]
         [--adversarial 16,20,24,28] [--vs-reference PYTHON] [--reference-max 400]
-        [--repeat 5] [--short-rounds 25] [--stage-only] [--no-default-collapse]
-        [--instructions]
+        [--repeat 5] [--short-rounds 25] [--stage postprocess|collapse|projection]
+        [--torch-share 0.42] [--no-default-collapse] [--instructions]
 
 Builds NX-shaped documents (segments, cascades, chains with integer ``sum``
 breakdowns, performance groups, source operators, an ``nn_module`` tree and
@@ -20,7 +20,11 @@ the ratio and whether both give the same ``results`` are printed (perfline's
 own ``extensions`` mark on the document is left out of the comparison).
 ``--no-default-collapse`` keeps the torch frames (bare core behaviour): one
 ``code_line`` then spans every chain whose stack runs through torch, the
-widest overlapping view these documents can have.
+widest overlapping view these documents can have. ``--stage collapse`` times
+the collapse stage alone (on the normalized result, with the NX default rule
+unless ``--no-default-collapse``) and ``--stage projection`` the projection
+alone; ``--torch-share`` is the share of stacks that run through a torch frame
+(1 for every stack).
 
 ``--instructions`` also counts, once per size, the instructions the compiled
 ``postprocess`` executes (valgrind's callgrind, collecting only inside that
@@ -99,8 +103,12 @@ def _breakdown(entity_id: str, values: list[int]) -> dict[str, Any]:
     return {"entity_id": entity_id, "metrics": metrics, "id": entity_id}
 
 
-def nx_document(chains: int, seed: int = 1) -> dict[str, Any]:
-    """An NX-shaped document with ``chains`` chains (deterministic)."""
+def nx_document(chains: int, seed: int = 1, torch_share: float = 0.42) -> dict[str, Any]:
+    """An NX-shaped document with ``chains`` chains (deterministic).
+
+    Three in five chains have a code stack; ``torch_share`` of those stacks end
+    in a torch ``site-packages`` frame (the default gives a quarter of the chains).
+    """
     rng = random.Random(seed)
     entities: dict[str, dict[str, Any]] = {}
     breakdowns: list[dict[str, Any]] = []
@@ -182,7 +190,7 @@ def nx_document(chains: int, seed: int = 1) -> dict[str, Any]:
             )
             link(outer, frame)
             leaf = frame
-            if rng.random() < 0.42:
+            if rng.random() < torch_share:
                 torch = f"code_stack/module.py:1736-{chain}"
                 add(torch, "code_stack", attributes={"file": TORCH + "module.py", "line": 1736})
                 link(frame, torch)
@@ -274,12 +282,24 @@ sys.path.insert(0, {here!r})
 from core_pipeline import adversarial_document, nx_document
 from perfline.build_info import core_build
 family, size = sys.argv[1], int(sys.argv[2])
-doc = nx_document(size) if family == "nx" else adversarial_document(size)
-if {stage_only!r}:
+if family == "nx":
+    doc = nx_document(size, torch_share={torch_share!r})
+else:
+    doc = adversarial_document(size)
+if {stage!r} == "projection":
     from perfline.core.projection import project_breakdowns
     start = time.perf_counter()
     out = dict(doc)
     out["results"] = [project_breakdowns(r) for r in doc["results"]]
+elif {stage!r} == "collapse":
+    from perfline.core.collapse import collapse_result
+    from perfline.core.collapse_rules import effective_rules
+    from perfline.core.document import normalize_result
+    typed = [normalize_result(r) for r in doc["results"]]
+    rules = [effective_rules(t["producer"], (), use_backend_defaults={defaults!r}) for t in typed]
+    start = time.perf_counter()
+    out = dict(doc)
+    out["results"] = [collapse_result(t, r) for t, r in zip(typed, rules)]
 else:
     from perfline.core.pipeline import PipelineSettings, postprocess
     start = time.perf_counter()
@@ -432,6 +452,9 @@ def _rounds(
     return runs
 
 
+STAGES = ("postprocess", "collapse", "projection")
+"""What ``--stage`` can time (the first is the default)."""
+
 SHORT_SECONDS = 0.5
 """Cases whose median run is shorter than this get ``--short-rounds`` runs."""
 
@@ -463,9 +486,16 @@ def main() -> int:
         "rounds of those cases only, after the --repeat rounds of every case)",
     )
     parser.add_argument(
-        "--stage-only",
-        action="store_true",
-        help="time only the projection stage instead of the whole pipeline",
+        "--stage",
+        choices=STAGES,
+        default=STAGES[0],
+        help="what to time: the whole post-processing, or the collapse or projection stage alone",
+    )
+    parser.add_argument(
+        "--torch-share",
+        type=float,
+        default=0.42,
+        help="share of the code stacks that run through a torch frame (1: every stack)",
     )
     parser.add_argument(
         "--instructions",
@@ -476,16 +506,23 @@ def main() -> int:
     ours = _OURS.format(
         root=str(ROOT),
         here=str(Path(__file__).resolve().parent),
-        stage_only=args.stage_only,
+        stage=args.stage,
+        torch_share=args.torch_share,
         defaults=not args.no_default_collapse,
     )
+    if args.vs_reference and args.stage != "postprocess":
+        parser.error("--vs-reference compares the whole post-processing: use --stage postprocess")
     reference = _REFERENCE.format(
         kind=NX_RULE[0],
         attribute=NX_RULE[1],
         globs=NX_RULE[2],
         collapse=not args.no_default_collapse,
     )
-    what = "projection stage only" if args.stage_only else "whole post-processing (postprocess)"
+    what = {
+        "postprocess": "whole post-processing (postprocess)",
+        "collapse": "collapse stage only (collapse_result)",
+        "projection": "projection stage only (project_breakdowns)",
+    }[args.stage]
     print(f"timing: {what}; each case in a fresh subprocess; peak = its VmHWM (peak RSS)")
     build = _installed_build()
     print(f"perfline core: {build} ({sys.executable})")
@@ -513,7 +550,11 @@ def main() -> int:
         )
         limit = args.reference_max if family == "nx" else 22
         if args.vs_reference and size <= limit:
-            document = nx_document(size) if family == "nx" else adversarial_document(size)
+            document = (
+                nx_document(size, torch_share=args.torch_share)
+                if family == "nx"
+                else adversarial_document(size)
+            )
             try:
                 theirs = _run(args.vs_reference, reference, [], json.dumps(document), 3600)
                 agree = "yes" if theirs["digest"] == mine["digest"] else "NO"
@@ -532,7 +573,7 @@ def main() -> int:
                 )
             previous = (size, mine["seconds"], median)
         print(line, flush=True)
-    if args.instructions and not args.stage_only:
+    if args.instructions and args.stage == "postprocess":
         _print_instructions(ours, cases, build)
     return 0
 

@@ -44,6 +44,7 @@ COMPILED_MODULES = [
     "perfline/core/projection/engine.py",
     "perfline/core/projection/figure_keys.py",
     "perfline/core/projection/figures.py",
+    "perfline/core/projection/float_covers.py",
     "perfline/core/projection/frontiers.py",
     "perfline/core/projection/index.py",
     "perfline/core/projection/recipes.py",

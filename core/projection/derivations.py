@@ -37,11 +37,10 @@ A target derived again (recipe passes, then its final resolution) may pass an
 ``OutcomeMemo``: components made of the very same contributor objects as last
 time reuse their outcomes instead of being searched again.
 
-When float values could round differently by order, the whole cover set is
-searched (bounded) and each cover is summed widest part first (most covered
-units, then lowest unit), the order observed in the reference on probes; the
-reference's order is not fully known, so rare float-rounding conflicts can
-differ from it.
+When float values could round differently by order, the covers are searched
+as the reference searches them and each is added up in the order that search
+picks its members (``float_covers``), so rounding-only conflicts are the
+reference's.
 """
 
 from __future__ import annotations
@@ -54,6 +53,7 @@ from perfline.core.graph import int_objects
 from perfline.core.projection.closed_covers import ClosedCover, closed_cover
 from perfline.core.projection.contributors import Contributor
 from perfline.core.projection.figures import Figures, OriginSums, combine
+from perfline.core.projection.float_covers import float_covers
 from perfline.core.projection.records import Record
 from perfline.core.projection.searches import partitions, search_selections
 
@@ -145,7 +145,7 @@ def covers(
     if not _reachable(pool, required, required_origins):
         return []
     if not exact:
-        return _search_covers(pool, required, required_origins, need_extra, limit)
+        return _search_covers(pool, required, required_origins, need_extra, decide_only, limit)
     outcomes: list[list[_Outcome]] = []
     for component in _components(pool, required):
         if memo is None:
@@ -524,58 +524,29 @@ def _search_covers(
     required: frozenset[int],
     required_origins: frozenset[int],
     need_extra: bool,
+    decide_only: bool,
     limit: int | None = None,
 ) -> list[Derivation]:
-    """Covers of >= 2 members when float values could round differently by order.
+    """Covers of >= 2 members when float values could round differently by order,
+    each added up in the reference's order (``float_covers``); at most ``limit``.
 
-    Components are covered independently (contributors with equal figures,
-    origins, coverage and extras but a different sealed flag are one slot);
-    every combination of component covers is summed widest part first (most
-    covered units, then lowest unit). At most ``PRODUCT_BUDGET`` combinations.
+    ``decide_only`` (covers without extras, all of one level): the search stops at
+    the second distinct figure set, which already makes the level a conflict, as the
+    reference stops there too; a level whose covers all agree is searched whole.
     """
-    per_component: list[list[tuple[list[Contributor], bool, bool]]] = []
-    for component in _components(pool, required):
-        units: frozenset[int] = frozenset().union(*(c.covered for c in component)) & required
-        origins: frozenset[int] = frozenset().union(*(c.origins for c in component))
-        representatives, flags = _sealed_slots(
-            component, lambda c: (c.figures.key, c.origins, c.covered, c.extras)
-        )
-        options: list[tuple[list[Contributor], bool, bool]] = []
-        for parts in search_selections(representatives, units, origins & required_origins):
-            options.append(
-                (
-                    parts,
-                    all(True in flags[id(c)] for c in parts),
-                    any(False in flags[id(c)] for c in parts),
-                )
-            )
-        if not options:
-            return []
-        per_component.append(options)
     results: list[Derivation] = []
-    for count, choice in enumerate(itertools.product(*per_component)):
-        if count >= PRODUCT_BUDGET:
-            break
-        parts = [c for selection, _, _ in choice for c in selection]
-        if len(parts) < 2:
-            continue
-        extras: frozenset[int] = frozenset().union(*(c.extras for c in parts))
-        if need_extra and not extras:
-            continue
-        ordered = sorted(parts, key=lambda c: (-len(c.covered), sorted(c.covered)))
-        figures = combine([c.figures for c in ordered])
-        if figures is None:
-            continue
-        union: frozenset[int] = frozenset().union(*(c.origins for c in parts))
-        faithful = all(c.faithful for c in parts)
-        can_seal = all(sealed_ok for _, sealed_ok, _ in choice)
-        can_unseal = any(unsealed_ok for _, _, unsealed_ok in choice)
-        for sealed, possible in ((True, can_seal), (False, can_unseal)):
-            if possible:
-                results.append(Derivation(Record(figures, union, sealed, faithful), len(extras)))
+    first_key: str | None = None
+    for cover in float_covers(pool, required, required_origins, need_extra):
+        record = Record(cover.figures, cover.origins, cover.sealed, cover.faithful)
+        results.append(Derivation(record, len(cover.extras)))
         if limit is not None and len(results) >= limit:
             break
-    return results[:limit]
+        if decide_only and not need_extra:
+            if first_key is None:
+                first_key = cover.figures.key
+            elif cover.figures.key != first_key:
+                break
+    return results
 
 
 def resolve(

@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/core_pipeline.py [--sizes 50,200,1000,5000,20000]
         [--adversarial 16,20,24,28] [--vs-reference PYTHON] [--reference-max 400]
         [--repeat 5] [--short-rounds 25] [--stage postprocess|collapse|projection]
-        [--torch-share 0.42] [--no-default-collapse] [--instructions]
+        [--torch-share 0.42] [--float-values] [--no-default-collapse] [--instructions]
 
 Builds NX-shaped documents (segments, cascades, chains with integer ``sum``
 breakdowns, performance groups, source operators, an ``nn_module`` tree and
@@ -24,7 +24,10 @@ widest overlapping view these documents can have. ``--stage collapse`` times
 the collapse stage alone (on the normalized result, with the NX default rule
 unless ``--no-default-collapse``) and ``--stage projection`` the projection
 alone; ``--torch-share`` is the share of stacks that run through a torch frame
-(1 for every stack).
+(1 for every stack). ``--float-values`` gives every metric a float value (a
+tenth of the integer one, like an estimator's milliseconds): sums then round
+differently by order, so no closed form applies and covers are searched in the
+reference's order (``perfline.core.projection.float_covers``).
 
 ``--instructions`` also counts, once per size, the instructions the compiled
 ``postprocess`` executes (valgrind's callgrind, collecting only inside that
@@ -103,11 +106,14 @@ def _breakdown(entity_id: str, values: list[int]) -> dict[str, Any]:
     return {"entity_id": entity_id, "metrics": metrics, "id": entity_id}
 
 
-def nx_document(chains: int, seed: int = 1, torch_share: float = 0.42) -> dict[str, Any]:
+def nx_document(
+    chains: int, seed: int = 1, torch_share: float = 0.42, float_values: bool = False
+) -> dict[str, Any]:
     """An NX-shaped document with ``chains`` chains (deterministic).
 
     Three in five chains have a code stack; ``torch_share`` of those stacks end
     in a torch ``site-packages`` frame (the default gives a quarter of the chains).
+    ``float_values``: every metric value is a tenth of its integer value, a float.
     """
     rng = random.Random(seed)
     entities: dict[str, dict[str, Any]] = {}
@@ -203,6 +209,10 @@ def nx_document(chains: int, seed: int = 1, torch_share: float = 0.42) -> dict[s
             if entity.pop("_bd", False) and values_list:
                 total = [sum(column) for column in zip(*values_list, strict=True)]
                 breakdowns.append(_breakdown(entity["id"], total))
+    if float_values:
+        for breakdown in breakdowns:
+            for metric in breakdown["metrics"]:
+                metric["value"] = metric["value"] * 0.1
     result = {
         "kind": "performance",
         "status": "ok",
@@ -283,7 +293,7 @@ from core_pipeline import adversarial_document, nx_document
 from perfline.build_info import core_build
 family, size = sys.argv[1], int(sys.argv[2])
 if family == "nx":
-    doc = nx_document(size, torch_share={torch_share!r})
+    doc = nx_document(size, torch_share={torch_share!r}, float_values={float_values!r})
 else:
     doc = adversarial_document(size)
 if {stage!r} == "projection":
@@ -492,6 +502,11 @@ def main() -> int:
         help="what to time: the whole post-processing, or the collapse or projection stage alone",
     )
     parser.add_argument(
+        "--float-values",
+        action="store_true",
+        help="float metric values (a tenth of the integer ones): no sum is exact",
+    )
+    parser.add_argument(
         "--torch-share",
         type=float,
         default=0.42,
@@ -508,6 +523,7 @@ def main() -> int:
         here=str(Path(__file__).resolve().parent),
         stage=args.stage,
         torch_share=args.torch_share,
+        float_values=args.float_values,
         defaults=not args.no_default_collapse,
     )
     if args.vs_reference and args.stage != "postprocess":
@@ -551,7 +567,7 @@ def main() -> int:
         limit = args.reference_max if family == "nx" else 22
         if args.vs_reference and size <= limit:
             document = (
-                nx_document(size, torch_share=args.torch_share)
+                nx_document(size, torch_share=args.torch_share, float_values=args.float_values)
                 if family == "nx"
                 else adversarial_document(size)
             )

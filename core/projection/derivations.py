@@ -536,15 +536,14 @@ def _search_covers(
     """
     results: list[Derivation] = []
     first_key: str | None = None
-    for cover in float_covers(pool, required, required_origins, need_extra):
-        record = Record(cover.figures, cover.origins, cover.sealed, cover.faithful)
-        results.append(Derivation(record, len(cover.extras)))
+    for record, extra_count in float_covers(pool, required, required_origins, need_extra):
+        results.append(Derivation(record, extra_count))
         if limit is not None and len(results) >= limit:
             break
         if decide_only and not need_extra:
             if first_key is None:
-                first_key = cover.figures.key
-            elif cover.figures.key != first_key:
+                first_key = record.figures.key
+            elif record.figures.key != first_key:
                 break
     return results
 

@@ -31,33 +31,8 @@ from collections.abc import Iterator, Sequence
 from perfline.core.graph import int_objects
 from perfline.core.projection.contributors import Contributor
 from perfline.core.projection.figures import Figures, combine
+from perfline.core.projection.records import Record
 from perfline.core.projection.searches import SEARCH_BUDGET
-
-
-class FloatCover:  # a value: never mutated
-    """One cover: its running total, origins, extras, sealed flag and faithfulness."""
-
-    __slots__ = ("extras", "faithful", "figures", "origins", "sealed")
-
-    figures: Figures
-    origins: frozenset[int]
-    extras: frozenset[int]
-    sealed: bool
-    faithful: bool
-
-    def __init__(
-        self,
-        figures: Figures,
-        origins: frozenset[int],
-        extras: frozenset[int],
-        sealed: bool,
-        faithful: bool,
-    ) -> None:
-        self.figures = figures
-        self.origins = origins
-        self.extras = extras
-        self.sealed = sealed
-        self.faithful = faithful
 
 
 class _State:
@@ -112,10 +87,11 @@ def float_covers(
     required: frozenset[int],
     required_origins: frozenset[int],
     need_extra: bool,
-) -> Iterator[FloatCover]:
+) -> Iterator[tuple[Record, int]]:
     """Every cover of ``required`` (carrying ``required_origins``) by >= 2 members of
     ``pool``, each once per distinct (figures, origins, sealed flag, extras), with or
-    without extras as ``need_extra`` says, in the reference's search order."""
+    without extras as ``need_extra`` says, in the reference's search order: its record
+    and how many extra units it has."""
     plan = _plan(pool, required, required_origins)
     if plan is None:
         return
@@ -147,7 +123,7 @@ def float_covers(
             if cover_key not in yielded:
                 yielded.add(cover_key)
                 origins = frozenset(_bits(state.origins, origin_ids))
-                yield FloatCover(figures, origins, state.extras, state.sealed, state.faithful)
+                yield Record(figures, origins, state.sealed, state.faithful), len(state.extras)
             continue
         if covered != all_units:
             options = unit_options[_lowest_clear_bit(covered)]

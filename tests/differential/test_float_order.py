@@ -63,7 +63,7 @@ def _contributor(
 
 def _values(pool: list[Contributor], required: set[int]) -> list[float]:
     found = float_covers(pool, frozenset(required), frozenset(), need_extra=False)
-    return sorted(cover.figures.groups[0].metrics[0]["value"] for cover in found)
+    return sorted(record.figures.groups[0].metrics[0]["value"] for record, _ in found)
 
 
 def test_a_cover_is_added_up_in_the_order_its_units_are_reached() -> None:
@@ -100,4 +100,4 @@ def test_a_removable_member_makes_no_cover() -> None:
     b = _contributor(0.25, {12}, {1})
     covers = list(float_covers([a, ab, b], frozenset({0, 1}), frozenset(), need_extra=False))
     # {a, b} is a cover; {a, ab} and {ab, b} are not (a or b can be left out)
-    assert [sorted(cover.origins) for cover in covers] == [[10, 12]]
+    assert [sorted(record.origins) for record, _ in covers] == [[10, 12]]

@@ -62,10 +62,9 @@ class _State:
 
 
 class _Link:
-    __slots__ = ("coverage", "member", "origins", "previous", "selected")
+    __slots__ = ("coverage", "origins", "previous", "selected")
 
     def __init__(self, member: int, coverage: int, origins: int, previous: _Link | None) -> None:
-        self.member = member
         self.coverage = coverage
         self.origins = origins
         self.previous = previous
@@ -217,7 +216,6 @@ def _lowest_clear_bit(mask: int) -> int:
 def _bits(mask: int, values: Sequence[int]) -> list[int]:
     """The ``values`` at the positions of ``mask``'s set bits, in position order."""
     found: list[int] = []
-    position = 0
     while mask:
         low = mask & -mask
         position = low.bit_length() - 1

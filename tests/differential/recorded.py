@@ -54,10 +54,7 @@ def load_recorded(path: Path = RECORDED) -> dict[int, dict[str, Any]]:
 
 def float_nx_document(chains: int) -> dict[str, Any]:
     """The benchmark's NX-shaped document with float values."""
-    root = str(Path(__file__).resolve().parent.parent.parent / "benchmarks")
-    if root not in sys.path:
-        sys.path.insert(0, root)
-    from core_pipeline import nx_document
+    from benchmarks.core_pipeline import nx_document
 
     document: dict[str, Any] = nx_document(chains, float_values=True)
     return document

@@ -1,20 +1,42 @@
 #!/usr/bin/env bash
-# Set everything up in ./.venv and run the whole test suite: ruff, mypy, pytest,
-# the VS Code extension's checks, and its end-to-end run in a real VS Code
-# (code-server + Debian's chromium; PERFLINE_SKIP_E2E=1 skips that last part).
+# Set everything up and run the whole test suite: ruff, mypy, pytest (pure Python, then the
+# compiled build), the live comparison with the reference, the VS Code extension's checks and
+# its end-to-end run in a real VS Code. Leaves ./.venv (the user's compiled install made by
+# scripts/example.sh) alone. Extra arguments go to both pytest runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-python3 -m venv .venv
-.venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e '.[dev]'
+
+cat <<'SAYS'
+perfline test suite. It makes, in this checkout:
+  .venv-test      perfline installed editable, pure Python, with the dev tools
+  .venv-compiled  perfline with its core compiled by mypyc (pytest runs again against it)
+and outside it:
+  ~/.cache/perfline-oracle   a venv with the reference, mlia==0.12.3, from PyPI (live comparison
+                             of 300 generated documents; PERFLINE_ORACLE_PYTHON=... uses another)
+  ~/.cache/perfline-e2e      code-server 4.100.3 from npm, for the extension's end-to-end run
+and, for that end-to-end run only, installs system-wide with apt-get when they are missing:
+  the Debian packages chromium, ripgrep, libkrb5-dev and pkg-config.
+PERFLINE_SKIP_E2E=1 skips the end-to-end run (and these installs).
+SAYS
+
+python3 -m venv .venv-test
+.venv-test/bin/python -m pip install -q --upgrade pip
+.venv-test/bin/python -m pip install -q -e '.[dev]'
 echo "== ruff"
-.venv/bin/ruff check .
-.venv/bin/ruff format --check .
+.venv-test/bin/ruff check .
+.venv-test/bin/ruff format --check .
 echo "== mypy"
-.venv/bin/mypy
-.venv/bin/mypy benchmarks
+.venv-test/bin/mypy
+.venv-test/bin/mypy benchmarks
+
+echo "== the reference (mlia 0.12.3) for the live comparison"
+PERFLINE_ORACLE_PYTHON=${PERFLINE_ORACLE_PYTHON:-$(bash scripts/oracle-venv.sh)}
+export PERFLINE_ORACLE_PYTHON
+export PERFLINE_DIFFERENTIAL_COUNT=${PERFLINE_DIFFERENTIAL_COUNT:-300}
+echo "reference: $PERFLINE_ORACLE_PYTHON; $PERFLINE_DIFFERENTIAL_COUNT generated documents"
+
 echo "== pytest"
-.venv/bin/pytest -q -p no:cacheprovider "$@"
+.venv-test/bin/pytest -q -p no:cacheprovider "$@"
 echo "== pytest again, against the compiled build of the core (mypyc)"
 bash scripts/install-compiled.sh .venv-compiled dev
 compiled_perfline="$PWD/.venv-compiled/bin/perfline"
@@ -31,6 +53,7 @@ if [ -f vscode-extension/package.json ]; then
     (cd vscode-extension && npm ci --no-audit --no-fund --loglevel=error && npm test)
     if [ "${PERFLINE_SKIP_E2E:-0}" != "1" ]; then
       echo "== vscode-extension end to end (code-server + headless chromium)"
+      export PERFLINE_PYTHON="$PWD/.venv-test/bin/python"
       # A browser-driven UI run can stumble on timing; one visible retry, never more.
       bash vscode-extension/test/e2e/run.sh || {
         echo "e2e failed once; retrying (see the output above for the first failure)" >&2

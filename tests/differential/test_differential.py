@@ -1,6 +1,7 @@
 """perfline against the reference (mlia 0.12.3) on generated NX-shaped documents.
 
-Runs only when ``PERFLINE_ORACLE_PYTHON`` names a Python with mlia 0.12.3;
+Runs when ``PERFLINE_ORACLE_PYTHON`` names a Python with mlia 0.12.3 (``scripts/test.sh``
+builds one with ``scripts/oracle-venv.sh`` and compares 300 documents);
 ``PERFLINE_DIFFERENTIAL_COUNT`` documents (default 50), seeds from
 ``PERFLINE_DIFFERENTIAL_FIRST_SEED`` (default 0). For thousands of documents
 with a categorized summary, run ``python -m tests.differential.compare``.

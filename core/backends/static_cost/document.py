@@ -14,7 +14,6 @@ are the sums over the costed operators.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
 
@@ -26,6 +25,7 @@ from perfline.core.backends.source_model.provenance import (
     provenance_entities,
 )
 from perfline.core.backends.static_cost.formulas import OperatorCost
+from perfline.core.backends.static_cost.roofline import RooflineTarget
 from perfline.core.envelope import build_document, model_info, run_id_for, sha256_hex
 from perfline.core.errors import InputError, Problem
 from perfline.core.formats.identity import source_operator_id
@@ -40,23 +40,6 @@ _FIGURES = (
     ("input_bytes", "bytes"),
     ("output_bytes", "bytes"),
 )
-
-
-@dataclass(frozen=True)
-class RooflineTarget:
-    """A target's peak rates (either may be absent, not both) and its name."""
-
-    macs_per_second: float | None = None
-    bytes_per_second: float | None = None
-    name: str = "roofline target"
-
-    def time_ms(self, macs: int, total_bytes: float) -> tuple[float, str]:
-        """The roofline time of one operator and the bound that decided it."""
-        compute = macs / self.macs_per_second if self.macs_per_second else 0.0
-        memory = total_bytes / self.bytes_per_second if self.bytes_per_second else 0.0
-        if self.macs_per_second and compute >= memory:
-            return compute * 1000.0, "compute"
-        return memory * 1000.0, "memory"
 
 
 def operator_costs(

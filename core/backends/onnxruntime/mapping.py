@@ -6,8 +6,9 @@ is the ONNX node name and ``node_index`` its position. With optimisations on it 
 ``FusedMatMul``), inserts layout and reshape nodes (``ReorderOutput``, ``gemm_input_reshape``)
 and gives new nodes indices beyond the model's node list. Decisions, in this order:
 
-1. ``exact``: the executed node has a model node's name and op type, and its ``node_index``
-   (when recorded) is that node's index; or, for an unnamed model node, the same index and op.
+1. ``exact``: the executed node has a model node's name and op type (its ``node_index`` is not
+   required to agree: ONNX Runtime turns ``Constant`` nodes into initializers and renumbers the
+   rest, as in the PaddleOCR profile); or, for an unnamed model node, the same index and op.
 2. An *anchor* (the model node the executed node is named after) from, in turn: the same name
    (op type or index differ); the part before the first ``/`` (ORT's ``<node>/<Fusion>``
    names); the name without ORT's ``_nchwc`` / ``_token_<n>`` suffixes, as a node name or as a
@@ -99,7 +100,7 @@ def map_executed(
     for node in executed:
         index = _exact(graph, node)
         if index is not None:
-            result[node.name] = NodeMapping((index,), EXACT, "name, op type and node index")
+            result[node.name] = NodeMapping((index,), EXACT, "name and op type")
             claimed.add(index)
     anchors: dict[str, tuple[int, str]] = {}
     for node in executed:
@@ -125,7 +126,7 @@ def map_executed(
 def _exact(graph: _Graph, node: ExecutedNode) -> int | None:
     found = graph.by_name.get(node.name)
     if found is not None:
-        if _op(found) == node.op_name and node.node_index in (None, found.index):
+        if _op(found) == node.op_name:
             return found.index
         return None
     index = node.node_index
@@ -141,7 +142,7 @@ def _anchor(
 ) -> tuple[int, str] | None:
     found = graph.by_name.get(node.name)
     if found is not None:
-        return found.index, "name (op type or node index differ)"
+        return found.index, "name (the op type differs)"
     if "/" in node.name:
         head = graph.by_name.get(node.name.split("/", 1)[0])
         if head is not None:

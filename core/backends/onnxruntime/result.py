@@ -80,8 +80,9 @@ def build_ort_result(
             model_source,
             Problem(
                 "profile node events",
-                f"0 of {total_events} profile node events matched a node of "
-                f"{model_source} by name, operator type and node index (e.g. "
+                f"0 of {total_events + runs.left_out_node_events} profile node events matched a "
+                f"node of "
+                f"{model_source} by name and operator type (e.g. "
                 f"{runs.nodes[0].name!r}, {runs.nodes[0].op_name}); the profile is of another "
                 "model",
             ),

@@ -51,9 +51,9 @@ class StaticCostJob:
     description = "the static cost of an ONNX, PT2 or TOSA model (predicted, opt-in)"
 
     def run(self, context: JobContext) -> dict[str, Any]:
+        from perfline.core.backends.settings import RooflineTarget
         from perfline.core.backends.source_model.inputs import InputFile
         from perfline.core.backends.static_cost.document import analyze_static
-        from perfline.core.backends.static_cost.roofline import RooflineTarget
 
         where = ", ".join(i.path for i in context.inputs) or None
         if len(context.inputs) != 1:

@@ -14,8 +14,9 @@
     bytes_per_second = 1.6e10
 
 ``parse_backend_settings`` validates the two tables and reports each problem with a line through
-the callbacks of the ``perfline.toml`` parser; ``job_defaults`` gives the options a job of a
-backend starts from (a job's own ``options`` win); ``discovery_enabled`` says whether a job type's
+the callbacks of the ``perfline.toml`` parser; ``RooflineTarget`` is the ``[static.target]`` value
+(time of an operator = max(MACs / macs_per_second, bytes / bytes_per_second));
+``job_defaults`` gives the options a job of a backend starts from (a job's own ``options`` win); ``discovery_enabled`` says whether a job type's
 convention jobs are wanted.
 """
 
@@ -25,7 +26,23 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from perfline.core.backends.static_cost.roofline import RooflineTarget
+
+@dataclass(frozen=True)
+class RooflineTarget:
+    """A target's peak rates (either may be absent, not both) and its name."""
+
+    macs_per_second: float | None = None
+    bytes_per_second: float | None = None
+    name: str = "roofline target"
+
+    def time_ms(self, macs: int, total_bytes: float) -> tuple[float, str]:
+        """The roofline time of one operator and the bound that decided it."""
+        compute = macs / self.macs_per_second if self.macs_per_second else 0.0
+        memory = total_bytes / self.bytes_per_second if self.bytes_per_second else 0.0
+        if self.macs_per_second and compute >= memory:
+            return compute * 1000.0, "compute"
+        return memory * 1000.0, "memory"
+
 
 TABLES = ("onnxruntime", "static")
 STATIC = "static"

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
+from perfline.core.backends.settings import RooflineTarget
 from perfline.core.backends.source_model.inputs import InputFile
 from perfline.core.backends.static_cost.document import analyze_static
 from perfline.core.backends.static_cost.onnx_cost import onnx_costs
-from perfline.core.backends.static_cost.roofline import RooflineTarget
 from perfline.core.formats.onnx_graph import read_onnx_graph
 from perfline.core.pipeline import postprocess
 

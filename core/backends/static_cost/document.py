@@ -18,6 +18,7 @@ from pathlib import PurePath
 from typing import Any
 
 from perfline.core.backends.nx_common.metrics import unavailable
+from perfline.core.backends.settings import RooflineTarget
 from perfline.core.backends.source_model.inputs import InputFile
 from perfline.core.backends.source_model.provenance import (
     ENTITY_KINDS,
@@ -25,7 +26,6 @@ from perfline.core.backends.source_model.provenance import (
     provenance_entities,
 )
 from perfline.core.backends.static_cost.formulas import OperatorCost
-from perfline.core.backends.static_cost.roofline import RooflineTarget
 from perfline.core.envelope import build_document, model_info, run_id_for, sha256_hex
 from perfline.core.errors import InputError, Problem
 from perfline.core.formats.identity import source_operator_id

@@ -16,8 +16,8 @@
 ``parse_backend_settings`` validates the two tables and reports each problem with a line through
 the callbacks of the ``perfline.toml`` parser; ``RooflineTarget`` is the ``[static.target]`` value
 (time of an operator = max(MACs / macs_per_second, bytes / bytes_per_second));
-``job_defaults`` gives the options a job of a backend starts from (a job's own ``options`` win); ``discovery_enabled`` says whether a job type's
-convention jobs are wanted.
+``job_defaults`` gives the options a job of a backend starts from (a job's own ``options`` win);
+``discovery_enabled`` says whether a job type's convention jobs are wanted.
 """
 
 from __future__ import annotations

@@ -32,7 +32,6 @@ from perfline.clients.cli.common import (
 )
 from perfline.core.errors import InputError, Problem
 from perfline.core.pipeline import PipelineSettings, postprocess
-from perfline.server.ingest import estimator as nx
 
 ESTIMATOR_ENV = "PERFLINE_NX_ESTIMATOR"
 ESTIMATOR = "estimator"
@@ -50,6 +49,8 @@ def input_kind(inputs: Sequence[str], profiling_data: Sequence[str]) -> str:
             "perfline analyze",
             Problem("arguments", "expected a model and/or backend output files"),
         )
+    from perfline.server.ingest import estimator as nx
+
     for item in inputs:
         path = Path(item)
         if not path.exists():
@@ -81,6 +82,8 @@ def run_estimator_route(
     cli_arguments: Sequence[str],
 ) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """Build, post-process and return the NX estimator document and statistics."""
+    from perfline.server.ingest import estimator as nx
+
     found = nx.classify_inputs([Path(item) for item in inputs])
     model = found.model
     converted = False
@@ -267,6 +270,8 @@ def command(
         )
     write_output(processed, output_dir)
     if statistics is not None:
+        from perfline.server.ingest import estimator as nx
+
         nx.write_statistics(folder, statistics)
     emit(processed, as_json)
 

@@ -44,8 +44,17 @@ class NodeEvent:
     ts: float
     duration_us: float
     run: int
-    input_shapes: tuple[Shape, ...]
-    output_shapes: tuple[Shape, ...]
+    args: Mapping[str, Any]
+
+    @property
+    def input_shapes(self) -> tuple[Shape, ...]:
+        """``args.input_type_shape`` as shapes (``()`` where an entry is not a shape)."""
+        return _shapes(self.args.get("input_type_shape"))
+
+    @property
+    def output_shapes(self) -> tuple[Shape, ...]:
+        """``args.output_type_shape`` as shapes."""
+        return _shapes(self.args.get("output_type_shape"))
 
 
 @dataclass(frozen=True)
@@ -194,8 +203,7 @@ def read_profile(data: bytes, source: str) -> Profile:
                 ts=ts,
                 duration_us=duration,
                 run=slot,
-                input_shapes=_shapes(args.get("input_type_shape")),
-                output_shapes=_shapes(args.get("output_type_shape")),
+                args=args,
             )
         )
     return Profile(

@@ -6,7 +6,8 @@ Exports ``attention.py`` (this folder) with the dynamo exporter (stack traces in
 metadata) to ``attention.onnx`` and with ``torch.export`` to ``attention.pt2``, then profiles it
 and the DS-CNN (``../formats/dscnn/dscnn.onnx``) with onnxruntime's profiler, 10 runs each, one
 intra-op thread, with graph optimisations off (``*_noopt.json``) and on (``*_opt.json``, with ORT's
-saved optimised model ``*_opt.optimized.onnx``). The model source is copied into BUILD_DIR first
+saved optimised model ``*_opt.optimized.onnx``), and writes ``dscnn_external.onnx``, the DS-CNN
+with its weights moved to an external data file that is then deleted. The model source is copied into BUILD_DIR first
 and imported from there, so the traces name ``BUILD_DIR/attention.py`` (regen.sh uses
 ``/home/dev/attn``, the path the committed files record).
 """
@@ -66,12 +67,30 @@ def profile(model: Path, name: str, *, optimise: bool) -> None:
     print(f"{target.name}: {len(events)} events, {nodes} node events")
 
 
+def external_data_model() -> None:
+    """``dscnn_external.onnx``: the DS-CNN with its weights in ``dscnn_external.weights`` (not
+    kept: the tests need a model whose external data is missing)."""
+    import onnx  # noqa: PLC0415
+
+    model = onnx.load(str(DSCNN_ONNX))
+    onnx.save_model(
+        model,
+        str(HERE / "dscnn_external.onnx"),
+        save_as_external_data=True,
+        all_tensors_to_one_file=True,
+        location="dscnn_external.weights",
+        size_threshold=1024,
+    )
+    (HERE / "dscnn_external.weights").unlink()
+
+
 def main() -> None:
     build = Path(sys.argv[1] if len(sys.argv) > 1 else "/home/dev/attn")
     export_attention(build)
     for stem, model in (("attention", HERE / "attention.onnx"), ("dscnn", DSCNN_ONNX)):
         profile(model, f"{stem}_noopt", optimise=False)
         profile(model, f"{stem}_opt", optimise=True)
+    external_data_model()
     print("torch", torch.__version__, "onnxruntime", ort.__version__, "numpy", np.__version__)
     os.environ.pop("PYTHONPATH", None)
 

@@ -41,13 +41,11 @@ def read_file(path: Path, what: str) -> tuple[InputFile, float]:
 
 def external_data_warnings(model: Path, data: bytes) -> list[str]:
     """Warnings for initializers whose external data file is missing beside the model."""
-    from perfline.core.formats.onnx_graph import read_onnx_graph
+    from perfline.core.formats.onnx_graph import external_data_locations
 
-    graph = read_onnx_graph(data, str(model))
     warnings = []
-    for name, tensor in graph.initializers.items():
-        location = tensor.external_location
-        if location is not None and not (model.parent / location).is_file():
+    for name, location in external_data_locations(data, str(model)).items():
+        if not (model.parent / location).is_file():
             warnings.append(
                 f"{model}: initializer {name!r} keeps its data in {location!r}, which is missing "
                 "beside the model; shapes and sizes come from the model file, values are not read."

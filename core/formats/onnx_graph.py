@@ -289,3 +289,19 @@ def read_onnx_graph(data: bytes, source: str) -> OnnxGraph:
         value_info=value_info,
         initializers=initializers,
     )
+
+
+def external_data_locations(data: bytes, source: str) -> dict[str, str]:
+    """Initializer name -> the file holding its data, for initializers stored outside the model
+    (only the graph's initializers are decoded: cheaper than ``read_onnx_graph``)."""
+    found: dict[str, str] = {}
+    for item in fields(memoryview(data), 0, source, "ModelProto"):
+        if item.number != 7:
+            continue
+        graph = item.as_bytes(source, "graph")
+        for part in fields(graph, item.value_offset, source, "graph"):
+            if part.number == 5:
+                tensor = _tensor(part, source, f"graph.initializer[{len(found)}]")
+                if tensor.external_location is not None:
+                    found[tensor.name] = tensor.external_location
+    return found

@@ -18,7 +18,7 @@ from perfline.core.backends.onnxruntime.runs import recorded_runs
 from perfline.core.backends.source_model.inputs import InputFile
 from perfline.core.envelope import build_document, model_info, run_id_for, sha256_hex
 from perfline.core.errors import InputError, Problem
-from perfline.core.formats.onnx import onnx_operators, read_onnx
+from perfline.core.formats.onnx import model_operators, read_onnx
 
 DEFAULT_WARMUP_RUNS = 1
 
@@ -37,7 +37,7 @@ def analyze_profiles(
     if not profiles:
         raise InputError(model.path, Problem("arguments", "expected one or more profiles"))
     onnx_model = read_onnx(model.data, model.path)
-    operators = onnx_operators(model.data, model.path)
+    operators = model_operators(onnx_model)
     optimized = read_onnx(optimized_model.data, optimized_model.path) if optimized_model else None
     read = [read_profile(profile.data, profile.path) for profile in profiles]
     warnings = list(extra_warnings)

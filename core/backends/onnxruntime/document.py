@@ -16,6 +16,7 @@ from perfline.core.backends.onnxruntime.profile import describe_positions, read_
 from perfline.core.backends.onnxruntime.result import PRODUCER, build_ort_result
 from perfline.core.backends.onnxruntime.runs import recorded_runs
 from perfline.core.backends.source_model.inputs import InputFile
+from perfline.core.collection import collection_paused
 from perfline.core.envelope import build_document, model_info, run_id_for, sha256_hex
 from perfline.core.errors import InputError, Problem
 from perfline.core.formats.onnx import model_operators, read_onnx
@@ -33,7 +34,30 @@ def analyze_profiles(
     cli_arguments: Sequence[str] = (),
     extra_warnings: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """The complete (not yet post-processed) document for one model and its profiles."""
+    """The complete (not yet post-processed) document for one model and its profiles (the
+    cyclic collector paused: a large trace makes millions of acyclic objects)."""
+    with collection_paused():
+        return _analyze_profiles(
+            model,
+            profiles,
+            timestamp=timestamp,
+            warmup_runs=warmup_runs,
+            optimized_model=optimized_model,
+            cli_arguments=cli_arguments,
+            extra_warnings=extra_warnings,
+        )
+
+
+def _analyze_profiles(
+    model: InputFile,
+    profiles: Sequence[InputFile],
+    *,
+    timestamp: str,
+    warmup_runs: int = DEFAULT_WARMUP_RUNS,
+    optimized_model: InputFile | None = None,
+    cli_arguments: Sequence[str] = (),
+    extra_warnings: Sequence[str] = (),
+) -> dict[str, Any]:
     if not profiles:
         raise InputError(model.path, Problem("arguments", "expected one or more profiles"))
     onnx_model = read_onnx(model.data, model.path)

@@ -28,5 +28,5 @@ async def test_hover_and_hints_show_both_jobs_side_by_side(tmp_path: Path) -> No
         assert "Mode: predicted · producer `perfline-static`" in value
         assert "| duration_avg |" in value and "| macs | 2048000 |" in value.replace(",", "")
         (hint,) = [h for h in await session.hints(uri) if h.position.line == 26]
-        assert isinstance(hint.label, str) and "FLOP" in hint.label and "ms avg" in hint.label
+        assert isinstance(hint.label, str) and " MAC · " in hint.label and "ms avg" in hint.label
         assert "(dscnn.onnx.static)" in str(hint.tooltip) and "(dscnn_noopt)" in str(hint.tooltip)

@@ -81,4 +81,4 @@ def test_annotate_prints_both_jobs(tmp_path: Path) -> None:
     )
     assert completed.returncode == 0, completed.stderr
     line = next(t for t in completed.stdout.splitlines() if "x = F.relu(self.bn_pw(x))" in t)
-    assert "FLOP" in line and " ms avg" in line
+    assert " MAC · " in line and " ms avg" in line

@@ -125,3 +125,18 @@ def test_unknown_shapes_and_missing_stacks_are_listed_without_numbers() -> None:
     assert convs and not any(e["id"] in costed for e in convs)
     legacy = _document(DSCNN / "dscnn_legacy.onnx")["results"][0]
     assert any("record no source stack trace" in w for w in legacy["warnings"])
+
+
+def test_hints_show_macs_by_default() -> None:
+    from perfline.server import figures
+
+    line = [
+        {"name": name, "unit": unit, "value": 1, "aggregation": "sum"}
+        for name, unit in (
+            ("flops", "FLOP"),
+            ("input_bytes", "bytes"),
+            ("macs", "MAC"),
+            ("predicted_time", "ms"),
+        )  # fmt: skip
+    ]
+    assert figures.choose_metric([line, line]) == figures.MetricKey("macs", "MAC")

@@ -137,6 +137,6 @@ def test_hints_show_macs_by_default() -> None:
             ("input_bytes", "bytes"),
             ("macs", "MAC"),
             ("predicted_time", "ms"),
-        )  # fmt: skip
+        )
     ]
     assert figures.choose_metric([line, line]) == figures.MetricKey("macs", "MAC")

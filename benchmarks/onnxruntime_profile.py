@@ -43,12 +43,21 @@ def cli_runs(repeat: int, extra: list[str]) -> tuple[list[float], list[float]]:
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()
             subprocess.run(
-                [sys.executable, "-m", "perfline", "analyze", str(MODEL), str(PROFILE),
-                 "--output-dir", folder, *extra],
+                [
+                    sys.executable,
+                    "-m",
+                    "perfline",
+                    "analyze",
+                    str(MODEL),
+                    str(PROFILE),
+                    "--output-dir",
+                    folder,
+                    *extra,
+                ],
                 check=True,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
-            )  # fmt: skip
+            )
             times.append(time.perf_counter() - start)
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpu.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
@@ -96,15 +105,19 @@ def main() -> None:
     for extra in ([], ["--json"]):
         times, cpu = cli_runs(arguments.repeat, extra)
         label = " ".join(["perfline analyze MODEL PROFILE", *extra])
-        print(f"{label}: wall fastest {min(times):.3f} s, median {statistics.median(times):.3f} s;"
-              f" CPU fastest {min(cpu):.3f} s, median {statistics.median(cpu):.3f} s "
-              f"({arguments.repeat} runs, process start included; target 0.3 s)")  # fmt: skip
+        print(
+            f"{label}: wall fastest {min(times):.3f} s, median {statistics.median(times):.3f} s;"
+            f" CPU fastest {min(cpu):.3f} s, median {statistics.median(cpu):.3f} s "
+            f"({arguments.repeat} runs, process start included; target 0.3 s)"
+        )
     for megabytes in (5, 10, 20):
         data = scaled_profile(megabytes * 1024 * 1024)
         best = min(in_process(data) for _ in range(3))
         size = len(data) / 1024 / 1024
-        print(f"in-process analyze + postprocess, {size:.1f} MB profile: {best:.3f} s CPU "
-              f"({best / size * 1000:.1f} ms per MB)")  # fmt: skip
+        print(
+            f"in-process analyze + postprocess, {size:.1f} MB profile: {best:.3f} s CPU "
+            f"({best / size * 1000:.1f} ms per MB)"
+        )
 
 
 if __name__ == "__main__":

@@ -76,13 +76,19 @@ def parse_backend_settings(data: Mapping[str, Any], fail: Fail, line_of: LineOf)
         ort = {}
     for key in ort:
         if key != "warmup_runs":
-            fail(line_of(ONNXRUNTIME, key), f"{ONNXRUNTIME}.{key}",
-                 f"unknown key {key!r}; expected warmup_runs")  # fmt: skip
+            fail(
+                line_of(ONNXRUNTIME, key),
+                f"{ONNXRUNTIME}.{key}",
+                f"unknown key {key!r}; expected warmup_runs",
+            )
     if "warmup_runs" in ort:
         value = ort["warmup_runs"]
         if type(value) is not int or value < 0:
-            fail(line_of(ONNXRUNTIME, "warmup_runs"), "onnxruntime.warmup_runs",
-                 "expected an integer >= 0")  # fmt: skip
+            fail(
+                line_of(ONNXRUNTIME, "warmup_runs"),
+                "onnxruntime.warmup_runs",
+                "expected an integer >= 0",
+            )
         else:
             warmup = value
     static = data.get(STATIC, {})
@@ -91,8 +97,11 @@ def parse_backend_settings(data: Mapping[str, Any], fail: Fail, line_of: LineOf)
         static = {}
     for key in static:
         if key not in ("discover", "target"):
-            fail(line_of(STATIC, key), f"static.{key}",
-                 f"unknown key {key!r}; expected discover, target")  # fmt: skip
+            fail(
+                line_of(STATIC, key),
+                f"static.{key}",
+                f"unknown key {key!r}; expected discover, target",
+            )
     discover = static.get("discover", False)
     if not isinstance(discover, bool):
         fail(line_of(STATIC, "discover"), "static.discover", "expected a boolean")
@@ -109,8 +118,11 @@ def _target(value: object, fail: Fail, line_of: LineOf) -> RooflineTarget | None
     allowed = ("name", "macs_per_second", "bytes_per_second")
     for key in value:
         if key not in allowed:
-            fail(line_of(where, key), f"{where}.{key}",
-                 f"unknown key {key!r}; expected {', '.join(allowed)}")  # fmt: skip
+            fail(
+                line_of(where, key),
+                f"{where}.{key}",
+                f"unknown key {key!r}; expected {', '.join(allowed)}",
+            )
     rates: dict[str, float | None] = {}
     for key in ("macs_per_second", "bytes_per_second"):
         rate = value.get(key)

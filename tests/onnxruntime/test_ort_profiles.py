@@ -96,8 +96,11 @@ def test_the_lines_dscnn_onnx_carries_get_figures() -> None:
     # exact-sums work of the projection, not from this backend.
     assert sorted(figures) == [25, 27, 40, 42, 43, 44]
     _, per_node = raw_runs(NOOPT)
-    on_25 = [row["name"] for row in _nodes(DSCNN_ONNX) if "line 25," in
-             row["metadata_props"].get("pkg.torch.onnx.stack_trace", "")]  # fmt: skip
+    on_25 = [
+        row["name"]
+        for row in _nodes(DSCNN_ONNX)
+        if "line 25," in row["metadata_props"].get("pkg.torch.onnx.stack_trace", "")
+    ]
     assert figures[25] == pytest.approx(sum(stats.fmean(per_node[name]) for name in on_25))
 
 
@@ -120,8 +123,11 @@ def test_optimised_profile_maps_fused_nodes_back_and_loses_no_time() -> None:
         for b in breakdowns
     )
     assert attributed == pytest.approx(total)
-    unmapped = [b for b in breakdowns if _metric(b, "duration_avg")["qualifiers"]["confidence"]
-                == "unmapped"]  # fmt: skip
+    unmapped = [
+        b
+        for b in breakdowns
+        if _metric(b, "duration_avg")["qualifiers"]["confidence"] == "unmapped"
+    ]
     assert [b["entity_id"] for b in unmapped] == ["backend_operator/onnxruntime/ReorderOutput"]
     warning = next(w for w in result["warnings"] if "left unattributed" in w)
     per_run = sum(per_node["ReorderOutput"]) / 9

@@ -136,8 +136,9 @@ def _cost(node: OnnxNode, attributes: NodeAttributes, tensors: _Tensors) -> Node
         window = f.elements(kernel) if kernel else None
     bias = category in (f.CONV, f.CONV_TRANSPOSE) and len([i for i in node.inputs if i]) > 2
     bias = bias or (node.op_type == "Gemm" and len([i for i in node.inputs if i]) > 2)
-    cost = f.operator_cost(category, macs=macs, inputs=inputs, outputs=outputs, window=window,
-                           bias=bias)  # fmt: skip
+    cost = f.operator_cost(
+        category, macs=macs, inputs=inputs, outputs=outputs, window=window, bias=bias
+    )
     return NodeCost(node, cost, None)
 
 
@@ -146,8 +147,11 @@ def _macs(
 ) -> int | None:
     shapes = tensors.shapes
     if category == f.CONV:
-        x, w, out = (shapes.get(node.inputs[0]), shapes.get(node.inputs[1]),
-                     shapes.get(node.outputs[0]))  # fmt: skip
+        x, w, out = (
+            shapes.get(node.inputs[0]),
+            shapes.get(node.inputs[1]),
+            shapes.get(node.outputs[0]),
+        )
         if x is None or w is None or out is None or len(w) < 3:
             return None
         return f.conv_macs(out, w[2:], w[1])

@@ -143,8 +143,9 @@ def pt2_costs(data: bytes, source: str) -> list[Pt2Cost]:
             continue
         window = _window(arguments) if category == f.POOL else None
         bias = _has_bias(name, arguments)
-        cost = f.operator_cost(category, macs=macs, inputs=inputs, outputs=outputs,
-                               window=window, bias=bias)  # fmt: skip
+        cost = f.operator_cost(
+            category, macs=macs, inputs=inputs, outputs=outputs, window=window, bias=bias
+        )
         costs.append(Pt2Cost(node, cost, None))
     return costs
 

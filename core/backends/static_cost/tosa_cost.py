@@ -96,8 +96,9 @@ def tosa_costs(data: bytes, source: str) -> list[TosaCost]:
         kernel = kernels.get(operator.id)
         window = f.elements(kernel) if kernel else None
         bias = category in (f.CONV, f.CONV_TRANSPOSE) and len(inputs) > 2
-        cost = f.operator_cost(category, macs=macs, inputs=inputs, outputs=outputs,
-                               window=window, bias=bias)  # fmt: skip
+        cost = f.operator_cost(
+            category, macs=macs, inputs=inputs, outputs=outputs, window=window, bias=bias
+        )
         costs.append(TosaCost(operator, cost, None))
     return costs
 

@@ -80,6 +80,11 @@ def test_pt2_and_onnx_routes_agree_on_macs_per_source_line() -> None:
     for line, value in _per_line(DSCNN / "dscnn.pt2").items():
         dscnn_pt2[{24: 25, 26: 27}.get(line, line)] += value
     assert _per_line(DSCNN / "dscnn.onnx") == dict(dscnn_pt2)
+    # The core-ATen export and the TOSA lowering of the same model agree too (the TOSA file has
+    # no operator on line 43: the flatten view is folded away, fixture README section 1).
+    pre_dispatch = _per_line(DSCNN / "dscnn.pt2")
+    assert _per_line(DSCNN / "dscnn_core_aten.pt2") == pre_dispatch
+    assert _per_line(DSCNN / "dscnn_fp.tosa") == {k: v for k, v in pre_dispatch.items() if k != 43}
 
 
 def test_inferred_shapes_equal_the_exporters_value_info() -> None:

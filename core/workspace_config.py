@@ -28,6 +28,9 @@ The file (every table optional)::
     [display]
     metric = "op_cycles"              # the figure shown in inlay hints (default: chosen per result)
 
+    [onnxruntime]                     # and [static], [static.target]: the backends' settings,
+    warmup_runs = 1                   # parsed by perfline.core.backends.settings
+
 Cost: one ``tomllib`` parse plus one linear scan of the text to find lines.
 """
 

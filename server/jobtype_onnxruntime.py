@@ -13,6 +13,7 @@ hashes and options, the post-processed one also by the pipeline settings.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from perfline.core.envelope import iso_timestamp
@@ -45,6 +46,29 @@ def warmup_option(options: Any, where: str | None) -> int:
     return value
 
 
+def external_data_warnings(model: Path, data: bytes, shown: str | None = None) -> list[str]:
+    """Warnings for initializers whose external data file is missing beside ``model`` (the
+    file on disk; ``shown`` is how messages name it, default its path). I/O: existence checks,
+    only inside the model's folder (a location outside it is reported, never looked up)."""
+    from perfline.core.formats.onnx_graph import external_data_locations
+
+    warnings = []
+    for name, location in external_data_locations(data, str(model)).items():
+        relative = Path(location)
+        if relative.is_absolute() or ".." in relative.parts:
+            warnings.append(
+                f"{shown or model}: initializer {name!r} names external data {location!r} "
+                "outside the model's folder; it is not looked up (values are not read)."
+            )
+        elif not (model.parent / relative).is_file():
+            warnings.append(
+                f"{shown or model}: initializer {name!r} keeps its data in {location!r}, which is "
+                "missing beside the model; shapes and sizes come from the model file, values are "
+                "not read."
+            )
+    return warnings
+
+
 def _split(inputs: Sequence[JobInput]) -> tuple[list[JobInput], list[JobInput], list[JobInput]]:
     models = [
         i for i in inputs if i.path.lower().endswith(".onnx") and not is_optimized_model(i.path)
@@ -52,6 +76,13 @@ def _split(inputs: Sequence[JobInput]) -> tuple[list[JobInput], list[JobInput], 
     optimized = [i for i in inputs if is_optimized_model(i.path)]
     profiles = [i for i in inputs if i.path.lower().endswith(".json")]
     return models, optimized, profiles
+
+
+def external_warnings(item: JobInput) -> list[str]:
+    """``external_data_warnings`` of a job input (none without its absolute path)."""
+    if not item.absolute:
+        return []
+    return external_data_warnings(Path(item.absolute), item.data, item.path)
 
 
 def _stem(path: str) -> str:
@@ -90,6 +121,7 @@ class OnnxRuntimeJob:
                 optimized_model=(
                     InputFile(optimized[0].path, optimized[0].data) if optimized else None
                 ),
+                extra_warnings=external_warnings(model),
             )
             return document
 

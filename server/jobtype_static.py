@@ -14,6 +14,7 @@ from typing import Any
 
 from perfline.core.envelope import iso_timestamp
 from perfline.core.errors import InputError, Problem
+from perfline.server.jobtype_onnxruntime import external_warnings
 from perfline.server.jobtypes import (
     FINAL_STAGE_KEEP,
     RAW_STAGE_KEEP,
@@ -65,8 +66,12 @@ class StaticCostJob:
         key = (item.path, item.digest, macs, bytes_rate, target_name, timestamp)
 
         def raw() -> dict[str, Any]:
+            warnings = external_warnings(item) if item.path.lower().endswith(".onnx") else []
             document: dict[str, Any] = analyze_static(
-                InputFile(item.path, item.data), timestamp=timestamp, target=target
+                InputFile(item.path, item.data),
+                timestamp=timestamp,
+                target=target,
+                extra_warnings=warnings,
             )
             return document
 

@@ -17,6 +17,7 @@ from perfline.core.backends.source_model.inputs import InputFile
 from perfline.core.envelope import iso_timestamp
 from perfline.core.errors import InputError, Problem
 from perfline.core.pipeline import PipelineSettings, postprocess
+from perfline.server.jobtype_onnxruntime import external_data_warnings
 
 
 def wants_onnxruntime(inputs: Sequence[str]) -> bool:
@@ -37,20 +38,6 @@ def read_file(path: Path, what: str) -> tuple[InputFile, float]:
         raise
     except OSError as error:
         raise InputError(source, f"cannot read the {what}: {error.strerror}") from None
-
-
-def external_data_warnings(model: Path, data: bytes) -> list[str]:
-    """Warnings for initializers whose external data file is missing beside the model."""
-    from perfline.core.formats.onnx_graph import external_data_locations
-
-    warnings = []
-    for name, location in external_data_locations(data, str(model)).items():
-        if not (model.parent / location).is_file():
-            warnings.append(
-                f"{model}: initializer {name!r} keeps its data in {location!r}, which is missing "
-                "beside the model; shapes and sizes come from the model file, values are not read."
-            )
-    return warnings
 
 
 def run_onnxruntime(

@@ -11,11 +11,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from perfline.clients.cli.analyze_onnxruntime import external_data_warnings, read_file
+from perfline.clients.cli.analyze_onnxruntime import read_file
 from perfline.clients.cli.common import find_config, load_config
 from perfline.core.envelope import iso_timestamp
 from perfline.core.errors import InputError, Problem
 from perfline.core.pipeline import PipelineSettings, postprocess
+from perfline.server.jobtype_onnxruntime import external_data_warnings
 
 
 def run_static(

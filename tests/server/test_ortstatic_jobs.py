@@ -82,3 +82,21 @@ def test_annotate_prints_both_jobs(tmp_path: Path) -> None:
     assert completed.returncode == 0, completed.stderr
     line = next(t for t in completed.stdout.splitlines() if "x = F.relu(self.bn_pw(x))" in t)
     assert " MAC · " in line and " ms avg" in line
+
+
+def test_static_job_warns_of_missing_external_data(tmp_path: Path) -> None:
+    root = tmp_path / "ext"
+    root.mkdir()
+    shutil.copy(ORT / "dscnn_external.onnx", root / "dscnn_external.onnx")
+    (root / "perfline.toml").write_text("[static]\ndiscover = true\n")
+    engine = Engine(root, debounce=0.02, settle=0.1)
+    engine.start()
+    try:
+        assert engine.wait_idle(60)
+        assert engine.job_names() == ["dscnn_external.onnx.static"]
+        result = engine.result("dscnn_external.onnx.static")
+        assert result is not None
+        warnings = result.document["results"][0]["warnings"]
+        assert any("'dscnn_external.weights', which is missing" in w for w in warnings)
+    finally:
+        engine.close()

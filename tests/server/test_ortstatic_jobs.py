@@ -100,3 +100,57 @@ def test_static_job_warns_of_missing_external_data(tmp_path: Path) -> None:
         assert any("'dscnn_external.weights', which is missing" in w for w in warnings)
     finally:
         engine.close()
+
+
+def test_configured_jobs_with_backend_settings(tmp_path: Path) -> None:
+    toml = """[[path_map]]
+from = "/home/dev/kws/"
+to = "."
+
+[onnxruntime]
+warmup_runs = 2
+
+[static.target]
+name = "test target"
+bytes_per_second = 1.0e9
+
+[[jobs]]
+name = "measured"
+backend = "onnxruntime"
+inputs = ["dscnn.onnx", "dscnn_noopt.json"]
+
+[[jobs]]
+name = "measured-all-runs"
+backend = "onnxruntime"
+inputs = ["dscnn.onnx", "dscnn_noopt.json"]
+options = { warmup_runs = 0 }
+
+[[jobs]]
+name = "cost"
+backend = "static"
+inputs = ["dscnn.onnx"]
+"""
+    root = _workspace(tmp_path, toml)
+    engine = Engine(root, debounce=0.02, settle=0.1)
+    engine.start()
+    try:
+        assert engine.wait_idle(60)
+        used = {}
+        for name in ("measured", "measured-all-runs"):
+            result = engine.result(name)
+            assert result is not None, engine.job(name)
+            used[name] = result.document["backends"][0]["configuration"]["runs_used"]
+        assert used == {"measured": 8, "measured-all-runs": 10}
+        cost = engine.result("cost")
+        assert cost is not None
+        metrics = {m["name"]: m for m in cost.document["results"][0]["metrics"]}
+        assert metrics["inference_time"]["value"] > 0
+        assert cost.document["target"]["profile_name"] == "test target"
+        (root / "perfline.toml").write_text(toml.replace("warmup_runs = 2", "warmup_runs = -1"))
+        engine.notify_changed([root / "perfline.toml"], finished=True)
+        assert engine.wait_idle(30)
+        error = engine.config_error
+        assert error is not None and "onnxruntime.warmup_runs" in str(error)
+        assert "line 6" in str(error)
+    finally:
+        engine.close()

@@ -94,7 +94,7 @@ def test_shared_backend_parts_exist() -> None:
 def test_view_layer_imports_no_lsp() -> None:
     view = REPO / "server" / "view"
     if not view.is_dir():
-        pytest.skip("no server/view/ yet: nothing to check")
+        return  # no view layer yet: the rule holds vacuously
     offending = [
         f"{path.relative_to(REPO)}: {module}"
         for path in _modules(view)

@@ -26,6 +26,13 @@ def wants_onnxruntime(inputs: Sequence[str]) -> bool:
     return ".onnx" in suffixes and ".json" in suffixes
 
 
+def reject_options(route: str, given: dict[str, bool]) -> None:
+    """An ``InputError`` naming the first option given that ``route`` does not use."""
+    for option, present in given.items():
+        if present:
+            raise InputError("perfline analyze", Problem(option, f"does not apply to {route}"))
+
+
 def read_file(path: Path, what: str) -> tuple[InputFile, float]:
     """The file's bytes and modification time; problems name the path."""
     source = str(path)

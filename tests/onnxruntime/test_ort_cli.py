@@ -75,3 +75,13 @@ def test_bad_inputs_exit_2(tmp_path: Path) -> None:
     completed = _analyze(tmp_path, str(DSCNN_ONNX), str(tmp_path / "missing.json"))
     assert completed.returncode == 2
     assert "missing.json: no such ONNX Runtime profile file" in completed.stderr
+
+
+def test_options_of_other_routes_are_rejected(tmp_path: Path) -> None:
+    completed = _analyze(tmp_path, str(DSCNN_ONNX), "--static", "--warmup-runs", "2")
+    assert completed.returncode == 2
+    assert "--warmup-runs: does not apply to --static" in completed.stderr
+    profile = str(DATA / "dscnn_noopt.json")
+    completed = _analyze(tmp_path, str(DSCNN_ONNX), profile, "--compatibility")
+    assert completed.returncode == 2
+    assert "--compatibility: does not apply to ONNX Runtime profiles" in completed.stderr

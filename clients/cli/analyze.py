@@ -224,20 +224,19 @@ def command(
     settings = pipeline_settings(collapse, no_default_collapse)
     cli_arguments = _arguments(inputs, estimator, system_config, compiler_config, compatibility)
     folder = Path(output_dir or ".")
-    from perfline.clients.cli.analyze_onnxruntime import reject_options, wants_onnxruntime
+    from perfline.clients.cli.analyze_onnxruntime import reject_route_options, wants_onnxruntime
 
     ort = not static and wants_onnxruntime(inputs) and not profiling_data
-    reject_options(
-        "--static" if static else "ONNX Runtime profiles" if ort else "these inputs",
-        {
-            "--estimator": (static or ort) and estimator is not None,
-            "--compatibility": (static or ort) and compatibility,
-            "--profiling-data": static and bool(profiling_data),
-            "--method": (static or ort) and method is not None,
-            "--companion-model": (static or ort) and companion_model is not None,
-            "--warmup-runs": not ort and warmup_runs is not None,
-            "--optimized-model": not ort and optimized_model is not None,
-        },
+    reject_route_options(
+        static=static,
+        ort=ort,
+        estimator=estimator,
+        compatibility=compatibility,
+        profiling_data=profiling_data,
+        method=method,
+        companion_model=companion_model,
+        warmup_runs=warmup_runs,
+        optimized_model=optimized_model,
     )
     statistics: dict[str, Any] | None = None
     if static:

@@ -26,8 +26,31 @@ def wants_onnxruntime(inputs: Sequence[str]) -> bool:
     return ".onnx" in suffixes and ".json" in suffixes
 
 
-def reject_options(route: str, given: dict[str, bool]) -> None:
-    """An ``InputError`` naming the first option given that ``route`` does not use."""
+def reject_route_options(
+    *,
+    static: bool,
+    ort: bool,
+    estimator: str | None,
+    compatibility: bool,
+    profiling_data: Sequence[str],
+    method: str | None,
+    companion_model: str | None,
+    warmup_runs: int | None,
+    optimized_model: str | None,
+) -> None:
+    """An ``InputError`` naming the first option given that the chosen route does not use
+    (``static``: ``--static``; ``ort``: ONNX Runtime profiles; else another route)."""
+    ours = static or ort
+    given = {
+        "--estimator": ours and estimator is not None,
+        "--compatibility": ours and compatibility,
+        "--profiling-data": static and bool(profiling_data),
+        "--method": ours and method is not None,
+        "--companion-model": ours and companion_model is not None,
+        "--warmup-runs": not ort and warmup_runs is not None,
+        "--optimized-model": not ort and optimized_model is not None,
+    }
+    route = "--static" if static else "ONNX Runtime profiles" if ort else "these inputs"
     for option, present in given.items():
         if present:
             raise InputError("perfline analyze", Problem(option, f"does not apply to {route}"))

@@ -15,7 +15,6 @@ and imported from there, so the traces name ``BUILD_DIR/attention.py`` (regen.sh
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import sys
 from pathlib import Path
@@ -70,7 +69,7 @@ def profile(model: Path, name: str, *, optimise: bool) -> None:
 def external_data_model() -> None:
     """``dscnn_external.onnx``: the DS-CNN with its weights in ``dscnn_external.weights`` (not
     kept: the tests need a model whose external data is missing)."""
-    import onnx  # noqa: PLC0415
+    import onnx
 
     model = onnx.load(str(DSCNN_ONNX))
     onnx.save_model(
@@ -92,7 +91,6 @@ def main() -> None:
         profile(model, f"{stem}_opt", optimise=True)
     external_data_model()
     print("torch", torch.__version__, "onnxruntime", ort.__version__, "numpy", np.__version__)
-    os.environ.pop("PYTHONPATH", None)
 
 
 if __name__ == "__main__":

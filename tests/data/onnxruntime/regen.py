@@ -8,8 +8,8 @@ and the DS-CNN (``../formats/dscnn/dscnn.onnx``) with onnxruntime's profiler, 10
 intra-op thread, with graph optimisations off (``*_noopt.json``) and on (``*_opt.json``, with ORT's
 saved optimised model ``*_opt.optimized.onnx``), and writes ``dscnn_external.onnx``, the DS-CNN
 with its weights moved to an external data file that is then deleted. The model source is copied
-into BUILD_DIR first and imported from there, so the traces name ``BUILD_DIR/attention.py`` (regen.sh uses
-``/home/dev/attn``, the path the committed files record).
+into BUILD_DIR first and imported from there, so the traces name ``BUILD_DIR/attention.py``
+(regen.sh uses ``/home/dev/attn``, the path the committed files record).
 """
 
 from __future__ import annotations

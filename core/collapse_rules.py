@@ -36,6 +36,8 @@ NX_FRAMEWORK_FRAMES = CollapseRule(
 BACKEND_DEFAULT_RULES: Mapping[str, tuple[CollapseRule, ...]] = {
     "nx-performance-estimator": (NX_FRAMEWORK_FRAMES,),
     "neural-technology-profiling-data": (NX_FRAMEWORK_FRAMES,),
+    "onnxruntime": (NX_FRAMEWORK_FRAMES,),
+    "perfline-static": (NX_FRAMEWORK_FRAMES,),
 }
 
 

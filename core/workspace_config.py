@@ -28,6 +28,9 @@ The file (every table optional)::
     [display]
     metric = "op_cycles"              # the figure shown in inlay hints (default: chosen per result)
 
+    [onnxruntime]                     # and [static], [static.target]: the backends' settings,
+    warmup_runs = 1                   # parsed by perfline.core.backends.settings
+
 Cost: one ``tomllib`` parse plus one linear scan of the text to find lines.
 """
 
@@ -39,12 +42,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from perfline.core.backends.settings import TABLES as BACKEND_TABLES
+from perfline.core.backends.settings import BackendSettings, parse_backend_settings
 from perfline.core.collapse_rules import CollapseRule
 from perfline.core.errors import InputError, Problem
 
 CONFIG_FILE_NAME = "perfline.toml"
 
-_TOP_KEYS = ("workspace", "path_map", "jobs", "filtering", "display")
+_TOP_KEYS = ("workspace", "path_map", "jobs", "filtering", "display", *BACKEND_TABLES)
 
 
 @dataclass(frozen=True)
@@ -85,6 +90,8 @@ class WorkspaceConfig:
     collapse_rules: tuple[CollapseRule, ...] = ()
     use_backend_defaults: bool = True
     display: DisplaySettings = DisplaySettings()
+    #: ``[onnxruntime]`` and ``[static]`` (parsed by ``core.backends.settings``).
+    backends: BackendSettings = field(default_factory=BackendSettings)
 
 
 @dataclass(frozen=True)
@@ -230,6 +237,11 @@ class _Parser:
         rules, use_defaults = self.filtering(data.get("filtering", {}))
         display = self.display(data.get("display", {}))
         jobs = self.jobs(data.get("jobs", []))
+        backends = parse_backend_settings(
+            data,
+            self.fail,
+            lambda table, key: self.at.key((table, None), key) if key else self.at.table(table),
+        )
         return WorkspaceConfig(
             jobs=jobs,
             path_maps=path_maps,
@@ -238,6 +250,7 @@ class _Parser:
             collapse_rules=rules,
             use_backend_defaults=use_defaults,
             display=display,
+            backends=backends,
         )
 
     def _table(self, value: object, name: str) -> Mapping[str, Any] | None:

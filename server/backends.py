@@ -214,3 +214,7 @@ class CaptureJob:
 register(ExecuTorchJob())
 register(CaptureJob())
 register(EstimatorJob())
+
+# The ONNX Runtime and static-cost job types live in their own modules; importing them registers
+# them (the same import side effect as above).
+from perfline.server import jobtype_onnxruntime, jobtype_static  # noqa: E402, F401

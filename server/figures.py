@@ -20,7 +20,7 @@ from perfline.core.graph import build_graph
 #: Kinds that are views of other entities (never counted towards a model total).
 VIEW_KINDS = frozenset({"code_line", "code_stack", "nn_module", "model"})
 
-_PREFERRED_NAMES = ("total_cycles", "op_cycles", "cycles", "npu_cycles")
+_PREFERRED_NAMES = ("total_cycles", "op_cycles", "cycles", "npu_cycles", "macs")
 _STAT = re.compile(r"(?:^|_)(p\d{1,2}|median|avg|mean|min|max)$")
 
 
@@ -61,8 +61,8 @@ def choose_metric(
     """The dominant metric of a result, given the metrics of each of its code lines.
 
     The configured metric if any line has it; else the metric present on the most
-    lines, ties broken by preference: cycles, then a p50/median time, then any time,
-    then first seen.
+    lines, ties broken by preference: cycles, then MACs (static cost), then a p50/median
+    time, then any time, then first seen.
     """
     coverage: dict[MetricKey, int] = {}
     stats: dict[MetricKey, str | None] = {}

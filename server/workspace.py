@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from perfline.core.backends.settings import discovery_enabled, job_defaults
 from perfline.core.workspace_config import (
     CONFIG_FILE_NAME,
     WorkspaceConfig,
@@ -164,13 +165,17 @@ def plan_jobs(
                     spec.name,
                     spec.backend,
                     tuple(inputs),
-                    dict(spec.options),
+                    {**job_defaults(config.backends, spec.backend), **spec.options},
                     spec.line,
                     tuple(missing),
                 )
             )
         return planned
-    return [PlannedJob(job.name, job.backend, job.inputs) for job in discover_jobs(files, registry)]
+    return [
+        PlannedJob(job.name, job.backend, job.inputs, job_defaults(config.backends, job.backend))
+        for job in discover_jobs(files, registry)
+        if discovery_enabled(config.backends, job.backend)
+    ]
 
 
 def python_files(files: Iterable[str]) -> list[str]:

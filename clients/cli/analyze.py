@@ -32,7 +32,6 @@ from perfline.clients.cli.common import (
 )
 from perfline.core.errors import InputError, Problem
 from perfline.core.pipeline import PipelineSettings, postprocess
-from perfline.server.ingest import estimator as nx
 
 ESTIMATOR_ENV = "PERFLINE_NX_ESTIMATOR"
 ESTIMATOR = "estimator"
@@ -50,6 +49,8 @@ def input_kind(inputs: Sequence[str], profiling_data: Sequence[str]) -> str:
             "perfline analyze",
             Problem("arguments", "expected a model and/or backend output files"),
         )
+    from perfline.server.ingest import estimator as nx
+
     for item in inputs:
         path = Path(item)
         if not path.exists():
@@ -81,6 +82,8 @@ def run_estimator_route(
     cli_arguments: Sequence[str],
 ) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """Build, post-process and return the NX estimator document and statistics."""
+    from perfline.server.ingest import estimator as nx
+
     found = nx.classify_inputs([Path(item) for item in inputs])
     model = found.model
     converted = False
@@ -165,6 +168,21 @@ def _arguments(
 )
 @click.option("--method", default=None, help="The ETRecord method to analyse.")
 @click.option("--companion-model", default=None, metavar="MODEL.pte", help="The deployed .pte.")
+@click.option(
+    "--static", "static", is_flag=True, help="Static cost of one ONNX, PT2 or TOSA model."
+)
+@click.option(
+    "--warmup-runs",
+    type=click.IntRange(min=0),
+    default=None,
+    help="ONNX Runtime profiles: runs left out at the start of each (default 1).",
+)
+@click.option(
+    "--optimized-model",
+    default=None,
+    metavar="MODEL.onnx",
+    help="ONNX Runtime's saved optimised model (SessionOptions.optimized_model_filepath).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the processed document as JSON.")
 @click.option(
     "--output-dir",
@@ -184,6 +202,9 @@ def command(
     profiling_data: tuple[str, ...],
     method: str | None,
     companion_model: str | None,
+    static: bool,
+    warmup_runs: int | None,
+    optimized_model: str | None,
     as_json: bool,
     output_dir: str | None,
     collapse: tuple[str, ...],
@@ -197,11 +218,44 @@ def command(
     perfline analyze model.vgf run/            (a folder holding the estimator outputs)
     perfline analyze model.vgf --estimator /opt/nx/graph-compiler-performance-estimator
     perfline analyze model.etrecord run.etdump (measured profiling)
+    perfline analyze model.onnx profile.json... (ONNX Runtime profiles)
+    perfline analyze model.onnx|model.pt2|model.tosa --static (static cost)
     """
     settings = pipeline_settings(collapse, no_default_collapse)
     cli_arguments = _arguments(inputs, estimator, system_config, compiler_config, compatibility)
     folder = Path(output_dir or ".")
-    if input_kind(inputs, profiling_data) == MEASURED:
+    from perfline.clients.cli.analyze_onnxruntime import reject_route_options, wants_onnxruntime
+
+    ort = not static and wants_onnxruntime(inputs) and not profiling_data
+    reject_route_options(
+        static=static,
+        ort=ort,
+        estimator=estimator,
+        compatibility=compatibility,
+        profiling_data=profiling_data,
+        method=method,
+        companion_model=companion_model,
+        warmup_runs=warmup_runs,
+        optimized_model=optimized_model,
+    )
+    statistics: dict[str, Any] | None = None
+    if static:
+        from perfline.clients.cli.analyze_static import run_static
+
+        processed = run_static(
+            inputs, settings=settings, cli_arguments=[*cli_arguments, "--static"]
+        )
+    elif ort:
+        from perfline.clients.cli.analyze_onnxruntime import run_onnxruntime
+
+        processed = run_onnxruntime(
+            inputs,
+            warmup_runs=warmup_runs,
+            optimized_model=optimized_model,
+            settings=settings,
+            cli_arguments=cli_arguments,
+        )
+    elif input_kind(inputs, profiling_data) == MEASURED:
         from perfline.clients.cli.analyze_measured import run_measured
 
         _reject_estimator_options(estimator=estimator, compatibility=compatibility)
@@ -214,7 +268,6 @@ def command(
             settings=settings,
             cli_arguments=cli_arguments,
         )
-        statistics = None
     else:
         processed, statistics = run_estimator_route(
             inputs,
@@ -229,6 +282,8 @@ def command(
         )
     write_output(processed, output_dir)
     if statistics is not None:
+        from perfline.server.ingest import estimator as nx
+
         nx.write_statistics(folder, statistics)
     emit(processed, as_json)
 

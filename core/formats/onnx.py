@@ -269,7 +269,11 @@ def _operator(node: OnnxNode, identity: str) -> SourceOperator:
 
 def onnx_operators(data: bytes, source: str) -> tuple[SourceOperator, ...]:
     """The canonical source operators: the top-level graph's nodes, ``source_operator/<index>``."""
-    model = read_onnx(data, source)
+    return model_operators(read_onnx(data, source))
+
+
+def model_operators(model: OnnxModel) -> tuple[SourceOperator, ...]:
+    """``onnx_operators`` of a model already read."""
     return tuple(_operator(node, source_operator_id(str(node.index))) for node in model.nodes)
 
 

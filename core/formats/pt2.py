@@ -300,3 +300,9 @@ def pt2_operators(data: bytes, source: str) -> tuple[SourceOperator, ...]:
         )
         for node in read_pt2(data, source).nodes
     )
+
+
+def read_program_json(data: bytes, source: str) -> tuple[str, Any]:
+    """The archive member holding the exported program and its parsed JSON (for readers that need
+    more than the operators, e.g. tensor shapes in ``graph_module.graph.tensor_values``)."""
+    return _load_json(data, source)

@@ -380,3 +380,35 @@ def _operator(operator: TosaOperator) -> SourceOperator:
 def tosa_operators(data: bytes, source: str) -> tuple[SourceOperator, ...]:
     """The canonical source operators of a TOSA file (flatbuffer or MLIR text), in id order."""
     return tuple(_operator(operator) for operator in read_tosa(data, source).operators)
+
+
+def tosa_tensors(data: bytes, source: str) -> dict[str, tuple[tuple[int, ...], int]]:
+    """Every tensor of a TOSA flatbuffer by name: its shape and ``DType`` code
+    (``TosaBasicBlock`` slot 2 ``tensors`` -> ``TosaTensor`` 0 name, 1 shape, 2 type)."""
+    root = root_table(data, source, "TosaGraph", TOSA_IDENTIFIER)
+    tensors: dict[str, tuple[tuple[int, ...], int]] = {}
+    for region in root.tables(1, "regions"):
+        for block in region.tables(1, "blocks"):
+            for table in block.tables(2, "tensors"):
+                name = table.string(0, "name") or ""
+                tensors[name] = (table.scalars(1, "i32", "shape"), table.scalar(2, "u32", "type"))
+    return tensors
+
+
+def tosa_pool_kernels(data: bytes, source: str) -> dict[int, tuple[int, ...]]:
+    """The ``kernel`` of each pooling operator by operator id (TOSA 1.0 ``PoolAttribute``:
+    0 kernel, 1 stride, 2 pad)."""
+    root = root_table(data, source, "TosaGraph", TOSA_IDENTIFIER)
+    kernels: dict[int, tuple[int, ...]] = {}
+    index = 0
+    for region in root.tables(1, "regions"):
+        for block in region.tables(1, "blocks"):
+            for table in block.tables(1, "operators"):
+                code = table.scalar(0, "u32", "op")
+                name = TOSA_OPS[code] if code < len(TOSA_OPS) else ""
+                if name in ("AVG_POOL2D", "MAX_POOL2D"):
+                    attribute = table.table(2, "attribute")
+                    if attribute is not None:
+                        kernels[index] = attribute.scalars(0, "i32", "kernel")
+                index += 1
+    return kernels

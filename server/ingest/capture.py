@@ -18,11 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from perfline.core.backends.nx_capture.aggregation import decode_statistics, stripe_rows
-from perfline.core.backends.nx_capture.counters import counter_layout, device_generation
-from perfline.core.backends.nx_capture.debug_database import debug_links
-from perfline.core.backends.nx_capture.document import CaptureFacts, capture_document
-from perfline.core.backends.nx_capture.documents import (
+from perfline.core.backends.nx_capture.capture_document import CaptureFacts, capture_document
+from perfline.core.backends.nx_capture.capture_json import (
     Artifact,
     CaptureDocument,
     PipelineDocument,
@@ -31,7 +28,6 @@ from perfline.core.backends.nx_capture.documents import (
     read_pipeline_document,
     read_session_document,
 )
-from perfline.core.backends.nx_capture.info import read_statistics_info
 from perfline.core.backends.nx_capture.selection import (
     CapturedDispatch,
     CapturedPipeline,
@@ -39,7 +35,11 @@ from perfline.core.backends.nx_capture.selection import (
     Selection,
     select_dispatches,
 )
+from perfline.core.backends.nx_common.counters import counter_layout, device_generation
+from perfline.core.backends.nx_common.debug_database import debug_links
 from perfline.core.backends.nx_common.records import SegmentInput, SegmentSpirv
+from perfline.core.backends.nx_common.statistics_decoding import decode_statistics, stripe_rows
+from perfline.core.backends.nx_common.statistics_info import read_statistics_info
 from perfline.core.envelope import iso_timestamp, sha256_hex
 from perfline.core.errors import InputError, Problem
 from perfline.core.formats.spirv import parse_module

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from perfline.core.backends.nx_capture.aggregation import decode_statistics, stripe_rows
-from perfline.core.backends.nx_capture.counters import counter_layout
+from perfline.core.backends.nx_common.counters import counter_layout
 from perfline.core.backends.nx_common.records import StripeRow
+from perfline.core.backends.nx_common.statistics_decoding import decode_statistics, stripe_rows
 from perfline.core.errors import InputError
 from tests.measured.capture_writer import Task, mode1, statistics_bytes
 

@@ -6,14 +6,14 @@ import struct
 
 import pytest
 
-from perfline.core.backends.nx_capture.debug_database import debug_links
-from perfline.core.backends.nx_capture.info import read_statistics_info
 from perfline.core.backends.nx_capture.selection import (
     CapturedDispatch,
     CapturedPipeline,
     GraphSegment,
     select_dispatches,
 )
+from perfline.core.backends.nx_common.debug_database import debug_links
+from perfline.core.backends.nx_common.statistics_info import read_statistics_info
 from perfline.core.errors import InputError
 from tests.measured.capture_writer import DEBUG_DATABASE
 

@@ -18,8 +18,9 @@ Decisions:
   instruction, name, delegate ids, occurrence number within the run).
 * Durations are ``end - start`` ticks divided by 1e6 (ticks are nanoseconds,
   the ExecuTorch default), so in milliseconds.
-* Statistics: mean, minimum, maximum and linearly interpolated 50th/90th
-  percentiles (numpy's default, as the ExecuTorch Inspector computes them).
+* Statistics (``runtime_common.statistics``, shared with ONNX Runtime): mean,
+  minimum, maximum and linearly interpolated 50th/90th percentiles (numpy's
+  default, as the ExecuTorch Inspector computes them).
 Cost: O(events) plus O(k log k) per observation of k samples.
 """
 
@@ -27,8 +28,6 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-
-import numpy as np
 
 from perfline.core.backends.executorch.etdump import ETDump, ProfileEvent, RunData
 
@@ -71,18 +70,6 @@ class Observation:
 
 
 @dataclass(frozen=True)
-class Statistics:
-    """Summary of one observation's samples."""
-
-    count: int
-    avg: float
-    min: float
-    max: float
-    p50: float
-    p90: float
-
-
-@dataclass(frozen=True)
 class VgfPayload:
     """The delegate metadata of one ``VGF_NEURAL_STATISTICS`` event."""
 
@@ -107,19 +94,6 @@ class Timeline:
     def execution_count(self) -> int:
         """How many executions were recorded."""
         return len(self.execution_runs)
-
-
-def statistics(durations: tuple[float, ...]) -> Statistics:
-    """Mean, extremes and percentiles of ``durations`` (non-empty)."""
-    values = np.asarray(durations, dtype=np.float64)
-    return Statistics(
-        count=len(durations),
-        avg=float(np.mean(values)),
-        min=float(np.min(values)),
-        max=float(np.max(values)),
-        p50=float(np.percentile(values, 50)),
-        p90=float(np.percentile(values, 90)),
-    )
 
 
 def build_timeline(dump: ETDump) -> Timeline:

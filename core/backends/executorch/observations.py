@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from perfline.core.backends.executorch.events import Statistics, statistics
 from perfline.core.backends.executorch.mapping import EXACT
+from perfline.core.backends.runtime_common.statistics import Statistics, statistics
 
 UNIT_MS = "ms"
 

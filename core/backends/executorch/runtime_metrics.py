@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from perfline.core.backends.executorch.events import Observation, statistics
+from perfline.core.backends.executorch.events import Observation
 from perfline.core.backends.nx_common.metrics import STANDARD_METRICS, unavailable
+from perfline.core.backends.runtime_common.statistics import statistics
 
 NO_CYCLES = "ETDump timing events carry no cycle counts."
 NO_EXECUTE = "The ETDump has no Method::execute events."

@@ -24,16 +24,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from perfline.core.backends.nx_capture.aggregation import decode_statistics, stripe_rows
-from perfline.core.backends.nx_capture.counters import (
+from perfline.core.backends.nx_common.counters import (
     GENERATIONS,
     MALI_G2,
     counter_layout,
     device_generation,
 )
-from perfline.core.backends.nx_capture.debug_database import debug_links
-from perfline.core.backends.nx_capture.info import read_statistics_info
+from perfline.core.backends.nx_common.debug_database import debug_links
 from perfline.core.backends.nx_common.records import SegmentInput, SegmentSpirv
+from perfline.core.backends.nx_common.statistics_decoding import decode_statistics, stripe_rows
+from perfline.core.backends.nx_common.statistics_info import read_statistics_info
 from perfline.core.errors import InputError, Problem
 
 SCHEMA = "executorch.vgf.neural_statistics"

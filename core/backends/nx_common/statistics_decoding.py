@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from perfline.core.backends.nx_capture.counters import CounterLayout
+from perfline.core.backends.nx_common.counters import CounterLayout
 from perfline.core.backends.nx_common.records import SectionCycles, StripeRow
 from perfline.core.errors import InputError, Problem
 

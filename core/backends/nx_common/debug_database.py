@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from perfline.core.backends.nx_capture.info import DEBUG_DATABASE_MAGIC, unframe
 from perfline.core.backends.nx_common.records import DebugLinks, TosaOperation
+from perfline.core.backends.nx_common.statistics_info import DEBUG_DATABASE_MAGIC, unframe
 from perfline.core.errors import InputError, Problem
 
 SECTIONS = (

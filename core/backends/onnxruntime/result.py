@@ -1,0 +1,288 @@
+"""The measured performance result of ONNX Runtime profiles of one ONNX model.
+
+Entities: every top-level node of the model is ``source_operator/<node-index>`` (the canonical
+ONNX identity) with its op type, name, ``code_stack`` (from ``pkg.torch.onnx.stack_trace``) and
+``nn_module`` (from ``name_scopes`` / ``class_hierarchy``) parents. Where each executed node's
+timing goes (confidence rules in ``mapping``):
+
+* ``exact`` and the only observation of its model node -> that ``source_operator``;
+* anything else (``fused``, ``inferred``, ``unmapped``, or a second observation of a node) -> a
+  ``backend_operator`` named after the executed node, parenting the model nodes it stands for:
+  a fused node's timing lands on all its originals as one figure, never split.
+
+Statistics follow the ExecuTorch backend's conventions (``runtime_common``): per observation
+``duration_avg``, ``duration_min``, ``duration_max``, ``duration_p50``, ``duration_p90`` (ms,
+``samples`` = runs) and ``execution_count``, each with the qualifier ``confidence``. Only the
+average of an ``exact`` observation present in every kept run has ``aggregation: "sum"``
+(averages over the same runs add up; percentiles, extremes, counts and shared timings do not).
+The per-run values behind every statistic are returned for ``extensions.perfline.run_samples``.
+Model level: ``inference_time`` (mean ``model_run``) with ``_min``/``_max``/``_p50``/``_p90`` and
+``inferences_per_second``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from perfline.core.backends.nx_common.metrics import STANDARD_METRICS, unavailable
+from perfline.core.backends.onnxruntime.mapping import (
+    CONFIDENCES,
+    EXACT,
+    UNMAPPED,
+    ExecutedNode,
+    NodeMapping,
+    map_executed,
+)
+from perfline.core.backends.onnxruntime.runs import NodeRuns, RecordedRuns
+from perfline.core.backends.runtime_common.statistics import statistics
+from perfline.core.backends.source_model.provenance import (
+    ENTITY_KINDS,
+    operators_without_stack,
+    provenance_entities,
+)
+from perfline.core.errors import InputError, Problem
+from perfline.core.formats.identity import SourceOperator, source_operator_id
+from perfline.core.formats.onnx import OnnxModel
+
+PRODUCER = "onnxruntime"
+BACKEND_OPERATOR = "backend_operator"
+STATISTIC_NAMES = ("duration_avg", "duration_min", "duration_max", "duration_p50", "duration_p90")
+NO_CYCLES = "ONNX Runtime profiles carry no cycle counts."
+
+
+@dataclass(frozen=True)
+class OrtResult:
+    """The result, its per-run samples and facts for the document metadata."""
+
+    result: dict[str, Any]
+    run_samples: dict[str, dict[str, list[float]]]
+    configuration: dict[str, Any]
+
+
+def build_ort_result(
+    model: OnnxModel,
+    operators: Sequence[SourceOperator],
+    runs: RecordedRuns,
+    *,
+    model_source: str,
+    optimized: OnnxModel | None = None,
+    extra_warnings: Sequence[str] = (),
+) -> OrtResult:
+    """Entities, breakdowns and metrics of the kept runs (see the module docstring)."""
+    executed = [ExecutedNode(n.name, n.op_name, n.node_index) for n in runs.nodes]
+    mappings = map_executed(model, executed, optimized)
+    total_events = sum(node.events for node in runs.nodes)
+    mapped = [node for node in runs.nodes if mappings[node.name].confidence != UNMAPPED]
+    if runs.nodes and not any(mappings[n.name].confidence == EXACT for n in runs.nodes):
+        raise InputError(
+            model_source,
+            Problem(
+                "profile node events",
+                f"0 of {total_events + runs.left_out_node_events} profile node events matched a "
+                f"node of "
+                f"{model_source} by name and operator type (e.g. "
+                f"{runs.nodes[0].name!r}, {runs.nodes[0].op_name}); the profile is of another "
+                "model",
+            ),
+        )
+    warnings = list(extra_warnings)
+    warnings.extend(_mapping_warnings(runs, mappings, model_source, len(mapped), total_events))
+    missing = operators_without_stack(operators)
+    if missing:
+        warnings.append(
+            f"{missing} of {len(operators)} nodes of {model_source} carry no source stack trace "
+            "(pkg.torch.onnx.stack_trace): their figures stay on the nodes, with no code line."
+        )
+    observed: dict[int, int] = {}
+    for node in runs.nodes:
+        for original in mappings[node.name].originals:
+            observed[original] = observed.get(original, 0) + 1
+    kept = len(runs.run_durations_ms)
+    entities = provenance_entities(operators)
+    node_attributes: dict[str, dict[str, Any]] = {}
+    breakdowns: list[dict[str, Any]] = []
+    backend_entities: list[dict[str, Any]] = []
+    samples: dict[str, dict[str, list[float]]] = {}
+    counts = dict.fromkeys(CONFIDENCES, 0)
+    for node in runs.nodes:
+        mapping = mappings[node.name]
+        counts[mapping.confidence] += 1
+        sole = mapping.confidence == EXACT and observed.get(mapping.originals[0], 0) == 1
+        if sole:
+            entity_id = source_operator_id(str(mapping.originals[0]))
+            node_attributes[entity_id] = _event_attributes(node, mapping)
+        else:
+            entity_id = f"{BACKEND_OPERATOR}/{PRODUCER}/{node.name}"
+            backend_entities.append(_backend_operator(entity_id, node, mapping))
+        additive = mapping.confidence == EXACT and len(node.runs) == kept
+        breakdowns.append(
+            {
+                "entity_id": entity_id,
+                "metrics": _observation_metrics(node, mapping.confidence, additive),
+                "id": entity_id,
+            }
+        )
+        values = list(node.durations_ms)
+        samples[entity_id] = {name: values for name in STATISTIC_NAMES}
+    entities = [_with_attributes(entity, node_attributes) for entity in entities]
+    result: dict[str, Any] = {
+        "kind": "performance",
+        "status": "ok",
+        "producer": PRODUCER,
+        "warnings": warnings,
+        "errors": [],
+        "metrics": _model_metrics(runs.run_durations_ms),
+        "breakdowns": breakdowns,
+        "mode": "measured",
+        "entities": [*entities, *backend_entities],
+        "entity_kinds": [
+            {"id": BACKEND_OPERATOR, "child_kinds": ["source_operator"]},
+            *ENTITY_KINDS,
+        ],
+    }
+    configuration = {
+        "runs_used": kept,
+        "warmup_runs": runs.warmup_runs,
+        "warmup_runs_left_out": runs.left_out_runs,
+        "node_events": total_events,
+        "node_events_mapped": sum(node.events for node in mapped),
+        "executed_nodes": len(runs.nodes),
+        "confidence_counts": {k: v for k, v in counts.items() if v},
+        "time_unit": "µs in the trace, reported in ms",
+        "providers": sorted({node.provider for node in runs.nodes if node.provider}),
+    }
+    return OrtResult(result, samples, configuration)
+
+
+def _mapping_warnings(
+    runs: RecordedRuns,
+    mappings: Mapping[str, NodeMapping],
+    model_source: str,
+    mapped_nodes: int,
+    total_events: int,
+) -> list[str]:
+    warnings: list[str] = []
+    unmapped = [node for node in runs.nodes if mappings[node.name].confidence == UNMAPPED]
+    if unmapped:
+        kept = len(runs.run_durations_ms) or 1
+        per_run = sum(sum(node.durations_ms) for node in unmapped) / kept
+        events = sum(node.events for node in unmapped)
+        listed = ", ".join(
+            f"{node.name} ({node.op_name}, {sum(node.durations_ms) / kept:.4g} ms)"
+            for node in sorted(unmapped, key=lambda n: -sum(n.durations_ms))
+        )
+        warnings.append(
+            f"{total_events - events} of {total_events} profile node events matched a node of "
+            f"{model_source}; {events} events of {len(unmapped)} executed nodes "
+            f"({per_run:.4g} ms per run on average) are left unattributed (no model node): "
+            f"{listed}."
+        )
+    if runs.outside_runs:
+        warnings.append(
+            f"{runs.outside_runs} node events lie outside every model_run and are not counted."
+        )
+    return warnings
+
+
+def _observation_metrics(node: NodeRuns, confidence: str, additive: bool) -> list[dict[str, Any]]:
+    stats = statistics(node.durations_ms)
+    qualifiers = {"confidence": confidence}
+    average: dict[str, Any] = {"name": "duration_avg", "unit": "ms", "value": stats.avg}
+    if additive:
+        average["aggregation"] = "sum"
+    average["samples"] = stats.count
+    average["qualifiers"] = dict(qualifiers)
+    metrics = [average]
+    for name, value in (
+        ("duration_min", stats.min),
+        ("duration_max", stats.max),
+        ("duration_p50", stats.p50),
+        ("duration_p90", stats.p90),
+    ):
+        metrics.append(
+            {
+                "name": name,
+                "unit": "ms",
+                "value": value,
+                "samples": stats.count,
+                "qualifiers": dict(qualifiers),
+            }
+        )
+    metrics.append(
+        {
+            "name": "execution_count",
+            "unit": "executions",
+            "value": stats.count,
+            "qualifiers": dict(qualifiers),
+        }
+    )
+    return metrics
+
+
+def _event_attributes(node: NodeRuns, mapping: NodeMapping) -> dict[str, Any]:
+    attributes: dict[str, Any] = {
+        "runtime_event": f"{node.name}_kernel_time",
+        "provider": node.provider,
+        "confidence": mapping.confidence,
+    }
+    if node.node_index is not None:
+        attributes["node_index"] = node.node_index
+    return attributes
+
+
+def _backend_operator(entity_id: str, node: NodeRuns, mapping: NodeMapping) -> dict[str, Any]:
+    entity: dict[str, Any] = {"id": entity_id, "kind": BACKEND_OPERATOR, "name": node.name}
+    if mapping.originals:
+        entity["child_ids"] = [source_operator_id(str(i)) for i in mapping.originals]
+    entity["attributes"] = {
+        "operator_types": [node.op_name],
+        **_event_attributes(node, mapping),
+        "mapping_evidence": mapping.evidence,
+    }
+    return entity
+
+
+def _with_attributes(
+    entity: dict[str, Any], extra: Mapping[str, Mapping[str, Any]]
+) -> dict[str, Any]:
+    added = extra.get(entity["id"])
+    if added is None:
+        return entity
+    return {**entity, "attributes": {**entity.get("attributes", {}), **added}}
+
+
+def _model_metrics(durations_ms: Sequence[float]) -> list[dict[str, Any]]:
+    stats = statistics(tuple(durations_ms))
+    metrics: list[dict[str, Any]] = [
+        {"name": "inference_time", "unit": "ms", "value": stats.avg, "samples": stats.count}
+    ]
+    for suffix, value in (
+        ("min", stats.min),
+        ("max", stats.max),
+        ("p50", stats.p50),
+        ("p90", stats.p90),
+    ):
+        metrics.append(
+            {
+                "name": f"inference_time_{suffix}",
+                "unit": "ms",
+                "value": value,
+                "samples": stats.count,
+            }
+        )
+    metrics.append(unavailable("total_cycles", "cycles", NO_CYCLES))
+    for name, unit, reason in STANDARD_METRICS:
+        if name == "inferences_per_second" and stats.avg > 0:
+            metrics.append(
+                {
+                    "name": name,
+                    "unit": "inferences/s",
+                    "value": 1000.0 / stats.avg,
+                    "samples": stats.count,
+                }
+            )
+        else:
+            metrics.append(unavailable(name, unit, reason))
+    return metrics

@@ -1,0 +1,201 @@
+"""The ONNX Runtime backend on real profiles: statistics, lines, optimised-graph mapping."""
+
+from __future__ import annotations
+
+import json
+import statistics as stats
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from perfline.core.backends.onnxruntime.document import analyze_profiles
+from perfline.core.backends.source_model.inputs import InputFile
+from perfline.core.errors import InputError
+from perfline.core.pipeline import postprocess
+from tests.onnxruntime._data import ATTENTION_ONNX, DATA, DSCNN_ONNX, percentile, raw_runs
+
+NOOPT = DATA / "dscnn_noopt.json"
+OPT = DATA / "dscnn_opt.json"
+
+
+def _file(path: Path) -> InputFile:
+    return InputFile(str(path), path.read_bytes())
+
+
+def _analyze(model: Path, *profiles: Path, **options: Any) -> dict[str, Any]:
+    return analyze_profiles(
+        _file(model), [_file(p) for p in profiles], timestamp="2026-01-01T00:00:00Z", **options
+    )
+
+
+def _metric(breakdown: dict[str, Any], name: str) -> dict[str, Any]:
+    return next(m for m in breakdown["metrics"] if m["name"] == name)
+
+
+def _by_entity(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {b["entity_id"]: b for b in document["results"][0]["breakdowns"]}
+
+
+def _nodes(model: Path) -> list[dict[str, Any]]:
+    nodes: list[dict[str, Any]] = json.loads((DSCNN / "dscnn.onnx.nodes.json").read_text())
+    return nodes
+
+
+DSCNN = DSCNN_ONNX.parent
+
+
+def test_every_node_statistic_equals_the_raw_events() -> None:
+    document = _analyze(DSCNN_ONNX, NOOPT)
+    _, per_node = raw_runs(NOOPT)
+    names = {row["name"]: row["index"] for row in _nodes(DSCNN_ONNX)}
+    breakdowns = _by_entity(document)
+    assert len(per_node) == 21
+    for name, values in per_node.items():
+        breakdown = breakdowns[f"source_operator/{names[name]}"]
+        assert _metric(breakdown, "duration_avg")["value"] == pytest.approx(stats.fmean(values))
+        assert _metric(breakdown, "duration_avg")["aggregation"] == "sum"
+        assert _metric(breakdown, "duration_min")["value"] == pytest.approx(min(values))
+        assert _metric(breakdown, "duration_max")["value"] == pytest.approx(max(values))
+        assert _metric(breakdown, "duration_p50")["value"] == pytest.approx(stats.median(values))
+        assert _metric(breakdown, "duration_p90")["value"] == pytest.approx(percentile(values, 90))
+        assert _metric(breakdown, "execution_count")["value"] == len(values) == 9
+        for metric in breakdown["metrics"]:
+            assert metric["qualifiers"] == {"confidence": "exact"}
+            assert metric["name"] == "duration_avg" or "aggregation" not in metric
+    samples = document["extensions"]["perfline"]["run_samples"][0]
+    first = f"source_operator/{names['node_Conv_137']}"
+    assert samples[first]["duration_avg"] == pytest.approx(per_node["node_Conv_137"])
+
+
+def test_model_run_statistics_and_warmup_option() -> None:
+    durations, _ = raw_runs(NOOPT)
+    metrics = {m["name"]: m for m in _analyze(DSCNN_ONNX, NOOPT)["results"][0]["metrics"]}
+    assert metrics["inference_time"]["value"] == pytest.approx(stats.fmean(durations))
+    assert metrics["inference_time"]["samples"] == 9
+    assert metrics["inference_time_p90"]["value"] == pytest.approx(percentile(durations, 90))
+    no_warmup = _analyze(DSCNN_ONNX, NOOPT, warmup_runs=0)
+    assert no_warmup["backends"][0]["configuration"]["runs_used"] == 10
+    all_runs, _ = raw_runs(NOOPT, warmup=0)
+    first = {m["name"]: m for m in no_warmup["results"][0]["metrics"]}["inference_time"]
+    assert first["value"] == pytest.approx(stats.fmean(all_runs))
+
+
+def test_the_lines_dscnn_onnx_carries_get_figures() -> None:
+    processed = postprocess(_analyze(DSCNN_ONNX, NOOPT))
+    result = processed["results"][0]
+    lines = {
+        e["id"]: e["attributes"]["line"] for e in result["entities"] if e["kind"] == "code_line"
+    }
+    figures = {
+        lines[b["entity_id"]]: _metric(b, "duration_avg")["value"]
+        for b in result["breakdowns"]
+        if b["entity_id"] in lines
+    }
+    # Line 41 (``x = self.blocks(x)``) is a call line: its inclusive figure comes with the
+    # exact-sums work of the projection, not from this backend.
+    assert sorted(figures) == [25, 27, 40, 42, 43, 44]
+    _, per_node = raw_runs(NOOPT)
+    on_25 = [
+        row["name"]
+        for row in _nodes(DSCNN_ONNX)
+        if "line 25," in row["metadata_props"].get("pkg.torch.onnx.stack_trace", "")
+    ]
+    assert figures[25] == pytest.approx(sum(stats.fmean(per_node[name]) for name in on_25))
+
+
+def test_optimised_profile_maps_fused_nodes_back_and_loses_no_time() -> None:
+    document = _analyze(DSCNN_ONNX, OPT)
+    result = document["results"][0]
+    entities = {e["id"]: e for e in result["entities"]}
+    indices = {row["name"]: row["index"] for row in _nodes(DSCNN_ONNX)}
+    for k in range(9):
+        fused = entities[f"backend_operator/onnxruntime/relu{'' if k == 0 else f'_{k}'}_nchwc"]
+        assert fused["attributes"]["confidence"] == "fused"
+        relu = "node_relu" if k == 0 else f"node_relu_{k}"
+        expected = sorted([indices[relu] - 1, indices[relu]])
+        assert fused["child_ids"] == [f"source_operator/{i}" for i in expected]
+    _, per_node = raw_runs(OPT)
+    total = sum(sum(values) for values in per_node.values())
+    breakdowns = result["breakdowns"]
+    attributed = sum(
+        _metric(b, "duration_avg")["value"] * _metric(b, "execution_count")["value"]
+        for b in breakdowns
+    )
+    assert attributed == pytest.approx(total)
+    unmapped = [
+        b
+        for b in breakdowns
+        if _metric(b, "duration_avg")["qualifiers"]["confidence"] == "unmapped"
+    ]
+    assert [b["entity_id"] for b in unmapped] == ["backend_operator/onnxruntime/ReorderOutput"]
+    warning = next(w for w in result["warnings"] if "left unattributed" in w)
+    per_run = sum(per_node["ReorderOutput"]) / 9
+    assert f"{per_run:.4g} ms per run" in warning and "ReorderOutput" in warning
+    for b in breakdowns:
+        if _metric(b, "duration_avg")["qualifiers"]["confidence"] != "exact":
+            assert "aggregation" not in _metric(b, "duration_avg")
+
+
+def test_saved_optimized_model_attributes_inserted_nodes() -> None:
+    optimized = _file(DATA / "attention_opt.optimized.onnx")
+    document = _analyze(ATTENTION_ONNX, DATA / "attention_opt.json", optimized_model=optimized)
+    entities = {e["id"]: e for e in document["results"][0]["entities"]}
+    gemm = entities["backend_operator/onnxruntime/node_MatMul_1/MatMulAddFusion"]
+    assert gemm["attributes"]["confidence"] == "fused"
+    assert gemm["child_ids"] == ["source_operator/1", "source_operator/2"]  # MatMul + Add
+    reshape = entities["backend_operator/onnxruntime/gemm_output_reshape"]
+    assert reshape["attributes"]["confidence"] == "inferred"
+    assert reshape["child_ids"] == ["source_operator/2"]
+    scaled = entities["backend_operator/onnxruntime/node_matmul/MatMulScaleFusion/"]
+    assert scaled["child_ids"] == ["source_operator/9", "source_operator/10"]  # MatMul + Div
+
+
+def test_profile_of_another_model_is_an_error_with_counts() -> None:
+    with pytest.raises(InputError) as caught:
+        _analyze(DSCNN_ONNX, DATA / "ppocr_cls_noopt.json")
+    assert "0 of 1290 profile node events matched a node of" in str(caught.value)
+
+
+def test_profile_partly_of_another_model_warns_with_counts() -> None:
+    # The DS-CNN profile against the attention model: node_view and node_linear share names
+    # with nodes of the attention model; nothing else does.
+    from perfline.core.formats.onnx import read_onnx
+
+    names = {n.name for n in read_onnx(ATTENTION_ONNX.read_bytes(), "a").nodes}
+    result = _analyze(ATTENTION_ONNX, NOOPT)["results"][0]
+    _, per_node = raw_runs(NOOPT)
+    shared = [name for name in per_node if name in names]
+    assert sorted(shared) == ["node_linear", "node_view"]
+    left = sum(sum(v) for name, v in per_node.items() if name not in shared) / 9
+    warning = next(w for w in result["warnings"] if "left unattributed" in w)
+    assert warning.startswith(f"{9 * len(shared)} of 189 profile node events matched a node of")
+    assert f"({left:.4g} ms per run on average)" in warning
+
+
+def test_bad_profiles_name_the_file_and_place(tmp_path: Path) -> None:
+    truncated = tmp_path / "cut.json"
+    truncated.write_bytes(NOOPT.read_bytes()[:5000])
+    with pytest.raises(InputError, match=r"cut.json: line \d+, column \d+: invalid JSON"):
+        _analyze(DSCNN_ONNX, truncated)
+    other = tmp_path / "other.json"
+    other.write_text('{"results": []}')
+    with pytest.raises(InputError, match="expected a Chrome trace"):
+        _analyze(DSCNN_ONNX, other)
+    events = json.loads(NOOPT.read_text())
+    for event in events:
+        if event["name"] == "node_relu_kernel_time":
+            del event["args"]["node_index"]
+    stripped = tmp_path / "noindex.json"
+    stripped.write_text(json.dumps(events))
+    warnings = _analyze(DSCNN_ONNX, stripped)["results"][0]["warnings"]
+    assert any("10 node events carry no args.node_index ($[3]" in w for w in warnings)
+
+
+def test_third_party_profile_without_metadata() -> None:
+    model = DSCNN.parent / "onnx-third-party" / "ch_ppocr_mobile_v2.0_cls_infer.onnx"
+    document = _analyze(model, DATA / "ppocr_cls_noopt.json")
+    configuration = document["backends"][0]["configuration"]
+    assert configuration["node_events"] == 1290 - 1290 // 5
+    assert configuration["node_events_mapped"] == configuration["node_events"]
+    assert any("carry no source stack trace" in w for w in document["results"][0]["warnings"])

@@ -1,0 +1,32 @@
+"""The daemon (pytest-lsp, stdio) serving an ONNX Runtime job and a static job of one file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsprotocol import types as t
+
+from tests.server.lsp_session import start
+from tests.server.test_ortstatic_jobs import _workspace
+
+
+async def test_hover_and_hints_show_both_jobs_side_by_side(tmp_path: Path) -> None:
+    root = _workspace(tmp_path)
+    async with start(root, "stdio", "visual-studio-code") as session:
+        jobs = await session.wait_analysed()
+        assert sorted((j.name, j.state) for j in jobs) == [
+            ("dscnn.onnx.static", "ok"),
+            ("dscnn_noopt", "ok"),
+        ]
+        uri = session.open("dscnn.py")
+        hover = await session.client.text_document_hover_async(
+            t.HoverParams(t.TextDocumentIdentifier(uri), t.Position(26, 8))  # line 27
+        )
+        assert hover is not None and isinstance(hover.contents, t.MarkupContent)
+        value = hover.contents.value
+        assert "Mode: measured · producer `onnxruntime`" in value
+        assert "Mode: predicted · producer `perfline-static`" in value
+        assert "| duration_avg |" in value and "| macs | 2048000 |" in value.replace(",", "")
+        (hint,) = [h for h in await session.hints(uri) if h.position.line == 26]
+        assert isinstance(hint.label, str) and " MAC · " in hint.label and "ms avg" in hint.label
+        assert "(dscnn.onnx.static)" in str(hint.tooltip) and "(dscnn_noopt)" in str(hint.tooltip)

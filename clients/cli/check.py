@@ -87,6 +87,12 @@ def command(
             f"significant at level {comparison.settings.level:g}; record more runs",
             err=True,
         )
+    if verdict.one_sided:
+        click.echo(
+            f"note: {verdict.one_sided} line(s) have a figure in only one of the runs; they "
+            "are not judged (see perfline compare)",
+            err=True,
+        )
     if regressions:
         click.echo(f"perfline check: {len(regressions)} line(s) regress by more than {limit:.1%}:")
         for line in regressions:

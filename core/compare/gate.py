@@ -4,8 +4,9 @@ A line *regresses* when, for one of the judged metrics (``selection``), its
 change is significant (``deltas``: adjusted p-value below the level for
 sampled figures, beyond the estimate threshold for exact ones), worse in the
 metric's direction, and larger than ``max_regression`` (0.05 = 5%) of the
-base value. ``Verdict`` also lists every judged line (the JUnit test cases)
-and the lines whose runs are too few for any change to be significant.
+base value. ``Verdict`` also lists every judged line (the JUnit test cases),
+and counts the lines whose runs are too few for any change to be significant
+and those with a figure in one run only (not judged).
 
 Cost: linear in the comparison's lines.
 """
@@ -36,7 +37,9 @@ class Verdict(NamedTuple):
     lines: tuple[JudgedLine, ...]
     max_regression: float
     underpowered: int
-    """Sampled lines whose run counts cannot give a p-value below the level."""
+    """Sampled lines whose run counts cannot give a p-value that survives the correction."""
+    one_sided: int = 0
+    """Lines with a figure of a judged metric in one run only (not judged)."""
 
     @property
     def regressions(self) -> tuple[JudgedLine, ...]:
@@ -52,14 +55,24 @@ class Verdict(NamedTuple):
 def judge(comparison: Comparison, max_regression: float, metrics: Sequence[str] = ()) -> Verdict:
     """Judge every code line of every result pair (see the module docstring)."""
     judged: list[JudgedLine] = []
-    underpowered = 0
-    level = comparison.settings.level
+    underpowered = one_sided = 0
+    settings = comparison.settings
     for result in comparison.results:
         for metric in line_metrics(result, metrics):
-            for entity, delta in ranked_lines(result, metric):
+            rows = ranked_lines(result, metric)
+            family = sum(1 for _, delta in rows if delta.method == SAMPLES)
+            # The smallest p-value of a family passes the correction when p * m < level
+            # (Holm's first step; Benjamini-Hochberg's bound for its smallest p-value).
+            bar = (
+                settings.level / family
+                if family and settings.correction != "none"
+                else (settings.level)
+            )
+            for entity, delta in rows:
                 if delta.base is None or delta.new is None:
+                    one_sided += 1
                     continue
-                if delta.method == SAMPLES and smallest_p(delta.base_runs, delta.new_runs) >= level:
+                if delta.method == SAMPLES and smallest_p(delta.base_runs, delta.new_runs) >= bar:
                     underpowered += 1
                 relative = delta.relative
                 regressed = (
@@ -68,7 +81,7 @@ def judge(comparison: Comparison, max_regression: float, metrics: Sequence[str] 
                     and (relative is None or abs(relative) > max_regression)
                 )
                 judged.append(JudgedLine(result, entity, delta, regressed))
-    return Verdict(tuple(judged), max_regression, underpowered)
+    return Verdict(tuple(judged), max_regression, underpowered, one_sided)
 
 
 def describe(line: JudgedLine) -> str:

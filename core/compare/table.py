@@ -1,11 +1,13 @@
 """The text report of a comparison (``perfline compare``).
 
-Per result pair: a header (producer, mode, how the figures were judged), the
-partial-overlap warnings, the result-level metrics, then one row per code line
+A header (the two runs, how the figures are judged), then per result pair:
+the result-level metrics, then one row per code line
 for the line metric (``selection``): line (``file:base→new`` when it moved),
-base, new, delta, change in %, adjusted p-value (sampled figures) and the
-verdict, largest significant changes first; at most ``limit`` rows (0: all),
-and a count of the others. Pure: renders to a string.
+base, new, delta (in the unit the heading names), change in %, adjusted
+p-value (sampled figures) and the verdict, largest significant changes first;
+at most ``limit`` rows (0: all), and a count of the others. Warnings are the
+caller's to show (the CLI writes them to standard error). Pure: renders to a
+string.
 
 Cost: linear in the comparison's lines (plus their sort).
 """
@@ -23,9 +25,11 @@ from rich.table import Table
 
 from perfline.core.compare.comparison import Comparison, ResultComparison
 from perfline.core.compare.deltas import (
+    ADDED,
     IMPROVEMENT,
     NOISE,
     REGRESSION,
+    REMOVED,
     SAMPLES,
     EntityDelta,
     MetricDelta,
@@ -33,6 +37,7 @@ from perfline.core.compare.deltas import (
 from perfline.core.compare.selection import line_metrics, ranked_lines
 
 _MARKS = {REGRESSION: "▲", IMPROVEMENT: "▼", NOISE: "~"}
+_VERDICT_TEXT = {ADDED: "new run only", REMOVED: "baseline only"}
 _ASCII_MARKS = {REGRESSION: "^", IMPROVEMENT: "v", NOISE: "~"}
 
 
@@ -64,8 +69,6 @@ def render_comparison(
         f"level {settings.level:g}; figures without per-run values compared exactly "
         f"(threshold {settings.estimate_threshold:.1%})"
     )
-    for warning in comparison.warnings:
-        console.print(f"warning: {warning}")
     style = box.ASCII if ascii_only else box.SQUARE
     for result in comparison.results:
         _result_section(console, result, metrics, limit, style, ascii_only)
@@ -88,17 +91,20 @@ def _result_section(
     if result.model.metrics:
         table = _table("Model", style)
         for delta in result.model.metrics:
-            table.add_row(delta.name, *_cells(delta, ascii_only))
+            label = f"{delta.name} ({delta.unit})" if delta.unit else delta.name
+            table.add_row(label, *_cells(delta, ascii_only))
         console.print(table)
     for metric in line_metrics(result, requested):
         rows = ranked_lines(result, metric)
         if not rows:
             continue
         verdicts = Counter(delta.verdict for _, delta in rows)
+        unit = f" ({rows[0][1].unit})" if rows[0][1].unit else ""
         console.print(
-            f"Lines by {metric}: {len(rows)} line(s); {verdicts[REGRESSION]} regression(s), "
-            f"{verdicts[IMPROVEMENT]} improvement(s), {verdicts[NOISE]} within noise, "
-            f"{verdicts['added']} added, {verdicts['removed']} removed"
+            f"Lines by {metric}{unit}: {len(rows)} line(s); {verdicts[REGRESSION]} "
+            f"regression(s), {verdicts[IMPROVEMENT]} improvement(s), {verdicts[NOISE]} within "
+            f"noise, {verdicts[ADDED]} with a figure in the new run only, {verdicts[REMOVED]} "
+            "in the baseline only"
         )
         names = _short_names([entity for entity, _ in rows])
         table = _table("Line", style)
@@ -119,7 +125,6 @@ def _table(first: str, style: box.Box) -> Table:
 
 
 def _cells(delta: MetricDelta, ascii_only: bool) -> tuple[str, str, str, str, str, str]:
-    unit = f" {delta.unit}" if delta.unit else ""
     relative = delta.relative
     change = f"{relative:+.1%}" if relative is not None else "-"
     p_text = (
@@ -128,24 +133,23 @@ def _cells(delta: MetricDelta, ascii_only: bool) -> tuple[str, str, str, str, st
         else "-"
     )
     marks = _ASCII_MARKS if ascii_only else _MARKS
-    verdict = delta.verdict
-    if verdict in marks:
-        verdict = f"{marks[verdict]} {verdict}"
+    verdict = _VERDICT_TEXT.get(delta.verdict, delta.verdict)
+    if delta.verdict in marks:
+        verdict = f"{marks[delta.verdict]} {verdict}"
     return (
-        _number(delta.base, unit),
-        _number(delta.new, unit),
-        _number(delta.delta, unit, signed=True),
+        _number(delta.base),
+        _number(delta.new),
+        _number(delta.delta, signed=True),
         change,
         p_text,
         verdict,
     )
 
 
-def _number(value: float | None, unit: str, *, signed: bool = False) -> str:
+def _number(value: float | None, *, signed: bool = False) -> str:
     if value is None:
         return "-"
-    text = f"{value:+.4g}" if signed else f"{value:.4g}"
-    return text + unit
+    return f"{value:+.4g}" if signed else f"{value:.4g}"
 
 
 def _short_names(entities: Sequence[EntityDelta]) -> dict[str, str]:

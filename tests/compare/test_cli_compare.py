@@ -234,3 +234,19 @@ def test_analysis_inputs_are_compared_like_documents(documents: dict[str, Path])
 def test_a_document_compared_with_itself_changes_nothing(documents: dict[str, Path]) -> None:
     outcome = _invoke("check", "--baseline", str(documents["noopt"]), str(documents["noopt"]))
     assert outcome.exit_code == 0, outcome.output
+
+
+def test_too_few_runs_are_noted_and_never_significant(tmp_path: Path) -> None:
+    from tests.compare.ort_documents import profile_runs
+
+    paths = []
+    for name, profile in (("slow", ORT_NOOPT), ("fast", ORT_OPT)):
+        runs = profile_runs(profile)[:3]
+        document = ort_document(ONNX_MODEL, profile, runs=runs, execute=[0.4, 0.41, 0.39])
+        paths.append(tmp_path / f"{name}.json")
+        paths[-1].write_text(json.dumps(document))
+    # opt -> noopt is 7x slower on line 25, but 3 + 3 runs cannot show it after Holm
+    # over 6 lines (the smallest p-value is 0.1).
+    outcome = _invoke("check", "--baseline", str(paths[1]), str(paths[0]))
+    assert outcome.exit_code == 0, outcome.output
+    assert "6 line(s) have too few runs for any change to be significant" in outcome.stderr

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
+from perfline.core.collection import collection_paused
 from perfline.core.compare.comparison import Comparison, ResultComparison
 from perfline.core.compare.deltas import UNCHANGED, EntityDelta, MetricDelta
 
@@ -31,7 +32,12 @@ FORMAT_VERSION: Final = 1
 
 
 def comparison_json(comparison: Comparison, *, changes_only: bool = False) -> dict[str, Any]:
-    """The comparison as a JSON-ready dict."""
+    """The comparison as a JSON-ready dict (the cyclic collector paused: no cycles made)."""
+    with collection_paused():
+        return _comparison(comparison, changes_only)
+
+
+def _comparison(comparison: Comparison, changes_only: bool) -> dict[str, Any]:
     settings = comparison.settings
     return {
         "perfline_compare": FORMAT_VERSION,

@@ -49,6 +49,7 @@ class ResultComparison:
     """One pair of results: the model-level delta and every entity's."""
 
     __slots__ = (
+        "_by_id",
         "_lines",
         "base_index",
         "counts",
@@ -91,6 +92,7 @@ class ResultComparison:
         self.sampled = sampled
         self.warnings = warnings
         self._lines: dict[tuple[str, int], EntityDelta] | None = None
+        self._by_id: dict[str, EntityDelta] | None = None
 
     def lines(self) -> list[EntityDelta]:
         """The code lines (common, added and removed) that have figures in either run."""
@@ -108,10 +110,9 @@ class ResultComparison:
 
     def entity(self, new_id: str) -> EntityDelta | None:
         """The delta of the new run's entity ``new_id``."""
-        for entity in self.entities:
-            if entity.new_id == new_id:
-                return entity
-        return None
+        if self._by_id is None:
+            self._by_id = {e.new_id: e for e in self.entities if e.new_id is not None}
+        return self._by_id.get(new_id)
 
 
 class Comparison:

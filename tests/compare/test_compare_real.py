@@ -152,3 +152,16 @@ def test_portable_against_xnnpack_through_the_cli(tmp_path: Path) -> None:
     assert [m["verdict"] for m in root["metrics"] if m["name"] == "duration_avg"] == ["added"]
     counts = result["counts"]["backend_operator"]
     assert counts == {"common": 0, "added": 15, "removed": 2}
+
+
+def test_the_view_layer_asks_per_file_and_line_and_per_entity() -> None:
+    base, new = _ort(ORT_NOOPT), _ort(ORT_OPT)
+    comparison = compare_documents(base, new)
+    (found,) = comparison.line("/home/dev/kws/dscnn.py", 25)
+    assert found.kind == "code_line" and found.new_line == 25
+    assert comparison.line("/home/dev/kws/dscnn.py", 41) == []  # no figure in either run
+    (result,) = comparison.results
+    assert found.new_id is not None and result.entity(found.new_id) is found
+    operator = result.entity("source_operator/20")
+    assert operator is not None and operator.metric("duration_avg") is not None
+    assert result.entity("no such entity") is None

@@ -81,13 +81,7 @@ def read_run_samples(document: Mapping[str, Any], source: str | None) -> list[En
 
     Raises ``InputError`` naming the JSON path of a malformed entry.
     """
-    results = document.get("results")
-    count = len(results) if isinstance(results, list) else 0
-    raw = _own(document).get(RUN_SAMPLES)
-    if raw is None:
-        return [{} for _ in range(count)]
-    where = f"extensions.{EXTENSION}.{RUN_SAMPLES}"
-    items = _list_of_objects(raw, count, source, where)
+    where, items = _items(document, RUN_SAMPLES, source)
     output: list[EntitySamples] = []
     for index, item in enumerate(items):
         samples: EntitySamples = {}
@@ -95,26 +89,34 @@ def read_run_samples(document: Mapping[str, Any], source: str | None) -> list[En
             place = f"{where}[{index}][{entity!r}]"
             if not isinstance(metrics, dict):
                 raise InputError(source, Problem(place, "expected an object of metric lists"))
-            samples[entity] = {
-                name: _values(values, source, f"{place}.{name}") for name, values in metrics.items()
-            }
+            samples[entity] = _metric_lists(metrics, source, place)
         output.append(samples)
     return output
 
 
 def read_result_run_samples(document: Mapping[str, Any], source: str | None) -> list[MetricSamples]:
     """The result-level metric samples of each result (empty when the document has none)."""
+    where, items = _items(document, RESULT_RUN_SAMPLES, source)
+    return [_metric_lists(item, source, f"{where}[{index}]") for index, item in enumerate(items)]
+
+
+def _items(
+    document: Mapping[str, Any], key: str, source: str | None
+) -> tuple[str, list[dict[str, Any]]]:
+    """(JSON path, one object per result) of an extension key (empty objects when absent)."""
     results = document.get("results")
     count = len(results) if isinstance(results, list) else 0
-    raw = _own(document).get(RESULT_RUN_SAMPLES)
+    where = f"extensions.{EXTENSION}.{key}"
+    raw = _own(document).get(key)
     if raw is None:
-        return [{} for _ in range(count)]
-    where = f"extensions.{EXTENSION}.{RESULT_RUN_SAMPLES}"
-    items = _list_of_objects(raw, count, source, where)
-    return [
-        {name: _values(values, source, f"{where}[{index}].{name}") for name, values in item.items()}
-        for index, item in enumerate(items)
-    ]
+        return where, [{} for _ in range(count)]
+    return where, _list_of_objects(raw, count, source, where)
+
+
+def _metric_lists(
+    metrics: Mapping[str, Any], source: str | None, place: str
+) -> dict[str, tuple[float, ...]]:
+    return {name: _values(values, source, f"{place}.{name}") for name, values in metrics.items()}
 
 
 def _own(document: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -25,6 +25,8 @@ COMMANDS: dict[str, str] = {
     "query": "query:command",
     "annotate": "annotate:command",
     "watch": "watch:command",
+    "compare": "compare:command",
+    "check": "check:command",
 }
 
 

@@ -4,7 +4,8 @@ The caller (the I/O edge) passes the file contents, their display paths and
 the timestamp; the run id is derived from the inputs' content hashes. The
 model is the companion ``.pte`` when given, else the ETRecord. Backend and
 runtime metadata record the input paths, the selected method and the event
-policy (which event was counted per operator, skipped nested events).
+policy (which event was counted per operator, skipped nested events); the
+per-run durations go to ``extensions.perfline.run_samples`` (``result``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from perfline.core.backends.executorch.result import (
 from perfline.core.backends.executorch.vgf_statistics import decode_payload
 from perfline.core.backends.executorch.vgf_view import VgfView, vgf_view
 from perfline.core.backends.nx_common.records import SegmentSpirv
+from perfline.core.compare.run_samples import with_run_samples
 from perfline.core.envelope import build_document, model_info, run_id_for, sha256_hex
 from perfline.core.formats.vgf import VGF_MAGIC, read_segments
 
@@ -82,7 +84,7 @@ def analyze_etdump(
     }
     if cli_arguments:
         context["cli_arguments"] = list(cli_arguments)
-    return build_document(
+    document = build_document(
         results=[runtime.result],
         model=model_info(model_name, model_format, model_file.data),
         target={
@@ -97,6 +99,7 @@ def analyze_etdump(
         run_id=run_id_for(sha256_hex(item.data) for item in inputs),
         context=context,
     )
+    return with_run_samples(document, [runtime.run_samples], [runtime.result_run_samples])
 
 
 def _vgf_statistics(

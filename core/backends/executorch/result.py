@@ -16,6 +16,16 @@ Where each observation goes (confidence rules in ``mapping``):
   delegate-internal event -> its own ``backend_operator`` (mapped through the
   ETRecord's per-delegate map when it has one, else ``unmapped``);
 * ``Method::execute`` -> the model-level ``inference_time`` statistics.
+
+Per-run values (``extensions.perfline.run_samples``, ``docs/results.md``):
+every observation present in all recorded executions keeps its durations, in
+execution order, as the samples of its ``duration_avg``, ``_min``, ``_max``,
+``_p50`` and ``_p90`` (one list for the five); an operator whose instructions
+are summed keeps the per-execution sums. The first ``Method::execute``
+observation gives the samples of ``inference_time`` and its siblings, and
+``1000 / duration`` per run those of ``inferences_per_second`` (its value,
+1000 / the mean, is the harmonic mean of those). An observation missing from
+some executions keeps none: its values could not be added run by run.
 """
 
 from __future__ import annotations
@@ -55,14 +65,33 @@ from perfline.core.formats.identity import source_operator_id
 
 PRODUCER = "neural-technology-profiling-data"
 BACKEND_OPERATOR = "backend_operator"
+#: The statistics of one observation that are computed from its per-run durations.
+SAMPLED_STATISTICS = (
+    "duration_avg",
+    "duration_min",
+    "duration_max",
+    "duration_p50",
+    "duration_p90",
+)
+SAMPLED_MODEL_STATISTICS = (
+    "inference_time",
+    "inference_time_min",
+    "inference_time_max",
+    "inference_time_p50",
+    "inference_time_p90",
+)
 
 
 @dataclass(frozen=True)
 class RuntimeResult:
-    """The result dict and facts the document metadata records."""
+    """The result dict, facts the document metadata records, and the per-run values."""
 
     result: dict[str, Any]
     configuration: dict[str, Any]
+    run_samples: dict[str, dict[str, list[float]]]
+    """entity id -> statistic name -> per-execution durations (ms)."""
+    result_run_samples: dict[str, list[float]]
+    """result-level metric name -> per-execution values."""
 
 
 def select_method(record: ETRecord, requested: str | None, source: str) -> str:
@@ -181,7 +210,26 @@ def build_runtime_result(
     }
     if vgf_configuration is not None:
         configuration["vgf_neural_statistics"] = dict(vgf_configuration)
-    return RuntimeResult(result=result, configuration=configuration)
+    return RuntimeResult(
+        result=result,
+        configuration=configuration,
+        run_samples=builder.run_samples,
+        result_run_samples=_model_samples(method_observations, timeline.execution_count),
+    )
+
+
+def _model_samples(
+    method_observations: Sequence[Observation], execution_count: int
+) -> dict[str, list[float]]:
+    """Per-execution values of the model-level statistics (see the module docstring)."""
+    first = next((o for o in method_observations if o.key.occurrence == 0), None)
+    if first is None or len(first.executions) != execution_count:
+        return {}
+    durations = list(first.durations_ms)
+    samples = {name: durations for name in SAMPLED_MODEL_STATISTICS}
+    if all(duration > 0 for duration in durations):
+        samples["inferences_per_second"] = [1000.0 / duration for duration in durations]
+    return samples
 
 
 class _Builder:
@@ -193,6 +241,7 @@ class _Builder:
         self.source_events: dict[str, dict[str, Any]] = {}
         self.confidence_counts: dict[str, int] = {}
         self.unmapped = 0
+        self.run_samples: dict[str, dict[str, list[float]]] = {}
         self._ids: set[str] = set()
 
     def observe(
@@ -205,6 +254,9 @@ class _Builder:
         self.confidence_counts[confidence] = self.confidence_counts.get(confidence, 0) + 1
         if confidence == UNMAPPED:
             self.unmapped += 1
+        if len(executions) == self.execution_count:
+            runs = list(durations)
+            self.run_samples[entity_id] = {name: runs for name in SAMPLED_STATISTICS}
         self.breakdowns.append(
             {
                 "entity_id": entity_id,

@@ -1,0 +1,104 @@
+"""``perfline check --baseline BASE NEW --max-regression 5%``: the CI gate.
+
+Compares NEW with BASE like ``perfline compare`` (same inputs and options)
+and judges every code line (``core.compare.gate``): exit 1 when a line's
+change is significant, a regression, and larger than the limit; 0 otherwise;
+2 for bad input. ``--sarif OUT.sarif`` writes one SARIF 2.1.0 result per
+regressing line (located at its source file and line, relative to
+``--source-root`` so code hosts annotate pull requests); ``--junit OUT.xml``
+one test case per judged line.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from perfline.clients.cli.common import guarded
+from perfline.clients.cli.compare import (
+    CompareRequest,
+    comparison_options,
+    parse_percent,
+    report_warnings,
+    run_comparison,
+)
+from perfline.core.compare.ci_reports import junit_text, sarif_text
+from perfline.core.compare.gate import describe, judge
+from perfline.core.errors import InputError
+
+EXIT_REGRESSION = 1
+
+
+def _write(path: str, text: str, option: str) -> None:
+    target = Path(path)
+    try:
+        if target.parent != Path():
+            target.parent.mkdir(parents=True, exist_ok=True)
+        temporary = target.with_name(target.name + ".tmp")
+        temporary.write_text(text, encoding="utf-8")
+        temporary.replace(target)
+    except OSError as error:
+        raise InputError(path, f"cannot write ({option}): {error.strerror or error}") from None
+
+
+@click.command("check")
+@click.argument("new", metavar="NEW")
+@click.option("--baseline", "base", required=True, metavar="BASE", help="The baseline run.")
+@click.option(
+    "--max-regression",
+    default="5%",
+    show_default=True,
+    metavar="PERCENT",
+    help="Largest significant slow-down a line may have.",
+)
+@click.option("--sarif", default=None, metavar="OUT.sarif", help="Write a SARIF 2.1.0 log.")
+@click.option("--junit", default=None, metavar="OUT.xml", help="Write a JUnit XML report.")
+@comparison_options
+@guarded
+def command(
+    new: str,
+    base: str,
+    max_regression: str,
+    sarif: str | None,
+    junit: str | None,
+    **options: Any,
+) -> None:
+    """Fail (exit 1) when NEW has a significant regression beyond the limit against BASE.
+
+    \b
+    perfline check --baseline main/mlia-output.json mlia-output/mlia-output.json \\
+        --max-regression 5% --sarif perfline.sarif --junit perfline.xml
+    """
+    limit = parse_percent(max_regression, "--max-regression")
+    comparison, sources = run_comparison(base, new, CompareRequest(**options))
+    report_warnings(comparison, sources)
+    verdict = judge(comparison, limit, options["metrics"])
+    if sarif is not None:
+        _write(sarif, sarif_text(verdict, sources.locate), "--sarif")
+    if junit is not None:
+        _write(junit, junit_text(verdict), "--junit")
+    regressions = verdict.regressions
+    if verdict.underpowered:
+        click.echo(
+            f"note: {verdict.underpowered} line(s) have too few runs for any change to be "
+            f"significant at level {comparison.settings.level:g}; record more runs",
+            err=True,
+        )
+    if verdict.one_sided:
+        click.echo(
+            f"note: {verdict.one_sided} line(s) have a figure in only one of the runs; they "
+            "are not judged (see perfline compare)",
+            err=True,
+        )
+    if regressions:
+        click.echo(f"perfline check: {len(regressions)} line(s) regress by more than {limit:.1%}:")
+        for line in regressions:
+            click.echo(f"  {describe(line)}")
+        sys.exit(EXIT_REGRESSION)
+    click.echo(
+        f"perfline check: no significant regression beyond {limit:.1%} on "
+        f"{len(verdict.lines)} judged line(s)"
+    )

@@ -1,0 +1,282 @@
+"""``perfline compare BASE NEW``: what got faster or slower, line by line.
+
+BASE and NEW are each a standardized document (``mlia-output.json``, raw or
+processed), a folder holding ``mlia-output/mlia-output.json`` (the output of
+``perfline report`` or ``analyze``), or the inputs ``perfline analyze`` takes,
+joined with commas (``model.etrecord,run.etdump``) or as a folder of estimator
+outputs; those are analysed first. The table shows one row per code line
+(largest significant changes first); ``--json`` prints every entity's deltas.
+Warnings (partial overlap, line mapping) go to standard error.
+
+The shared options and the loading live here too; ``check.py`` uses them.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ParamSpec, TypeVar, cast
+
+import click
+
+from perfline.clients.cli.common import (
+    find_config,
+    guarded,
+    load_config,
+    pipeline_settings,
+    read_json,
+)
+from perfline.clients.cli.compare_sources import SourceVersions, check_revision
+from perfline.core.compare.comparison import Comparison, compare_documents
+from perfline.core.compare.deltas import CompareSettings
+from perfline.core.compare.significance import CORRECTIONS, Correction
+from perfline.core.errors import InputError, Problem
+from perfline.core.pipeline import PipelineSettings, is_postprocessed, postprocess
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+NESTED_OUTPUT = Path("mlia-output") / "mlia-output.json"
+
+
+def parse_percent(text: str, option: str) -> float:
+    """``5%`` or ``5`` -> 0.05 (the number is always a percentage)."""
+    raw = text.strip().removesuffix("%").strip()
+    try:
+        value = float(raw)
+    except ValueError:
+        raise InputError(
+            "perfline", Problem(option, f"expected a percentage such as 5%, got {text!r}")
+        ) from None
+    if not 0 <= value < 1e6:
+        raise InputError("perfline", Problem(option, f"expected a percentage >= 0, got {text!r}"))
+    return value / 100
+
+
+def comparison_options(function: Callable[P, R]) -> Callable[P, R]:
+    """The options ``compare`` and ``check`` share."""
+    options = [
+        click.option(
+            "--level",
+            type=click.FloatRange(0, 1, min_open=True, max_open=True),
+            default=0.05,
+            show_default=True,
+            help="Significance level of the corrected p-values of measured figures.",
+        ),
+        click.option(
+            "--correction",
+            type=click.Choice(CORRECTIONS),
+            default="holm",
+            show_default=True,
+            help="Multiple-test control across the lines compared (Holm, Benjamini-Hochberg).",
+        ),
+        click.option(
+            "--estimate-threshold",
+            default="0%",
+            show_default=True,
+            metavar="PERCENT",
+            help="Change an estimate (no per-run values) must exceed to count.",
+        ),
+        click.option(
+            "--metric",
+            "metrics",
+            multiple=True,
+            metavar="NAME",
+            help="Metric lines are judged and shown by (repeatable; default: the primary one).",
+        ),
+        click.option(
+            "--source-root",
+            type=click.Path(file_okay=False),
+            default=".",
+            show_default=True,
+            help="The workspace holding the model sources (line mapping, SARIF paths).",
+        ),
+        click.option("--base-rev", default=None, metavar="REV", help="git revision of BASE."),
+        click.option("--new-rev", default=None, metavar="REV", help="git revision of NEW."),
+        click.option(
+            "--base-source",
+            type=click.Path(file_okay=False),
+            default=None,
+            help="A folder holding the baseline's version of the sources.",
+        ),
+        click.option(
+            "--config",
+            type=click.Path(dir_okay=False),
+            default=None,
+            help="perfline.toml (default: the nearest one from --source-root upwards).",
+        ),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+@dataclass(frozen=True)
+class CompareRequest:
+    """What the shared options ask for."""
+
+    level: float
+    correction: str
+    estimate_threshold: str
+    metrics: tuple[str, ...]
+    source_root: str
+    base_rev: str | None
+    new_rev: str | None
+    base_source: str | None
+    config: str | None
+
+
+def run_comparison(
+    base: str, new: str, request: CompareRequest
+) -> tuple[Comparison, SourceVersions]:
+    """Load both sides, map the changed files' lines, compare."""
+    check_revision(request.base_rev, "--base-rev")
+    check_revision(request.new_rev, "--new-rev")
+    root = Path(request.source_root)
+    if not root.is_dir():
+        raise InputError(request.source_root, "no such folder (--source-root)")
+    config_path = find_config(request.config, str(root / "x"))
+    config = load_config(config_path)
+    settings = pipeline_settings((), False, config)
+    base_document, base_label = load_side(base, "baseline", settings)
+    new_document, new_label = load_side(new, "new run", settings)
+    sources = SourceVersions(
+        root,
+        config,
+        base_rev=request.base_rev,
+        new_rev=request.new_rev,
+        base_source=Path(request.base_source) if request.base_source else None,
+    )
+    compare_settings = CompareSettings(
+        level=request.level,
+        correction=cast(Correction, request.correction),
+        estimate_threshold=parse_percent(request.estimate_threshold, "--estimate-threshold"),
+    )
+    comparison = compare_documents(
+        base_document,
+        new_document,
+        compare_settings,
+        line_maps=sources.line_maps(base_document, new_document),
+        base_source=base_label,
+        new_source=new_label,
+    )
+    return comparison, sources
+
+
+def load_side(spec: str, role: str, settings: PipelineSettings) -> tuple[dict[str, Any], str]:
+    """The processed document of one side of the comparison, and its display name."""
+    if "," in spec:
+        inputs = [part for part in spec.split(",") if part]
+        for item in inputs:
+            if not Path(item).exists():
+                raise InputError(item, f"no such file or folder (inputs of the {role})")
+        return _analysed(inputs, settings), spec
+    path = Path(spec)
+    if not path.exists():
+        raise InputError(spec, f"no such file or folder (the {role})")
+    if path.is_dir():
+        for candidate in (path / NESTED_OUTPUT, path / NESTED_OUTPUT.name):
+            if candidate.is_file():
+                return _document(str(candidate), settings), str(candidate)
+        return _analysed([spec], settings), spec
+    if path.suffix.lower() == ".json":
+        return _document(spec, settings), spec
+    return _analysed([spec], settings), spec
+
+
+def _document(path: str, settings: PipelineSettings) -> dict[str, Any]:
+    raw = read_json(path)
+    if not isinstance(raw, dict) or "results" not in raw or "schema_version" not in raw:
+        raise InputError(
+            path,
+            "not a standardized-output document (expected a JSON object with "
+            "schema_version and results, such as mlia-output.json)",
+        )
+    processed = postprocess(raw, settings, source=path)
+    assert is_postprocessed(processed)
+    return processed
+
+
+def _analysed(inputs: list[str], settings: PipelineSettings) -> dict[str, Any]:
+    """Analyse inputs the way ``perfline analyze`` does (no estimator run)."""
+    from perfline.clients.cli.analyze import MEASURED, input_kind, run_estimator_route
+
+    if input_kind(inputs, ()) == MEASURED:
+        from perfline.clients.cli.analyze_measured import run_measured
+
+        return run_measured(inputs, settings=settings, cli_arguments=["compare", *inputs])
+    folder = Path(tempfile.mkdtemp(prefix="perfline-compare-"))
+    try:
+        processed, _ = run_estimator_route(
+            inputs,
+            output_dir=folder,
+            estimator=None,
+            system_config="default",
+            compiler_config="default",
+            performance=True,
+            compatibility=False,
+            settings=settings,
+            cli_arguments=["compare", *inputs],
+        )
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return processed
+
+
+def report_warnings(comparison: Comparison, sources: SourceVersions) -> None:
+    """Warnings and line-mapping notes on standard error."""
+    for warning in comparison.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    for note in sources.notes:
+        click.echo(f"note: {note}", err=True)
+
+
+@click.command("compare")
+@click.argument("base", metavar="BASE")
+@click.argument("new", metavar="NEW")
+@comparison_options
+@click.option("--json", "as_json", is_flag=True, help="Print every entity's deltas as JSON.")
+@click.option("--changes-only", is_flag=True, help="With --json: only entities that changed.")
+@click.option("--all", "show_all", is_flag=True, help="Show every line, not the top 30.")
+@guarded
+def command(
+    base: str,
+    new: str,
+    as_json: bool,
+    changes_only: bool,
+    show_all: bool,
+    **options: Any,
+) -> None:
+    """Compare NEW with the baseline BASE: per-line base, new, delta and significance.
+
+    \b
+    perfline compare main/mlia-output.json mlia-output/mlia-output.json
+    perfline compare base.etrecord,base.etdump new.etrecord,new.etdump --json
+    """
+    import json
+
+    from perfline.core.compare.json_form import comparison_json
+    from perfline.core.compare.table import render_comparison
+
+    comparison, sources = run_comparison(base, new, CompareRequest(**options))
+    report_warnings(comparison, sources)
+    if as_json:
+        data = comparison_json(comparison, changes_only=changes_only)
+        # Compact: the standard library writes indented JSON with its slow Python encoder.
+        sys.stdout.write(json.dumps(data, separators=(",", ":")) + "\n")
+        return
+    width = shutil.get_terminal_size((120, 24)).columns if sys.stdout.isatty() else 120
+    encoding = (getattr(sys.stdout, "encoding", None) or "").lower()
+    sys.stdout.write(
+        render_comparison(
+            comparison,
+            metrics=options["metrics"],
+            limit=0 if show_all else 30,
+            width=width,
+            ascii_only="utf" not in encoding,
+        )
+    )

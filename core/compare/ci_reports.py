@@ -1,0 +1,152 @@
+"""SARIF 2.1.0 and JUnit XML forms of the gate's verdict (``perfline check``).
+
+SARIF: one run of the ``perfline`` driver with one rule,
+``perfline/line-regression``; one result per regressing line (level
+``error``), located at the line's source file and new line number. The file
+is given as the caller resolved it: a path relative to the repository root
+(``uriBaseId`` ``%SRCROOT%``), which code hosts use to annotate pull requests,
+else the recorded path as a ``file`` URI (absolute) or as written.
+
+JUnit: one ``testsuite`` (``perfline check``) with one ``testcase`` per judged
+line and metric; a regressing line's test case holds a ``failure``.
+
+Pure: the caller passes the file locations and writes the text. Cost: linear
+in the judged lines.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import PurePosixPath
+from typing import Any, Final
+from xml.etree import ElementTree
+
+from perfline import __version__
+from perfline.core.compare.gate import JudgedLine, Verdict, describe
+
+SARIF_SCHEMA: Final = (
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+)
+SARIF_VERSION: Final = "2.1.0"
+RULE_ID: Final = "perfline/line-regression"
+SOURCE_ROOT: Final = "%SRCROOT%"
+
+#: recorded file path -> (uri, is relative to the source root)
+Locate = Callable[[str], tuple[str, bool]]
+
+
+def plain_location(recorded: str) -> tuple[str, bool]:
+    """The recorded path as a URI: ``file://`` for absolute paths, else relative as written."""
+    path = recorded.replace("\\", "/")
+    if PurePosixPath(path).is_absolute():
+        return PurePosixPath(path).as_uri(), False
+    return path, True
+
+
+def sarif_log(verdict: Verdict, locate: Locate = plain_location) -> dict[str, Any]:
+    """The SARIF log object of the verdict."""
+    limit = f"{verdict.max_regression:.1%}"
+    rule = {
+        "id": RULE_ID,
+        "name": "LineRegression",
+        "shortDescription": {"text": "A source line got significantly slower than the baseline."},
+        "fullDescription": {
+            "text": (
+                "The line's figure changed by more than the allowed regression, and the change "
+                "is significant: outside the runs' own spread (Mann-Whitney U on the per-run "
+                "values, corrected for the number of lines compared) or, for estimates, "
+                "beyond the relative threshold."
+            )
+        },
+        "defaultConfiguration": {"level": "error"},
+    }
+    results = [_sarif_result(line, limit, locate) for line in verdict.regressions]
+    run: dict[str, Any] = {
+        "tool": {
+            "driver": {
+                "name": "perfline",
+                "version": __version__,
+                "rules": [rule],
+            }
+        },
+        "results": results,
+        "columnKind": "unicodeCodePoints",
+    }
+    return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
+
+
+def _sarif_result(line: JudgedLine, limit: str, locate: Locate) -> dict[str, Any]:
+    entity = line.entity
+    uri, relative = locate(entity.file or entity.name)
+    artifact: dict[str, Any] = {"uri": uri}
+    if relative:
+        artifact["uriBaseId"] = SOURCE_ROOT
+    delta = line.delta
+    return {
+        "ruleId": RULE_ID,
+        "ruleIndex": 0,
+        "level": "error",
+        "message": {"text": f"{describe(line)}; the limit is {limit}."},
+        "locations": [
+            {
+                "physicalLocation": {
+                    "artifactLocation": artifact,
+                    "region": {"startLine": int(entity.new_line or 1)},
+                }
+            }
+        ],
+        "partialFingerprints": {
+            "perflineLine/v1": f"{entity.file}:{entity.new_line}:{delta.name}",
+        },
+        "properties": {
+            "metric": delta.name,
+            "unit": delta.unit,
+            "base": delta.base,
+            "new": delta.new,
+            "ratio": delta.ratio,
+            "method": delta.method,
+            **({"pAdjusted": delta.p_adjusted} if delta.p_adjusted is not None else {}),
+        },
+    }
+
+
+def sarif_text(verdict: Verdict, locate: Locate = plain_location) -> str:
+    """The SARIF log as indented JSON text."""
+    return json.dumps(sarif_log(verdict, locate), indent=2) + "\n"
+
+
+def junit_text(verdict: Verdict) -> str:
+    """The JUnit XML report of the verdict."""
+    failures = len(verdict.regressions)
+    suites = ElementTree.Element(
+        "testsuites", name="perfline", tests=str(len(verdict.lines)), failures=str(failures)
+    )
+    suite = ElementTree.SubElement(
+        suites,
+        "testsuite",
+        name="perfline check",
+        tests=str(len(verdict.lines)),
+        failures=str(failures),
+        errors="0",
+        skipped="0",
+    )
+    limit = f"{verdict.max_regression:.1%}"
+    for line in verdict.lines:
+        entity = line.entity
+        case = ElementTree.SubElement(
+            suite,
+            "testcase",
+            classname=entity.file or "model",
+            name=f"line {entity.new_line} {line.delta.name}",
+        )
+        if line.regressed:
+            failure = ElementTree.SubElement(
+                case, "failure", message=f"regression beyond {limit}", type="regression"
+            )
+            failure.text = describe(line)
+        else:
+            output = ElementTree.SubElement(case, "system-out")
+            output.text = describe(line)
+    ElementTree.indent(suites)
+    return ElementTree.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"

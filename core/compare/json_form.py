@@ -1,0 +1,116 @@
+"""The JSON form of a comparison (``perfline compare --json``).
+
+Shape (``docs/results.md`` has the field list)::
+
+    {"perfline_compare": 1, "base": ..., "new": ..., "settings": {...},
+     "warnings": [...],
+     "results": [{"base_result", "new_result", "kind", "producer", "mode",
+                  "overlap": {"common", "base", "new"}, "counts": {kind: {...}},
+                  "model": [metric...], "entities": [entity...]}]}
+
+An entity: ``kind``, ``name``, ``status``, ``base_id``, ``new_id``, and for
+code lines ``file``, ``base_line``, ``new_line``; ``metrics``: ``name``,
+``qualifiers`` (when identifying ones exist), ``unit``, ``base``, ``new``,
+``delta``, ``ratio``, ``method``, ``verdict``, ``significant`` and, for
+sampled figures, ``p_value``, ``p_adjusted``, ``base_runs``, ``new_runs``.
+Absent values are omitted. ``changes_only`` keeps entities with at least one
+metric whose verdict is not ``unchanged``.
+
+Cost: linear in the comparison.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final
+
+from perfline.core.collection import collection_paused
+from perfline.core.compare.comparison import Comparison, ResultComparison
+from perfline.core.compare.deltas import UNCHANGED, EntityDelta, MetricDelta
+
+FORMAT_VERSION: Final = 1
+
+
+def comparison_json(comparison: Comparison, *, changes_only: bool = False) -> dict[str, Any]:
+    """The comparison as a JSON-ready dict (the cyclic collector paused: no cycles made)."""
+    with collection_paused():
+        return _comparison(comparison, changes_only)
+
+
+def _comparison(comparison: Comparison, changes_only: bool) -> dict[str, Any]:
+    settings = comparison.settings
+    return {
+        "perfline_compare": FORMAT_VERSION,
+        "base": comparison.base_source,
+        "new": comparison.new_source,
+        "settings": {
+            "level": settings.level,
+            "correction": settings.correction,
+            "estimate_threshold": settings.estimate_threshold,
+        },
+        "warnings": list(comparison.warnings),
+        "results": [_result(result, changes_only) for result in comparison.results],
+    }
+
+
+def _result(result: ResultComparison, changes_only: bool) -> dict[str, Any]:
+    common, base, new = result.overlap
+    entities = result.entities
+    if changes_only:
+        entities = [e for e in entities if any(m.verdict != UNCHANGED for m in e.metrics)]
+    return {
+        "base_result": result.base_index,
+        "new_result": result.new_index,
+        "kind": result.kind,
+        "producer": result.producer,
+        "mode": result.mode,
+        "overlap": {"common": common, "base": base, "new": new},
+        "counts": result.counts,
+        "model": [metric_json(m) for m in result.model.metrics],
+        "entities": [entity_json(e) for e in entities],
+    }
+
+
+def entity_json(entity: EntityDelta) -> dict[str, Any]:
+    """One entity delta as JSON."""
+    output: dict[str, Any] = {
+        "kind": entity.kind,
+        "name": entity.name,
+        "status": entity.status,
+    }
+    for key, value in (
+        ("base_id", entity.base_id),
+        ("new_id", entity.new_id),
+        ("file", entity.file),
+        ("base_line", entity.base_line),
+        ("new_line", entity.new_line),
+    ):
+        if value is not None:
+            output[key] = value
+    output["metrics"] = [metric_json(m) for m in entity.metrics]
+    return output
+
+
+def metric_json(delta: MetricDelta) -> dict[str, Any]:
+    """One metric delta as JSON."""
+    output: dict[str, Any] = {"name": delta.name}
+    if delta.qualifiers:
+        output["qualifiers"] = json.loads(delta.qualifiers)
+    output["unit"] = delta.unit
+    for key, value in (
+        ("base", delta.base),
+        ("new", delta.new),
+        ("delta", delta.delta),
+        ("ratio", delta.ratio),
+    ):
+        if value is not None:
+            output[key] = value
+    output["method"] = delta.method
+    output["verdict"] = delta.verdict
+    output["significant"] = delta.significant
+    if delta.p_value is not None:
+        output["p_value"] = delta.p_value
+        output["p_adjusted"] = delta.p_adjusted
+        output["base_runs"] = delta.base_runs
+        output["new_runs"] = delta.new_runs
+    return output

@@ -1,0 +1,61 @@
+"""Which metric a line is judged and shown by, and the lines in order of change.
+
+``line_metrics(result, requested)``: the requested metric names, else the
+result's *primary* metric: the first of ``total_cycles``, ``op_cycles``,
+``cycles``, ``duration_avg`` found on a code line, else the first summed
+(``aggregation: "sum"``) figure of a line, else the first figure of a line.
+
+``ranked_lines(result, metric)``: code lines with that metric, significant
+changes first, then by the size of the relative change (largest first), then
+by file and line.
+
+Cost: linear in the result's entities (plus the sort).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from perfline.core.compare.comparison import ResultComparison
+from perfline.core.compare.deltas import EntityDelta, MetricDelta
+
+PREFERRED: Final = ("total_cycles", "op_cycles", "cycles", "duration_avg")
+
+
+def line_metrics(result: ResultComparison, requested: Sequence[str] = ()) -> list[str]:
+    """The metric names lines are judged by (see the module docstring)."""
+    if requested:
+        return list(dict.fromkeys(requested))
+    names: dict[str, None] = {}
+    for entity in result.lines():
+        for delta in entity.metrics:
+            names.setdefault(delta.name, None)
+    for preferred in PREFERRED:
+        if preferred in names:
+            return [preferred]
+    return [next(iter(names))] if names else []
+
+
+def ranked_lines(result: ResultComparison, metric: str) -> list[tuple[EntityDelta, MetricDelta]]:
+    """(line, its delta of ``metric``) for every line that has it, largest changes first."""
+    rows = [
+        (entity, delta)
+        for entity in result.lines()
+        for delta in entity.metrics
+        if delta.name == metric and not delta.qualifiers
+    ]
+    rows.sort(key=_rank)
+    return rows
+
+
+def _rank(row: tuple[EntityDelta, MetricDelta]) -> tuple[int, float, str, int]:
+    entity, delta = row
+    relative = delta.relative
+    size = abs(relative) if relative is not None else (float("inf") if delta.delta else 0.0)
+    return (
+        0 if delta.significant else 1,
+        -size,
+        entity.file or "",
+        entity.new_line or entity.base_line or 0,
+    )

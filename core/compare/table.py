@@ -1,0 +1,172 @@
+"""The text report of a comparison (``perfline compare``).
+
+A header (the two runs, how the figures are judged), then per result pair:
+the result-level metrics, then one row per code line
+for the line metric (``selection``): line (``file:base→new`` when it moved),
+base, new, delta (in the unit the heading names), change in %, adjusted
+p-value (sampled figures) and the verdict, largest significant changes first;
+at most ``limit`` rows (0: all), and a count of the others. Warnings are the
+caller's to show (the CLI writes them to standard error). Pure: renders to a
+string.
+
+Cost: linear in the comparison's lines (plus their sort).
+"""
+
+from __future__ import annotations
+
+import io
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import PurePath
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from perfline.core.compare.comparison import Comparison, ResultComparison
+from perfline.core.compare.deltas import (
+    ADDED,
+    IMPROVEMENT,
+    NOISE,
+    REGRESSION,
+    REMOVED,
+    SAMPLES,
+    EntityDelta,
+    MetricDelta,
+)
+from perfline.core.compare.selection import line_metrics, ranked_lines
+
+_MARKS = {REGRESSION: "▲", IMPROVEMENT: "▼", NOISE: "~"}
+_VERDICT_TEXT = {ADDED: "new run only", REMOVED: "baseline only"}
+_ASCII_MARKS = {REGRESSION: "^", IMPROVEMENT: "v", NOISE: "~"}
+
+
+def render_comparison(
+    comparison: Comparison,
+    *,
+    metrics: Sequence[str] = (),
+    limit: int = 30,
+    width: int = 120,
+    ascii_only: bool = False,
+) -> str:
+    """The comparison as plain text (no colour codes)."""
+    buffer = io.StringIO()
+    console = Console(
+        file=buffer,
+        width=width,
+        color_system=None,
+        force_terminal=False,
+        legacy_windows=False,
+        emoji=False,
+        highlight=False,
+        soft_wrap=False,
+    )
+    console.print(f"Baseline: {comparison.base_source}")
+    console.print(f"New:      {comparison.new_source}")
+    settings = comparison.settings
+    console.print(
+        f"Significance: Mann-Whitney U on per-run values, {settings.correction} correction, "
+        f"level {settings.level:g}; figures without per-run values compared exactly "
+        f"(threshold {settings.estimate_threshold:.1%})"
+    )
+    style = box.ASCII if ascii_only else box.SQUARE
+    for result in comparison.results:
+        _result_section(console, result, metrics, limit, style, ascii_only)
+    return buffer.getvalue()
+
+
+def _result_section(
+    console: Console,
+    result: ResultComparison,
+    requested: Sequence[str],
+    limit: int,
+    style: box.Box,
+    ascii_only: bool,
+) -> None:
+    console.print()
+    console.print(
+        f"Result {result.base_index} -> {result.new_index}: {result.kind} by "
+        f"{result.producer} (mode {result.mode or '-'})"
+    )
+    if result.model.metrics:
+        table = _table("Model", style)
+        for delta in result.model.metrics:
+            label = f"{delta.name} ({delta.unit})" if delta.unit else delta.name
+            table.add_row(label, *_cells(delta, ascii_only))
+        console.print(table)
+    for metric in line_metrics(result, requested):
+        rows = ranked_lines(result, metric)
+        if not rows:
+            continue
+        verdicts = Counter(delta.verdict for _, delta in rows)
+        unit = f" ({rows[0][1].unit})" if rows[0][1].unit else ""
+        console.print(
+            f"Lines by {metric}{unit}: {len(rows)} line(s); {verdicts[REGRESSION]} "
+            f"regression(s), {verdicts[IMPROVEMENT]} improvement(s), {verdicts[NOISE]} within "
+            f"noise, {verdicts[ADDED]} with a figure in the new run only, {verdicts[REMOVED]} "
+            "in the baseline only"
+        )
+        names = _short_names([entity for entity, _ in rows])
+        table = _table("Line", style)
+        shown = rows if limit <= 0 else rows[:limit]
+        for entity, delta in shown:
+            table.add_row(_line_label(entity, names), *_cells(delta, ascii_only))
+        console.print(table)
+        if len(shown) < len(rows):
+            console.print(f"... {len(rows) - len(shown)} more line(s) (--all shows every line)")
+
+
+def _table(first: str, style: box.Box) -> Table:
+    table = Table(box=style, show_edge=True, pad_edge=False)
+    table.add_column(first, overflow="fold")
+    for heading in ("Base", "New", "Delta", "Change", "p (adj.)", "Verdict"):
+        table.add_column(heading, justify="right" if heading != "Verdict" else "left")
+    return table
+
+
+def _cells(delta: MetricDelta, ascii_only: bool) -> tuple[str, str, str, str, str, str]:
+    relative = delta.relative
+    change = f"{relative:+.1%}" if relative is not None else "-"
+    p_text = (
+        f"{delta.p_adjusted:.3g}"
+        if delta.method == SAMPLES and delta.p_adjusted is not None
+        else "-"
+    )
+    marks = _ASCII_MARKS if ascii_only else _MARKS
+    verdict = _VERDICT_TEXT.get(delta.verdict, delta.verdict)
+    if delta.verdict in marks:
+        verdict = f"{marks[delta.verdict]} {verdict}"
+    return (
+        _number(delta.base),
+        _number(delta.new),
+        _number(delta.delta, signed=True),
+        change,
+        p_text,
+        verdict,
+    )
+
+
+def _number(value: float | None, *, signed: bool = False) -> str:
+    if value is None:
+        return "-"
+    return f"{value:+.4g}" if signed else f"{value:.4g}"
+
+
+def _short_names(entities: Sequence[EntityDelta]) -> dict[str, str]:
+    """Recorded file -> its name, or the whole path where two files share a name."""
+    files = {entity.file for entity in entities if entity.file}
+    names = Counter(PurePath(path).name for path in files)
+    return {
+        path: PurePath(path).name if names[PurePath(path).name] == 1 else path for path in files
+    }
+
+
+def _line_label(entity: EntityDelta, names: dict[str, str]) -> str:
+    file = names.get(entity.file or "", entity.file or entity.name)
+    if entity.status == "removed":
+        return f"{file}:{entity.base_line} (removed)"
+    if entity.status == "added":
+        return f"{file}:{entity.new_line} (added)"
+    if entity.base_line != entity.new_line:
+        return f"{file}:{entity.base_line}->{entity.new_line}"
+    return f"{file}:{entity.new_line}"

@@ -1,0 +1,41 @@
+"""The same line in every runtime: ExecuTorch portable, XNNPACK and ONNX Runtime side by side."""
+
+from __future__ import annotations
+
+import statistics
+
+import pytest
+
+from perfline.core.compare.side_by_side import side_by_side
+from perfline.core.pipeline import postprocess
+from perfline.server.ingest.executorch import load_etdump_document
+from tests.compare._data import ONNX_MODEL, ORT_NOOPT, et_pair
+from tests.compare.ort_documents import ort_document
+from tests.compare.raw_events import raw_line_runs
+
+FILE = "/home/dev/kws/dscnn.py"
+
+
+def test_each_runtimes_figures_on_each_line() -> None:
+    documents = {
+        "portable": postprocess(load_etdump_document(*et_pair("portable"))),
+        "xnnpack": postprocess(load_etdump_document(*et_pair("xnnpack"))),
+        "onnxruntime": postprocess(ort_document(ONNX_MODEL, ORT_NOOPT)),
+    }
+    table = side_by_side(documents)
+    assert {line for file, line in table if file == FILE} == {24, 25, 26, 27, 40, 42, 43, 44}
+    # Line 44 (the classifier) has a figure in portable and ONNX Runtime, none in XNNPACK
+    # (its one delegate call covers the whole graph).
+    runs = table[(FILE, 44)]
+    assert set(runs) == {"portable", "onnxruntime"}
+    onnx = runs["onnxruntime"]
+    expected = raw_line_runs(ORT_NOOPT)[44]
+    assert onnx.runs["duration_avg"] == pytest.approx(expected, abs=1e-12)
+    (average,) = [m for m in onnx.metrics if m["name"] == "duration_avg"]
+    assert average["value"] == pytest.approx(statistics.fmean(expected), rel=1e-12)
+    assert runs["portable"].producer == "neural-technology-profiling-data"
+    assert len(runs["portable"].runs["duration_avg"]) == 10
+    # Lines 24 and 26 (the plain convolutions) exist only in ExecuTorch: the ONNX exporter
+    # folded BatchNorm into them and kept the BatchNorm's trace (lines 25 and 27).
+    assert set(table[(FILE, 24)]) == {"portable"}
+    assert set(table[(FILE, 43)]) == {"onnxruntime"}  # the flatten view: no kernel in ExecuTorch

@@ -204,7 +204,16 @@ def _document(path: str, settings: PipelineSettings) -> dict[str, Any]:
 def _analysed(inputs: list[str], settings: PipelineSettings) -> dict[str, Any]:
     """Analyse inputs the way ``perfline analyze`` does (no estimator run)."""
     from perfline.clients.cli.analyze import MEASURED, input_kind, run_estimator_route
+    from perfline.clients.cli.analyze_onnxruntime import run_onnxruntime, wants_onnxruntime
 
+    if wants_onnxruntime(inputs):
+        return run_onnxruntime(
+            inputs,
+            warmup_runs=None,
+            optimized_model=None,
+            settings=settings,
+            cli_arguments=["compare", *inputs],
+        )
     if input_kind(inputs, ()) == MEASURED:
         from perfline.clients.cli.analyze_measured import run_measured
 

@@ -1,12 +1,10 @@
 """The shared onnxruntime profiles compared through the ONNX Runtime backend itself.
 
-TO ENABLE AFTER THE ``ortstatic`` MERGE (ONNX Runtime backend, issue 18): the other tests
-build ORT-shaped documents from the raw profiles themselves (``ort_documents``); this one
-lets ``perfline compare`` analyse ``dscnn.onnx`` + each profile through the analysis
-routes (``clients/cli/compare.py: _analysed`` must then dispatch the ORT input kind to
-the new ``analyze_*`` module) and checks the per-line deltas against the raw events,
-whatever warm-up policy, unit and statistic names the backend chose. The lead removes
-the skip mark once the backend and its ``run_samples`` are in.
+The other tests build ORT-shaped documents from the raw profiles themselves
+(``ort_documents``); this one lets ``perfline compare`` analyse ``dscnn.onnx`` + each profile
+through the ONNX Runtime route (``clients/cli/compare.py: _analysed``) and checks the per-line
+deltas against the raw events, whatever warm-up policy, unit and statistic names the backend
+chose.
 """
 
 from __future__ import annotations
@@ -25,10 +23,6 @@ from tests.compare.raw_events import raw_line_runs
 SCALE = {"ms": 1.0, "us": 1000.0, "µs": 1000.0, "ns": 1e6, "s": 1e-3}
 
 
-@pytest.mark.skip(
-    reason="enable after the ortstatic merge: needs the ONNX Runtime backend (issue 18) "
-    "and its extensions.perfline.run_samples"
-)
 def test_shared_profiles_through_the_onnxruntime_backend(tmp_path: Path) -> None:
     outcome = CliRunner().invoke(
         cli,

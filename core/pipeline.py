@@ -8,7 +8,11 @@ key order and empty lists kept); a changed one is re-serialized in the
 schema's key order, taking as they are the records no stage replaced (they
 are the normalized input's own objects) and rechecking only the others.
 
-Stages exchange normalized results (``document_shapes.ResultJson``).
+Stages exchange normalized results (``document_shapes.ResultJson``). A result
+is normalized by the checked fast path (``document_canonical``); the pydantic
+models (``document``) are imported only when a result fails it, to report the
+precise problem, so post-processing a valid document never imports pydantic
+(``tests/foundation/test_lazy_models.py``).
 """
 
 from __future__ import annotations
@@ -21,7 +25,6 @@ from perfline.core.code_lines import code_line_entities, derive_code_lines
 from perfline.core.collapse import apply_collapse, collapse_result, plan_collapse
 from perfline.core.collapse_rules import CollapseRule, effective_rules
 from perfline.core.collection import collection_paused
-from perfline.core.document import normalize_result
 from perfline.core.document_canonical import canonical_result
 from perfline.core.document_shapes import PERFLINE_EXTENSION, EntityJson, ResultJson
 from perfline.core.errors import InputError, Problem, StageError
@@ -181,7 +184,10 @@ def _normalized(raw: Any, index: int, memo: StructureMemo | None) -> ResultJson:
 
 def _models_form(raw: Any) -> ResultJson:
     """``document.normalize_result(raw)``: the canonical form of a result the fast path
-    was not sure of, or the ``InputError`` that says what is wrong with it."""
+    was not sure of, or the ``InputError`` that says what is wrong with it. The models
+    are imported here, when first needed: a valid document never loads pydantic."""
+    from perfline.core.document import normalize_result
+
     return normalize_result(raw)
 
 

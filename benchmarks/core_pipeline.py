@@ -5,9 +5,10 @@
         [--repeat 5] [--short-rounds 25] [--stage postprocess|collapse|projection]
         [--torch-share 0.42] [--float-values] [--no-default-collapse] [--instructions]
 
-Builds NX-shaped documents (segments, cascades, chains with integer ``sum``
-breakdowns, performance groups, source operators, an ``nn_module`` tree and
-``code_stack`` prefixes; about 4.6 entities per chain and a quarter of the
+Builds NX-shaped documents (with the shared builder, ``tests/documents.py``:
+segments, cascades, chains with integer ``sum`` breakdowns, performance groups,
+source operators, an ``nn_module`` tree and ``code_stack`` prefixes; about 4.6
+entities per chain and a quarter of the
 chains' stacks running through torch ``site-packages`` frames, which the NX
 default rule collapses) and the adversarial family on which the reference's
 cover search is exponential (a row of n chains/sources, n-1 overlapping
@@ -43,7 +44,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import re
 import shutil
 import statistics
@@ -52,228 +52,18 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from perfline.core.backends.nx_common.kinds import performance_entity_kinds
-
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    # the shared document builder, tests/documents.py; appended, so that an installed
+    # (perhaps compiled) perfline still comes first
+    sys.path.append(str(ROOT))
+
+from tests.documents import adversarial_document, nx_document  # noqa: E402
+
+# Other modules import the benchmark documents from here, by these names.
+__all__ = ["adversarial_document", "nx_document"]
+
 NX_RULE = ("code_stack", "file", ("**/site-packages/torch/**", "**/site-packages/executorch/**"))
-NX_KINDS: list[dict[str, Any]] = performance_entity_kinds()
-METRICS = (
-    "total_cycles",
-    "op_cycles",
-    "l1_read_bytes",
-    "l1_write_bytes",
-    "l2_read_bytes",
-    "l2_write_bytes",
-    "dram_read_bytes",
-    "dram_write_bytes",
-    "input_reader_cycles",
-    "vector_engine_cycles",
-)
-TORCH = "/opt/venv/lib/python3.12/site-packages/torch/nn/modules/"
-
-
-def _envelope(name: str, result: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "schema_version": "1.2.0",
-        "run_id": "00000000-0000-4000-8000-000000000000",
-        "timestamp": "2026-01-01T00:00:00Z",
-        "tool": {"name": "mlia", "version": "0.12.3"},
-        "target": {
-            "profile_name": "nx",
-            "target_type": "nx",
-            "components": [{"type": "npu", "family": "nx"}],
-            "configuration": {},
-        },
-        "model": {"name": name, "format": "vgf", "hash": "0" * 64},
-        "context": {},
-        "backends": [
-            {"id": "nx-performance-estimator", "name": "NX", "version": "1", "configuration": {}}
-        ],
-        "results": [result],
-    }
-
-
-def _breakdown(entity_id: str, values: list[int]) -> dict[str, Any]:
-    metrics = [
-        {
-            "name": name,
-            "value": value,
-            "unit": "bytes" if "bytes" in name else "cycles",
-            "aggregation": "sum",
-        }
-        for name, value in zip(METRICS, values, strict=True)
-    ]
-    return {"entity_id": entity_id, "metrics": metrics, "id": entity_id}
-
-
-def nx_document(
-    chains: int, seed: int = 1, torch_share: float = 0.42, float_values: bool = False
-) -> dict[str, Any]:
-    """An NX-shaped document with ``chains`` chains (deterministic).
-
-    Three in five chains have a code stack; ``torch_share`` of those stacks end
-    in a torch ``site-packages`` frame (the default gives a quarter of the chains).
-    ``float_values``: every metric value is a tenth of its integer value, a float.
-    """
-    rng = random.Random(seed)
-    entities: dict[str, dict[str, Any]] = {}
-    breakdowns: list[dict[str, Any]] = []
-
-    def add(entity_id: str, kind: str, **extra: Any) -> dict[str, Any]:
-        if entity_id not in entities:
-            entities[entity_id] = {"id": entity_id, "kind": kind, "name": entity_id, **extra}
-        return entities[entity_id]
-
-    def link(parent: str, child: str) -> None:
-        kids = entities[parent].setdefault("child_ids", [])
-        if child not in kids:
-            kids.append(child)
-        ups = entities[child].setdefault("parent_ids", [])
-        if parent not in ups:
-            ups.append(parent)
-
-    add("nn_module/<root>", "nn_module")
-    source_index = 0
-    block = ""
-    segment = ""
-    cascade_chains: list[list[int]] = []
-    cascade = ""
-    for chain in range(chains):
-        if chain % 10 == 0:
-            segment = f"segment/{chain // 10}"
-            add(segment, "segment")
-        if not cascade or rng.random() < 0.45:
-            cascade = f"cascade/{segment}/{chain}"
-            add(cascade, "cascade")
-            link(segment, cascade)
-            cascade_chains.append([])
-            cascade_breakdown = rng.random() < 0.5
-            entities[cascade]["_bd"] = cascade_breakdown
-        if chain % 8 == 0:
-            block = f"nn_module/block_{chain // 8}"
-            add(block, "nn_module")
-            link("nn_module/<root>", block)
-        chain_id = f"chain/{segment}/{chain}"
-        add(chain_id, "chain")
-        link(cascade, chain_id)
-        values = [rng.randint(10, 100_000) for _ in METRICS]
-        breakdowns.append(_breakdown(chain_id, values))
-        cascade_chains[-1].append(chain)
-        entities[cascade].setdefault("_values", []).append(values)
-        width = 2 if rng.random() < 0.3 else 1
-        sources = []
-        for _ in range(width):
-            source = f"source_operator/{segment}/spirv-{source_index}"
-            source_index += 1
-            add(source, "source_operator", placement="NX")
-            sources.append(source)
-        if width == 2 and rng.random() < 0.5:
-            group = f"performance_group/{segment}/chain_{chain}/0"
-            add(group, "performance_group")
-            link(chain_id, group)
-            for source in sources:
-                link(group, source)
-        else:
-            for source in sources:
-                link(chain_id, source)
-        module = f"nn_module/{chain}"
-        add(module, "nn_module")
-        link(block, module)
-        for source in sources:
-            link(module, source)
-        if rng.random() < 0.6:
-            outer = f"code_stack/model.py:40-{chain // 8}"
-            add(
-                outer,
-                "code_stack",
-                attributes={"file": "/home/dev/proj/model.py", "line": 40 + chain // 8},
-            )
-            frame = f"code_stack/blocks.py:{chain}"
-            add(
-                frame,
-                "code_stack",
-                attributes={"file": "/home/dev/proj/blocks.py", "line": 10 + chain},
-            )
-            link(outer, frame)
-            leaf = frame
-            if rng.random() < torch_share:
-                torch = f"code_stack/module.py:1736-{chain}"
-                add(torch, "code_stack", attributes={"file": TORCH + "module.py", "line": 1736})
-                link(frame, torch)
-                leaf = torch
-            for source in sources:
-                link(leaf, source)
-    for entity in entities.values():
-        if entity["kind"] == "cascade":
-            values_list = entity.pop("_values", [])
-            if entity.pop("_bd", False) and values_list:
-                total = [sum(column) for column in zip(*values_list, strict=True)]
-                breakdowns.append(_breakdown(entity["id"], total))
-    if float_values:
-        for breakdown in breakdowns:
-            for metric in breakdown["metrics"]:
-                metric["value"] = metric["value"] * 0.1
-    result = {
-        "kind": "performance",
-        "status": "ok",
-        "producer": "nx-performance-estimator",
-        "metrics": [{"name": "inference_time", "value": 1.0, "unit": "ms"}],
-        "breakdowns": breakdowns,
-        "entities": list(entities.values()),
-        "entity_kinds": NX_KINDS,
-    }
-    return _envelope(f"nx-{chains}", result)
-
-
-def adversarial_document(n: int) -> dict[str, Any]:
-    """Row of n chains/sources, n-1 overlapping pair modules, one module over all."""
-    entities: list[dict[str, Any]] = []
-    breakdowns: list[dict[str, Any]] = []
-    source = "source_operator/segment_0/u"
-    for i in range(n):
-        entities.append(
-            {
-                "id": f"chain/segment_0/{i}",
-                "kind": "chain",
-                "name": f"c{i}",
-                "child_ids": [f"{source}{i}"],
-            }
-        )
-        entities.append({"id": f"{source}{i}", "kind": "source_operator", "name": f"u{i}"})
-        breakdowns.append(
-            {
-                "entity_id": f"chain/segment_0/{i}",
-                "metrics": [
-                    {"name": "op_cycles", "value": i + 1, "unit": "cycles", "aggregation": "sum"}
-                ],
-            }
-        )
-    for i in range(n - 1):
-        entities.append(
-            {
-                "id": f"nn_module/p{i}",
-                "kind": "nn_module",
-                "name": f"p{i}",
-                "child_ids": [f"{source}{i}", f"{source}{i + 1}"],
-            }
-        )
-    entities.append(
-        {
-            "id": "nn_module/top",
-            "kind": "nn_module",
-            "name": "top",
-            "child_ids": [f"{source}{i}" for i in range(n)],
-        }
-    )
-    result = {
-        "kind": "performance",
-        "status": "ok",
-        "producer": "nx-performance-estimator",
-        "breakdowns": breakdowns,
-        "entities": entities,
-        "entity_kinds": NX_KINDS,
-    }
-    return _envelope(f"adversarial-{n}", result)
 
 
 def _installed_build() -> str:

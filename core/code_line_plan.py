@@ -9,12 +9,11 @@ entities plus sorting.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from perfline.core.code_line_ids import code_line_id, code_line_name
-from perfline.core.graph import field_of
-from perfline.core.kinds import CODE_STACK
+from perfline.core.document_shapes import EntityJson
+from perfline.core.kinds import CODE_LINE, CODE_STACK
 
 
 class PlannedLine:  # a value: never mutated
@@ -35,24 +34,27 @@ class PlannedLine:  # a value: never mutated
         self.name = code_line_name(file, line)
         self.entity_id = code_line_id(file, line, self.name)
 
-    def entity(self) -> dict[str, Any]:
+    def entity(self) -> EntityJson:
         """The derived entity: no parents, no placement."""
         return {
             "id": self.entity_id,
-            "kind": "code_line",
+            "kind": CODE_LINE,
             "name": self.name,
             "child_ids": list(self.stack_ids),
             "attributes": {"file": self.file, "line": self.line},
         }
 
 
-def stack_location(entity: Mapping[str, Any]) -> tuple[str, int] | None:
-    """The exact (file, line) a code_stack entity contributes, if any."""
-    if field_of(entity, "kind") != CODE_STACK:
+def stack_location(entity: EntityJson) -> tuple[str, int] | None:
+    """The exact (file, line) a code_stack entity contributes, if any (its free-form
+    ``attributes`` are read as unchecked JSON)."""
+    if entity["kind"] != CODE_STACK:
         return None
-    attributes = field_of(entity, "attributes")
-    file = field_of(attributes, "file")
-    line = field_of(attributes, "line")
+    attributes = entity.get("attributes")
+    if attributes is None:
+        return None
+    file = attributes.get("file")
+    line = attributes.get("line")
     if not isinstance(file, str) or not file:
         return None
     if not isinstance(line, int) or isinstance(line, bool) or line <= 0:
@@ -60,16 +62,13 @@ def stack_location(entity: Mapping[str, Any]) -> tuple[str, int] | None:
     return file, line
 
 
-def plan_code_lines(entities: Sequence[Any]) -> list[PlannedLine]:
+def plan_code_lines(entities: Sequence[EntityJson]) -> list[PlannedLine]:
     """The code lines to derive, in (file, line) order."""
     groups: dict[tuple[str, int], list[str]] = {}
     for entity in entities:
-        entity_id = field_of(entity, "id")
-        if not isinstance(entity_id, str):
-            continue
         location = stack_location(entity)
         if location is not None:
-            groups.setdefault(location, []).append(entity_id)
+            groups.setdefault(location, []).append(entity["id"])
     return [
         PlannedLine(file, line, tuple(sorted(ids))) for (file, line), ids in sorted(groups.items())
     ]

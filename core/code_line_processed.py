@@ -14,29 +14,28 @@ now would orphan its code lines). Cost: linear in the entities plus the plan.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from perfline.core.code_line_plan import PlannedLine, plan_code_lines
-from perfline.core.graph import EntityGraph, build_graph, field_of, is_mapping
+from perfline.core.document_shapes import EntityJson, ResultJson
+from perfline.core.graph import EntityGraph, build_graph
 from perfline.core.kinds import CODE_LINE
 
 
-def existing_code_lines(entities: Sequence[Any]) -> list[str]:
+def existing_code_lines(entities: Sequence[EntityJson]) -> list[str]:
     """Ids of the ``code_line`` entities already in a result."""
     found: list[str] = []
     for entity in entities:
-        if field_of(entity, "kind") == CODE_LINE:
-            entity_id = field_of(entity, "id")
-            if isinstance(entity_id, str):
-                found.append(entity_id)
+        if entity["kind"] == CODE_LINE:
+            found.append(entity["id"])
     return found
 
 
-def result_already_processed(result: Mapping[str, Any]) -> bool:
+def result_already_processed(result: ResultJson) -> bool:
     """Whether ``result`` holds code lines that are exactly its own derivation."""
     entities = result.get("entities")
-    if not isinstance(entities, list):
+    if entities is None:
         return False
     line_ids = existing_code_lines(entities)
     if not line_ids:
@@ -45,7 +44,7 @@ def result_already_processed(result: Mapping[str, Any]) -> bool:
 
 
 def already_processed(
-    entities: Sequence[Any],
+    entities: Sequence[EntityJson],
     graph: EntityGraph,
     plan: Sequence[PlannedLine],
     line_ids: Sequence[str],
@@ -56,15 +55,11 @@ def already_processed(
     planned = {item.entity_id: item for item in plan}
     if set(line_ids) != set(planned):
         return False
-    by_id = {
-        entity["id"]: entity
-        for entity in entities
-        if is_mapping(entity) and entity.get("id") in planned
-    }
+    by_id = {entity["id"]: entity for entity in entities if entity["id"] in planned}
     for entity_id, item in planned.items():
         entity = by_id[entity_id]
         expected = item.entity()
-        if entity.get("name") != expected["name"]:
+        if entity["name"] != expected["name"]:
             return False
         if _canonical(entity.get("attributes")) != _canonical(expected["attributes"]):
             return False

@@ -14,32 +14,33 @@ Decisions:
   parents, sorted, followed by its line. New lines are appended after all
   existing entities in (file, line) order; nothing else changes.
 
-Cost: linear in entities and references, plus sorting.
+Takes and gives normalized results (``document_shapes.ResultJson``). Cost:
+linear in entities and references, plus sorting.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from perfline.core.code_line_plan import plan_code_lines
 from perfline.core.code_line_processed import already_processed, existing_code_lines
+from perfline.core.document_shapes import EntityJson, ResultJson
 from perfline.core.errors import StageError
-from perfline.core.graph import build_graph, field_of, string_items
+from perfline.core.graph import build_graph
 
 
-def derive_code_lines(result: Mapping[str, Any]) -> dict[str, Any]:
+def derive_code_lines(result: ResultJson) -> ResultJson:
     """Derive one code_line per exact (file, line) of retained code_stack entities."""
-    output = dict(result)
+    output = result.copy()
     entities = result.get("entities")
-    if isinstance(entities, list):
+    if entities is not None:
         derived = code_line_entities(entities)
         if derived is not None:
             output["entities"] = derived
     return output
 
 
-def code_line_entities(entities: list[Any]) -> list[Any] | None:
+def code_line_entities(entities: list[EntityJson]) -> list[EntityJson] | None:
     """The entity list with its code lines derived; ``None`` when it stays as it is.
 
     Raises ``StageError`` for backend-defined code lines and for id conflicts.
@@ -57,7 +58,7 @@ def code_line_entities(entities: list[Any]) -> list[Any] | None:
         return None
     taken = _entity_ids(entities)
     line_of_stack: dict[str, str] = {}
-    new_lines: list[dict[str, Any]] = []
+    new_lines: list[EntityJson] = []
     for item in plan:
         line_id = item.entity_id
         if line_id in taken:
@@ -69,10 +70,10 @@ def code_line_entities(entities: list[Any]) -> list[Any] | None:
         for stack_id in item.stack_ids:
             line_of_stack[stack_id] = line_id
     parents = normalized_parents(entities, line_of_stack)
-    rewritten: list[Any] = []
+    rewritten: list[EntityJson] = []
     for entity in entities:
-        entity_id = field_of(entity, "id")
-        if isinstance(entity_id, str) and entity_id in line_of_stack:
+        entity_id = entity["id"]
+        if entity_id in line_of_stack:
             ordered = sorted(parents[entity_id])
             rewritten.append({**entity, "parent_ids": [*ordered, line_of_stack[entity_id]]})
         else:
@@ -80,30 +81,30 @@ def code_line_entities(entities: list[Any]) -> list[Any] | None:
     return rewritten + new_lines
 
 
-def _entity_ids(entities: Sequence[Any]) -> set[str]:
-    """The string ids of the entities."""
+def _entity_ids(entities: Sequence[EntityJson]) -> set[str]:
+    """The ids of the entities."""
     ids: set[str] = set()
     for entity in entities:
-        entity_id = field_of(entity, "id")
-        if isinstance(entity_id, str):
-            ids.add(entity_id)
+        ids.add(entity["id"])
     return ids
 
 
-def normalized_parents(entities: Sequence[Any], targets: Mapping[str, str]) -> dict[str, set[str]]:
+def normalized_parents(
+    entities: Sequence[EntityJson], targets: Mapping[str, str]
+) -> dict[str, set[str]]:
     """Parents of each id in ``targets`` from both sides of the links (one linear pass,
     cheaper than building the whole graph; references are known to resolve)."""
     parents: dict[str, set[str]] = {target: set() for target in targets}
     for entity in entities:
-        entity_id = field_of(entity, "id")
-        if not isinstance(entity_id, str):
-            continue
+        entity_id = entity["id"]
         if entity_id in parents:
-            parents[entity_id].update(string_items(field_of(entity, "parent_ids")))
-        children = field_of(entity, "child_ids")
-        if not isinstance(children, list):
+            parent_ids = entity.get("parent_ids")
+            if parent_ids is not None:
+                parents[entity_id].update(parent_ids)
+        children = entity.get("child_ids")
+        if children is None:
             continue
         for child in children:
-            if isinstance(child, str) and child in parents:
+            if child in parents:
                 parents[child].add(entity_id)
     return parents

@@ -19,6 +19,8 @@ Decisions (the reference's semantics, spec core.md §4):
   ``collapse_contract``), collapsed entities are dropped, and breakdowns,
   checks and advice references that target them are removed.
 
+Takes and gives normalized results (``document_shapes.ResultJson``).
+
 Cost: the contracted adjacency of retained entities is maintained
 incrementally, so accepting or rejecting a candidate only looks at the
 contracted parents and children of that candidate (the edges it would
@@ -29,15 +31,22 @@ already allowed). Total O(E + refs + sum over candidates of |parents| *
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Literal
 
 from perfline.core.code_line_processed import result_already_processed
 from perfline.core.collapse_contract import SortedCaches, next_to_collapsed, retained_links
 from perfline.core.collapse_match import select_candidates
 from perfline.core.collapse_rules import CollapseRule
-from perfline.core.graph import EntityGraph, build_graph, field_of, is_mapping
+from perfline.core.document_shapes import (
+    AdviceJson,
+    BreakdownJson,
+    CheckJson,
+    EntityJson,
+    ResultJson,
+)
+from perfline.core.graph import EntityGraph, build_graph
 from perfline.core.kinds import KindPair, allowed_kind_pairs
 
 RETAIN_WARNING = (
@@ -58,22 +67,22 @@ class CollapsePlan:
 
     collapsed: frozenset[str]
     retained: tuple[str, ...]
-    entities: list[Any] | None
+    entities: list[EntityJson] | None
 
 
-def collapse_result(result: Mapping[str, Any], rules: Sequence[CollapseRule]) -> dict[str, Any]:
+def collapse_result(result: ResultJson, rules: Sequence[CollapseRule]) -> ResultJson:
     """Collapse the entities selected by ``rules``; a new dict, the input untouched."""
     return apply_collapse(result, plan_collapse(result, rules))
 
 
-def plan_collapse(result: Mapping[str, Any], rules: Sequence[CollapseRule]) -> CollapsePlan | None:
+def plan_collapse(result: ResultJson, rules: Sequence[CollapseRule]) -> CollapsePlan | None:
     """The collapse decisions; reads only the result's ``entities`` and ``entity_kinds``.
 
     ``None`` when there is nothing to collapse (no rules, no candidates, or a
     result that was already processed).
     """
     entities = result.get("entities")
-    if not isinstance(entities, list) or not rules:
+    if entities is None or not rules:
         return None
     candidates = select_candidates(entities, rules)
     if not candidates or result_already_processed(result):
@@ -84,14 +93,14 @@ def plan_collapse(result: Mapping[str, Any], rules: Sequence[CollapseRule]) -> C
     return CollapsePlan(collapsed, tuple(retained), rewritten)
 
 
-def apply_collapse(result: Mapping[str, Any], plan: CollapsePlan | None) -> dict[str, Any]:
+def apply_collapse(result: ResultJson, plan: CollapsePlan | None) -> ResultJson:
     """``result`` collapsed as ``plan`` (made from its entities) says; the input untouched."""
-    output = dict(result)
+    output = result.copy()
     if plan is None:
         return output
     if plan.retained:
         warnings = result.get("warnings")
-        existing = list(warnings) if isinstance(warnings, list) else []
+        existing = list(warnings) if warnings is not None else []
         output["warnings"] = existing + [retain_warning(entity_id) for entity_id in plan.retained]
     if plan.entities is None:
         return output
@@ -142,78 +151,70 @@ def _contracted(
 
 
 def _rewritten_entities(
-    entities: Sequence[Any], graph: EntityGraph, collapsed: frozenset[str]
-) -> list[Any]:
+    entities: Sequence[EntityJson], graph: EntityGraph, collapsed: frozenset[str]
+) -> list[EntityJson]:
     near = next_to_collapsed(graph, collapsed)
     caches: SortedCaches = ({}, {})
-    output: list[Any] = []
+    output: list[EntityJson] = []
     for entity in entities:
-        entity_id = field_of(entity, "id")
-        if not isinstance(entity_id, str):
-            output.append(entity)
-            continue
+        entity_id = entity["id"]
         if entity_id in collapsed:
             continue
         new_parents, new_children = retained_links(graph, collapsed, near, entity_id, caches)
-        if type(entity) is dict:
-            record = cast(dict[str, Any], entity)
-            if _holds(record, "parent_ids", new_parents) and _holds(
-                record, "child_ids", new_children
-            ):
-                output.append(entity)  # rewriting would give an equal dict, same key order
-                continue
-        rewritten = dict(entity)
+        if _holds(entity, "parent_ids", new_parents) and _holds(entity, "child_ids", new_children):
+            output.append(entity)  # rewriting would give an equal dict, same key order
+            continue
+        rewritten = entity.copy()
         _set_list(rewritten, "parent_ids", new_parents)
         _set_list(rewritten, "child_ids", new_children)
         output.append(rewritten)
     return output
 
 
-def _holds(entity: dict[str, Any], key: str, values: list[str]) -> bool:
-    """Whether ``_set_list(dict(entity), key, values)`` would leave it equal."""
+_LinkKey = Literal["parent_ids", "child_ids"]
+
+
+def _holds(entity: EntityJson, key: _LinkKey, values: list[str]) -> bool:
+    """Whether ``_set_list(entity.copy(), key, values)`` would leave it equal."""
     if not values:
         return key not in entity
     current = entity.get(key)
-    return type(current) is list and current == values
+    return current is not None and current == values
 
 
-def _set_list(entity: dict[str, Any], key: str, values: list[str]) -> None:
+def _set_list(entity: EntityJson, key: _LinkKey, values: list[str]) -> None:
     if values:
         entity[key] = values
     else:
         entity.pop(key, None)
 
 
-def _prune_records(
-    output: dict[str, Any], result: Mapping[str, Any], collapsed: frozenset[str]
-) -> None:
+def _prune_records(output: ResultJson, result: ResultJson, collapsed: frozenset[str]) -> None:
     """Drop breakdowns/checks on collapsed entities and prune advice references."""
     breakdowns = result.get("breakdowns")
-    if isinstance(breakdowns, list):
+    if breakdowns is not None:
         output["breakdowns"] = [item for item in breakdowns if not _targets(item, collapsed)]
     checks = result.get("checks")
-    if isinstance(checks, list):
+    if checks is not None:
         output["checks"] = [item for item in checks if not _targets(item, collapsed)]
     advice = result.get("advice")
-    if isinstance(advice, list):
+    if advice is not None:
         output["advice"] = _pruned_advice(advice, collapsed)
 
 
-def _targets(item: Any, collapsed: frozenset[str]) -> bool:
-    if not is_mapping(item):
-        return False
+def _targets(item: BreakdownJson | CheckJson, collapsed: frozenset[str]) -> bool:
     target = item.get("entity_id")
-    return isinstance(target, str) and target in collapsed
+    return target is not None and target in collapsed
 
 
-def _pruned_advice(advice: Sequence[Any], collapsed: frozenset[str]) -> list[Any]:
-    kept: list[Any] = []
+def _pruned_advice(advice: Sequence[AdviceJson], collapsed: frozenset[str]) -> list[AdviceJson]:
+    kept: list[AdviceJson] = []
     for item in advice:
-        affected = item.get("affected_entity_ids") if is_mapping(item) else None
-        if not isinstance(affected, list) or not affected:
+        affected = item.get("affected_entity_ids")
+        if not affected:
             kept.append(item)
             continue
-        remaining = [ref for ref in affected if not (isinstance(ref, str) and ref in collapsed)]
+        remaining = [ref for ref in affected if ref not in collapsed]
         if len(remaining) == len(affected):
             kept.append(item)
         elif remaining:

@@ -4,7 +4,8 @@ A rule selects an entity whose ``kind`` equals the rule's kind exactly and
 whose ``attributes[attribute]`` is a string matching at least one of the
 rule's globs with case-sensitive, whole-string ``fnmatch`` semantics (``*``
 also matches ``/``; ``**`` is just two ``*``; ``?`` and ``[seq]`` work).
-Non-string attribute values never match. Cost: one pass over the entities,
+Non-string attribute values never match. Reads normalized entities
+(``document_shapes.EntityJson``). Cost: one pass over the entities,
 each glob compiled once.
 """
 
@@ -12,11 +13,10 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from perfline.core.collapse_rules import CollapseRule
-from perfline.core.graph import field_of, is_mapping
+from perfline.core.document_shapes import EntityJson
 
 
 def _compiled(rules: Sequence[CollapseRule]) -> dict[tuple[str, str], list[re.Pattern[str]]]:
@@ -28,12 +28,12 @@ def _compiled(rules: Sequence[CollapseRule]) -> dict[tuple[str, str], list[re.Pa
     return patterns
 
 
-def entity_matches(entity: Mapping[str, Any], rules: Sequence[CollapseRule]) -> bool:
+def entity_matches(entity: EntityJson, rules: Sequence[CollapseRule]) -> bool:
     """Whether any rule selects ``entity``."""
     return bool(select_candidates([entity], rules))
 
 
-def select_candidates(entities: Sequence[Any], rules: Sequence[CollapseRule]) -> list[str]:
+def select_candidates(entities: Sequence[EntityJson], rules: Sequence[CollapseRule]) -> list[str]:
     """Ids of the entities some rule selects, sorted (the greedy processing order)."""
     if not rules:
         return []
@@ -43,18 +43,15 @@ def select_candidates(entities: Sequence[Any], rules: Sequence[CollapseRule]) ->
         by_kind.setdefault(kind, []).append((attribute, compiled))
     selected: set[str] = set()
     for entity in entities:
-        entity_kind = field_of(entity, "kind")
-        if not isinstance(entity_kind, str) or entity_kind not in by_kind:
+        entity_kind = entity["kind"]
+        if entity_kind not in by_kind:
             continue
-        entity_id = field_of(entity, "id")
-        if not isinstance(entity_id, str):
-            continue
-        attributes = field_of(entity, "attributes")
-        if not is_mapping(attributes):
+        attributes = entity.get("attributes")
+        if attributes is None:
             continue
         for attribute, compiled in by_kind[entity_kind]:
-            if _matches(field_of(attributes, attribute), compiled):
-                selected.add(entity_id)
+            if _matches(attributes.get(attribute), compiled):
+                selected.add(entity["id"])
                 break
     return sorted(selected)
 

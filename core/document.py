@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, cast
 
 from pydantic import (
     BaseModel,
@@ -36,20 +36,23 @@ from pydantic import (
 )
 
 from perfline.core.document_canonical import canonical_result
+from perfline.core.document_shapes import (
+    LEGACY_ENTITY_FIELDS,
+    AdviceCategory,
+    AdviceSeverity,
+    CheckStatus,
+    ComponentType,
+    JsonObject,
+    MetricAvailability,
+    ResultJson,
+    ResultKind,
+    ResultStatus,
+)
+from perfline.core.document_shapes import ResultMode as ModeType
 from perfline.core.errors import InputError, Problem
 
-JsonObject = dict[str, Any]
-
-ResultKind = Literal["compatibility", "performance"]
-ResultStatus = Literal["ok", "partial", "incompatible", "failed", "skipped"]
-ModeType = Literal["measured", "simulated", "predicted"]
-CheckStatus = Literal["pass", "fail", "partial"]
-AdviceCategory = Literal["compatibility", "performance", "optimization"]
-AdviceSeverity = Literal["info", "warning", "error"]
-ComponentType = Literal["cpu", "npu", "gpu", "dsp", "specification", "soc"]
 MetricValue = StrictBool | StrictInt | StrictFloat
 
-LEGACY_ENTITY_FIELDS = ("locations", "parent_id", "scope", "subgraph_kind")
 _LEGACY_KEYS = frozenset(LEGACY_ENTITY_FIELDS)
 
 
@@ -81,7 +84,7 @@ class Metric(_Frozen):
     aggregation: OptStr = None
     samples: StrictInt | None = None
     qualifiers: OptObject = None
-    availability: Literal["unavailable"] | None = None
+    availability: MetricAvailability | None = None
     reason: OptStr = None
 
     @model_validator(mode="after")
@@ -311,7 +314,7 @@ def parse_result(raw: Any) -> Result:
         raise InputError(None, problems_from(error)) from None
 
 
-def normalize_result(raw: Any) -> JsonObject:
+def normalize_result(raw: Any) -> ResultJson:
     """The canonical JSON form of one result (see the module docstring).
 
     Plainly valid results take the fast path of ``document_canonical``; anything
@@ -320,7 +323,7 @@ def normalize_result(raw: Any) -> JsonObject:
     fast = canonical_result(raw)
     if fast is not None:
         return fast
-    return parse_result(raw).to_json()
+    return cast(ResultJson, parse_result(raw).to_json())
 
 
 def parse_document(raw: Any) -> Document:

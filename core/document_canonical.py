@@ -28,57 +28,51 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any, Final, cast
 
-_RESULT_KINDS: Final = frozenset({"compatibility", "performance"})
-_STATUSES: Final = frozenset({"ok", "partial", "incompatible", "failed", "skipped"})
-_MODES: Final = frozenset({"measured", "simulated", "predicted"})
-_CHECK_STATUSES: Final = frozenset({"pass", "fail", "partial"})
-_CATEGORIES: Final = frozenset({"compatibility", "performance", "optimization"})
-_SEVERITIES: Final = frozenset({"info", "warning", "error"})
-_LEGACY: Final = frozenset({"locations", "parent_id", "scope", "subgraph_kind"})
+from perfline.core.document_shapes import (
+    ADVICE_CATEGORIES,
+    ADVICE_SEVERITIES,
+    BREAKDOWN_KEY_ORDER,
+    CHECK_STATUSES,
+    ENTITY_KEY_ORDER,
+    LEGACY_ENTITY_FIELDS,
+    METRIC_REQUIRED_KEYS,
+    MODES,
+    RESULT_KINDS,
+    STATUSES,
+    SUM_METRIC_KEYS,
+    UNAVAILABLE,
+    AdviceJson,
+    BreakdownJson,
+    CheckJson,
+    EntityJson,
+    EntityKindJson,
+    MetricJson,
+    ResultJson,
+    ResultMode,
+)
+from perfline.core.document_shapes import METRIC_KEY_ORDER as METRIC_KEY_ORDER
+
+# The shapes module is plain Python: its values are copied into this module's own
+# ``Final`` names, which the compiled build holds as C statics.
+_RESULT_KINDS: Final[frozenset[str]] = RESULT_KINDS
+_STATUSES: Final[frozenset[str]] = STATUSES
+_MODES: Final[frozenset[str]] = MODES
+_CHECK_STATUSES: Final[frozenset[str]] = CHECK_STATUSES
+_CATEGORIES: Final[frozenset[str]] = ADVICE_CATEGORIES
+_SEVERITIES: Final[frozenset[str]] = ADVICE_SEVERITIES
+_LEGACY: Final[frozenset[str]] = frozenset(LEGACY_ENTITY_FIELDS)
+_UNAVAILABLE: Final[str] = UNAVAILABLE
+_METRIC_ORDER: Final[tuple[str, ...]] = METRIC_KEY_ORDER
+_METRIC_REQUIRED: Final[tuple[str, ...]] = METRIC_REQUIRED_KEYS
+_SUM_SHAPE: Final[tuple[str, ...]] = SUM_METRIC_KEYS
+_BREAKDOWN_ORDER: Final[tuple[str, ...]] = BREAKDOWN_KEY_ORDER
+_ENTITY_ORDER: Final[tuple[str, ...]] = ENTITY_KEY_ORDER
 
 
 class _Unsure(Exception):
     """The value is not plainly valid: let the models decide."""
-
-
-_RESULT_ORDER = (
-    "kind",
-    "status",
-    "producer",
-    "warnings",
-    "errors",
-    "metrics",
-    "breakdowns",
-    "mode",
-    "checks",
-    "entities",
-    "entity_kinds",
-    "advice",
-)
-METRIC_KEY_ORDER: Final[tuple[str, ...]] = (
-    "name",
-    "unit",
-    "value",
-    "aggregation",
-    "samples",
-    "qualifiers",
-    "availability",
-    "reason",
-)
-_SUM_SHAPE: Final[tuple[str, ...]] = ("name", "unit", "value", "aggregation")
-_BREAKDOWN_ORDER: Final[tuple[str, ...]] = ("entity_id", "metrics", "id", "qualifiers")
-_ENTITY_ORDER: Final[tuple[str, ...]] = (
-    "id",
-    "kind",
-    "name",
-    "placement",
-    "parent_ids",
-    "child_ids",
-    "attributes",
-    "stack_trace",
-)
 
 
 def _rank_from(order: tuple[str, ...], start: int, key: str) -> int:
@@ -115,9 +109,9 @@ KnownLists = Mapping[str, tuple[list[Any], list[Any]]]
 def canonical_result(
     raw: Any,
     *,
-    canonical_before: dict[str, Any] | None = None,
+    canonical_before: Mapping[str, Any] | None = None,
     known_lists: KnownLists | None = None,
-) -> dict[str, Any] | None:
+) -> ResultJson | None:
     """The canonical form of a plainly valid result, else ``None``.
 
     ``canonical_before``, when given, is a result in canonical form whose list
@@ -132,70 +126,85 @@ def canonical_result(
 
 
 def _result(
-    raw: Any, before: dict[str, Any] | None, known_lists: KnownLists | None = None
-) -> dict[str, Any]:
+    raw: Any, before: Mapping[str, Any] | None, known_lists: KnownLists | None = None
+) -> ResultJson:
     if type(raw) is not dict:
         raise _Unsure
     if not (_member(raw.get("kind"), _RESULT_KINDS) and _member(raw.get("status"), _STATUSES)):
         raise _Unsure
-    out: dict[str, Any] = {"kind": raw["kind"], "status": raw["status"]}
-    out["producer"] = _string(raw.get("producer"))
-    _put_list(out, raw, "warnings", _string, before)
-    _put_list(out, raw, "errors", _string, before)
-    _put_list(out, raw, "metrics", _metric, before)
-    _put_list(out, raw, "breakdowns", _breakdown, before)
+    out: ResultJson = {
+        "kind": raw["kind"],
+        "status": raw["status"],
+        "producer": _string(raw.get("producer")),
+    }
+    if (warnings := _list(raw, "warnings", _string, before)) is not None:
+        out["warnings"] = warnings
+    if (errors := _list(raw, "errors", _string, before)) is not None:
+        out["errors"] = errors
+    if (metrics := _list(raw, "metrics", _metric, before)) is not None:
+        out["metrics"] = metrics
+    if (breakdowns := _list(raw, "breakdowns", _breakdown, before)) is not None:
+        out["breakdowns"] = breakdowns
     mode = raw.get("mode")
     if mode is not None:
         if type(mode) is not str or mode not in _MODES:
             raise _Unsure
-        out["mode"] = mode
-    _put_list(out, raw, "checks", _check, before)
-    _put_list(out, raw, "entities", _entity, before, known_lists)
-    _put_list(out, raw, "entity_kinds", _entity_kind, before, known_lists)
-    _put_list(out, raw, "advice", _advice, before)
-    if (
-        len(out) == len(raw)
-        and all(out[key] is raw[key] for key in out)
-        and tuple(raw) == tuple(out)
-    ):
-        return raw
+        out["mode"] = cast(ResultMode, mode)
+    if (checks := _list(raw, "checks", _check, before)) is not None:
+        out["checks"] = checks
+    if (entities := _list(raw, "entities", _entity, before, known_lists)) is not None:
+        out["entities"] = entities
+    kinds = _list(raw, "entity_kinds", _entity_kind, before, known_lists)
+    if kinds is not None:
+        out["entity_kinds"] = kinds
+    if (advice := _list(raw, "advice", _advice, before)) is not None:
+        out["advice"] = advice
+    if len(out) == len(raw) and _values_are(out, raw) and tuple(raw) == tuple(out):
+        return cast(ResultJson, raw)
     return out
+
+
+def _values_are(out: ResultJson, raw: dict[str, Any]) -> bool:
+    """Whether every value of ``out`` is the very object ``raw`` holds under its key."""
+    for key, value in out.items():  # noqa: SIM110
+        if value is not raw[key]:
+            return False
+    return True
 
 
 def _member(value: Any, allowed: frozenset[str]) -> bool:
     return type(value) is str and value in allowed
 
 
-def _put_list(
-    out: dict[str, Any],
+def _list(
     raw: dict[str, Any],
     key: str,
     item: Any,
-    before: dict[str, Any] | None,
+    before: Mapping[str, Any] | None,
     known_lists: KnownLists | None = None,
-) -> None:
+) -> list[Any] | None:
+    """The canonical form of the list ``raw[key]`` (each item through ``item``), or
+    ``None`` when it is absent or empty (omitted from the canonical form)."""
     if key not in raw:
-        return
+        return None
     values = raw[key]
     if type(values) is not list:
         raise _Unsure
     if not values:
-        return
+        return None
     if known_lists is not None:
         worked_out = known_lists.get(key)
         if worked_out is not None and worked_out[0] is values:
-            out[key] = worked_out[1]
-            return
+            return worked_out[1]
     known = before.get(key) if before is not None else None
     if known is values:
-        out[key] = values
-        return
+        return values
     if type(known) is list and known:
         taken = {id(value) for value in known}
         items = [value if id(value) in taken else item(value) for value in values]
     else:
         items = [item(value) for value in values]
-    out[key] = values if _same_items(items, values) else items
+    return values if _same_items(items, values) else items
 
 
 def _as_given(out: dict[str, Any], raw: dict[str, Any]) -> dict[str, Any]:
@@ -220,10 +229,10 @@ def _all_strings(values: list[Any]) -> bool:
     return True
 
 
-def _metrics(values: list[Any]) -> list[Any]:
+def _metrics(values: list[Any]) -> list[MetricJson]:
     """The canonical form of a list of metrics: ``values`` itself when every metric
     is canonical as it is, else a new list."""
-    changed: list[Any] | None = None
+    changed: list[MetricJson] | None = None
     for position, metric in enumerate(values):
         canonical = _metric(metric)
         if changed is not None:
@@ -281,22 +290,40 @@ def _optional_object(raw: dict[str, Any], key: str) -> dict[str, Any] | None:
     return value or None
 
 
-def _metric(raw: Any) -> dict[str, Any]:
+def metric_view(metric: Mapping[str, Any]) -> dict[str, Any]:
+    """The re-serialized form of a metric without checking it: its keys in the
+    schema's order, unknown keys dropped, absent, ``None`` and empty values left
+    out (except the required name and unit). For a valid metric this is its
+    canonical ``MetricJson``."""
+    view: dict[str, Any] = {}
+    for key in _METRIC_ORDER:
+        if key not in metric:
+            continue
+        value = metric[key]
+        if value is None or (
+            isinstance(value, (dict, list, str)) and not value and key not in _METRIC_REQUIRED
+        ):
+            continue
+        view[key] = value
+    return view
+
+
+def _metric(raw: Any) -> MetricJson:
     if type(raw) is dict:
         if len(raw) == 4:  # by far the most common: the sum shape, maybe reordered
-            name = raw.get("name")
-            unit = raw.get("unit")
-            value = raw.get("value")
-            aggregation = raw.get("aggregation")
+            name: Any = raw.get("name")
+            unit: Any = raw.get("unit")
+            value: Any = raw.get("value")
+            aggregation: Any = raw.get("aggregation")
             if _plain_sum(name, unit, value, aggregation):
                 if _keys_are(raw, _SUM_SHAPE):
-                    return raw
+                    return cast(MetricJson, raw)
                 return {"name": name, "unit": unit, "value": value, "aggregation": aggregation}
         if _metric_as_is(raw):
-            return raw
-        reordered = _reordered(raw, METRIC_KEY_ORDER)
+            return cast(MetricJson, raw)
+        reordered = _reordered(raw, _METRIC_ORDER)
         if reordered is not None and _metric_as_is(reordered):
-            return reordered
+            return cast(MetricJson, reordered)
     return _metric_built(raw)
 
 
@@ -313,8 +340,8 @@ def _metric_as_is(raw: dict[str, Any]) -> bool:
         return False
     rank = 0
     for key, value in raw.items():
-        rank = _rank_from(METRIC_KEY_ORDER, rank, key) + 1
-        if rank > len(METRIC_KEY_ORDER):
+        rank = _rank_from(_METRIC_ORDER, rank, key) + 1
+        if rank > len(_METRIC_ORDER):
             return False
         if key == "value":
             kind = type(value)
@@ -332,7 +359,7 @@ def _metric_as_is(raw: dict[str, Any]) -> bool:
         elif key == "qualifiers":
             if type(value) is not dict or not value:
                 return False
-        elif key == "availability" and value != "unavailable":
+        elif key == "availability" and value != _UNAVAILABLE:
             return False
     if "value" in raw:
         return "availability" not in raw and "reason" not in raw
@@ -344,10 +371,10 @@ def _metric_as_is(raw: dict[str, Any]) -> bool:
     )
 
 
-def _metric_built(raw: Any) -> dict[str, Any]:
+def _metric_built(raw: Any) -> MetricJson:
     if type(raw) is not dict:
         raise _Unsure
-    out: dict[str, Any] = {"name": _string(raw.get("name")), "unit": _string(raw.get("unit"))}
+    out: MetricJson = {"name": _string(raw.get("name")), "unit": _string(raw.get("unit"))}
     value = raw.get("value")
     aggregation = _optional_string(raw, "aggregation")
     samples = raw.get("samples")
@@ -362,7 +389,7 @@ def _metric_built(raw: Any) -> dict[str, Any]:
         if type(value) is float and not math.isfinite(value):
             raise _Unsure
         out["value"] = value
-    elif availability != "unavailable" or not reason or aggregation or samples is not None:
+    elif availability != _UNAVAILABLE or not reason or aggregation or samples is not None:
         raise _Unsure
     if aggregation is not None:
         out["aggregation"] = aggregation
@@ -377,18 +404,18 @@ def _metric_built(raw: Any) -> dict[str, Any]:
     return out
 
 
-def _breakdown(raw: Any) -> dict[str, Any]:
+def _breakdown(raw: Any) -> BreakdownJson:
     if type(raw) is not dict or type(raw.get("metrics")) is not list:
         raise _Unsure
     metrics = _metrics(raw["metrics"])
     if _breakdown_as_is(raw):
         if metrics is raw["metrics"] and _in_order(raw, _BREAKDOWN_ORDER):
-            return raw
+            return cast(BreakdownJson, raw)
         reordered = _reordered(raw, _BREAKDOWN_ORDER)
         if reordered is not None:
             reordered["metrics"] = metrics
-            return reordered
-    out: dict[str, Any] = {
+            return cast(BreakdownJson, reordered)
+    out: BreakdownJson = {
         "entity_id": _string(raw.get("entity_id")),
         "metrics": metrics,
     }
@@ -418,27 +445,27 @@ def _breakdown_as_is(raw: dict[str, Any]) -> bool:
     return True
 
 
-def _check(raw: Any) -> dict[str, Any]:
+def _check(raw: Any) -> CheckJson:
     if type(raw) is not dict or not _member(raw.get("status"), _CHECK_STATUSES):
         raise _Unsure
-    out: dict[str, Any] = {"id": _string(raw.get("id")), "status": raw["status"]}
+    out: CheckJson = {"id": _string(raw.get("id")), "status": raw["status"]}
     entity_id = _optional_string(raw, "entity_id")
     if entity_id is not None:
         out["entity_id"] = entity_id
     details = _optional_object(raw, "details")
     if details is not None:
         out["details"] = details
-    return _as_given(out, raw)
+    return cast(CheckJson, _as_given(cast(dict[str, Any], out), raw))
 
 
-def _advice(raw: Any) -> dict[str, Any]:
+def _advice(raw: Any) -> AdviceJson:
     if type(raw) is not dict:
         raise _Unsure
     if not (
         _member(raw.get("category"), _CATEGORIES) and _member(raw.get("severity"), _SEVERITIES)
     ):
         raise _Unsure
-    out: dict[str, Any] = {
+    out: AdviceJson = {
         "id": _string(raw.get("id")),
         "category": raw["category"],
         "severity": raw["severity"],
@@ -450,16 +477,16 @@ def _advice(raw: Any) -> dict[str, Any]:
     details = _optional_object(raw, "details")
     if details is not None:
         out["details"] = details
-    return _as_given(out, raw)
+    return cast(AdviceJson, _as_given(cast(dict[str, Any], out), raw))
 
 
-def _entity(raw: Any) -> dict[str, Any]:
+def _entity(raw: Any) -> EntityJson:
     if type(raw) is dict:
         if _entity_as_is(raw):
-            return raw
+            return cast(EntityJson, raw)
         reordered = _reordered(raw, _ENTITY_ORDER)
         if reordered is not None and _entity_as_is(reordered):
-            return reordered
+            return cast(EntityJson, reordered)
     return _entity_built(raw)
 
 
@@ -490,10 +517,10 @@ def _entity_as_is(raw: dict[str, Any]) -> bool:
     return required == 3  # id, kind and name
 
 
-def _entity_built(raw: Any) -> dict[str, Any]:
+def _entity_built(raw: Any) -> EntityJson:
     if type(raw) is not dict or not _LEGACY.isdisjoint(raw):
         raise _Unsure
-    out: dict[str, Any] = {
+    out: EntityJson = {
         "id": _string(raw.get("id")),
         "kind": _string(raw.get("kind")),
         "name": _string(raw.get("name")),
@@ -501,10 +528,12 @@ def _entity_built(raw: Any) -> dict[str, Any]:
     placement = _optional_string(raw, "placement")
     if placement is not None:
         out["placement"] = placement
-    for key in ("parent_ids", "child_ids"):
-        values = _strings(raw, key)
-        if values is not None:
-            out[key] = values
+    parent_ids = _strings(raw, "parent_ids")
+    if parent_ids is not None:
+        out["parent_ids"] = parent_ids
+    child_ids = _strings(raw, "child_ids")
+    if child_ids is not None:
+        out["child_ids"] = child_ids
     attributes = raw.get("attributes", {})
     if type(attributes) is not dict:
         raise _Unsure
@@ -516,12 +545,14 @@ def _entity_built(raw: Any) -> dict[str, Any]:
     return out
 
 
-def _entity_kind(raw: Any) -> dict[str, Any]:
+def _entity_kind(raw: Any) -> EntityKindJson:
     if type(raw) is not dict:
         raise _Unsure
-    out: dict[str, Any] = {"id": _string(raw.get("id"))}
-    for key in ("parent_kinds", "child_kinds"):
-        values = _strings(raw, key)
-        if values is not None:
-            out[key] = values
-    return _as_given(out, raw)
+    out: EntityKindJson = {"id": _string(raw.get("id"))}
+    parent_kinds = _strings(raw, "parent_kinds")
+    if parent_kinds is not None:
+        out["parent_kinds"] = parent_kinds
+    child_kinds = _strings(raw, "child_kinds")
+    if child_kinds is not None:
+        out["child_kinds"] = child_kinds
+    return cast(EntityKindJson, _as_given(cast(dict[str, Any], out), raw))

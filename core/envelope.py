@@ -5,7 +5,9 @@ Backends build results; this module wraps them in the schema-1.2.0 document
 `target`, `backends`, `results`). It is pure: the caller passes the timestamp
 (the daemon and CLI use the newest input's modification time, so the same
 inputs give the same bytes) and the run id is derived from the inputs'
-content hashes.
+content hashes. Keys come in the order of ``document_shapes.DocumentJson``;
+the parts a backend supplies are unchecked until the post-processing
+validates the document, so it is returned as plain JSON.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from perfline import __version__
+from perfline.core.document_shapes import DOCUMENT_KEY_ORDER, ModelJson, ToolJson
 
 SCHEMA_VERSION = "1.2.0"
 _RUN_ID_NAMESPACE = uuid.UUID("6f0b7e2c-4f5b-4c1e-9a55-3d0f2c1d7a10")
@@ -50,10 +53,11 @@ def build_document(
     extensions: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A complete document in the schema's key order."""
-    document: dict[str, Any] = {
+    tool: ToolJson = {"name": "perfline", "version": __version__}
+    parts: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "timestamp": timestamp,
-        "tool": {"name": "perfline", "version": __version__},
+        "tool": tool,
         "run_id": run_id,
         "context": dict(context) if context is not None else {},
         "model": dict(model),
@@ -62,11 +66,20 @@ def build_document(
         "results": [dict(result) for result in results],
     }
     if extensions:
-        document["extensions"] = dict(extensions)
-    return document
+        parts["extensions"] = dict(extensions)
+    return in_document_order(parts)
 
 
-def model_info(name: str, model_format: str, content: bytes) -> dict[str, Any]:
+def in_document_order(parts: Mapping[str, Any]) -> dict[str, Any]:
+    """``parts`` with its keys in the order of ``DocumentJson``; ``KeyError`` for a key
+    that is not a document field."""
+    unknown = [key for key in parts if key not in DOCUMENT_KEY_ORDER]
+    if unknown:
+        raise KeyError(f"not a document field: {unknown[0]!r}")
+    return {key: parts[key] for key in DOCUMENT_KEY_ORDER if key in parts}
+
+
+def model_info(name: str, model_format: str, content: bytes) -> ModelJson:
     """The ``model`` object for a model file's name, format and bytes."""
     return {
         "name": name,

@@ -1,7 +1,9 @@
 """The JSON Schema of a standardized-output document, generated from the
 document model (``perfline.core.document``) and completed with what the
 model's validators express in code: the two metric shapes (numeric, or
-unavailable with a reason and without value, aggregation or samples).
+unavailable with a reason and without value, aggregation or samples), each
+forbidding the keys only the other has (``document_shapes``). Imports the
+pydantic models: only ``perfline schema`` needs it.
 """
 
 from __future__ import annotations
@@ -9,30 +11,40 @@ from __future__ import annotations
 from typing import Any
 
 from perfline.core.document import Document
+from perfline.core.document_shapes import (
+    NUMERIC_METRIC_KEYS,
+    UNAVAILABLE,
+    UNAVAILABLE_METRIC_KEYS,
+)
 
 SCHEMA_ID = "https://perfline.dev/schemas/standardized-output-1.2.0.json"
 
+
+def _only_in(keys: tuple[str, ...], other: tuple[str, ...]) -> list[str]:
+    return [key for key in keys if key not in other]
+
+
+def _forbidding(keys: list[str]) -> dict[str, Any]:
+    return {"anyOf": [{"required": [key]} for key in keys]}
+
+
+_NUMERIC_ONLY = _only_in(NUMERIC_METRIC_KEYS, UNAVAILABLE_METRIC_KEYS)
+_UNAVAILABLE_ONLY = _only_in(UNAVAILABLE_METRIC_KEYS, NUMERIC_METRIC_KEYS)
 _METRIC_SHAPES: list[dict[str, Any]] = [
     {
         "title": "numeric metric",
         "required": ["value"],
         "properties": {"value": {"type": ["number", "boolean"]}},
-        "not": {"anyOf": [{"required": ["availability"]}, {"required": ["reason"]}]},
+        "not": _forbidding(_UNAVAILABLE_ONLY),
     },
     {
         "title": "unavailable metric",
-        "required": ["availability", "reason"],
+        "required": _UNAVAILABLE_ONLY,
         "properties": {
-            "availability": {"const": "unavailable"},
+            "availability": {"const": UNAVAILABLE},
             "reason": {"type": "string", "minLength": 1},
         },
-        "not": {
-            "anyOf": [
-                {"required": ["value"]},
-                {"required": ["aggregation"]},
-                {"required": ["samples"]},
-            ]
-        },
+        "not": _forbidding(_NUMERIC_ONLY),
     },
 ]
 

@@ -6,19 +6,27 @@ A parent-to-child kind pair ``(P, C)`` is *declared* when ``C`` is in P's
 An entity edge is *allowed* when its kind pair is declared or schema-owned.
 Projection's declared frontiers use only declared pairs; collapse and
 validation use allowed pairs.
+
+The declarations are read as unchecked JSON (validation asks before it has
+checked them): a result is any ``Mapping[str, object]``, a normalized
+``ResultJson`` included, and whatever is not a list of objects with string
+ids and string lists is skipped.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Final
 
-SOURCE_OPERATOR = "source_operator"
-MODEL = "model"
-CODE_STACK = "code_stack"
-CODE_LINE = "code_line"
+from perfline.core.document_shapes import WELL_KNOWN_KINDS as _WELL_KNOWN
+from perfline.core.document_shapes import WellKnownKind
 
-WELL_KNOWN_KINDS: frozenset[str] = frozenset({SOURCE_OPERATOR, MODEL, CODE_STACK, CODE_LINE})
+SOURCE_OPERATOR: Final[WellKnownKind] = "source_operator"
+MODEL: Final[WellKnownKind] = "model"
+CODE_STACK: Final[WellKnownKind] = "code_stack"
+CODE_LINE: Final[WellKnownKind] = "code_line"
+
+WELL_KNOWN_KINDS: Final[frozenset[str]] = _WELL_KNOWN
 
 #: Schema-owned parent -> child kind pairs.
 WELL_KNOWN_EDGES: frozenset[tuple[str, str]] = frozenset(
@@ -32,7 +40,7 @@ WELL_KNOWN_EDGES: frozenset[tuple[str, str]] = frozenset(
 KindPair = tuple[str, str]
 
 
-def declared_kind_pairs(result: Mapping[str, Any]) -> frozenset[KindPair]:
+def declared_kind_pairs(result: Mapping[str, object]) -> frozenset[KindPair]:
     """Kind pairs declared by the result's ``entity_kinds`` (well-known pairs excluded)."""
     pairs: set[KindPair] = set()
     declarations = result.get("entity_kinds")
@@ -51,12 +59,12 @@ def declared_kind_pairs(result: Mapping[str, Any]) -> frozenset[KindPair]:
     return frozenset(pairs)
 
 
-def allowed_kind_pairs(result: Mapping[str, Any]) -> frozenset[KindPair]:
+def allowed_kind_pairs(result: Mapping[str, object]) -> frozenset[KindPair]:
     """Declared pairs plus the schema-owned ones."""
     return declared_kind_pairs(result) | WELL_KNOWN_EDGES
 
 
-def declared_kind_ids(result: Mapping[str, Any]) -> frozenset[str]:
+def declared_kind_ids(result: Mapping[str, object]) -> frozenset[str]:
     """Ids of the kinds the result declares."""
     declarations = result.get("entity_kinds")
     if not isinstance(declarations, list):

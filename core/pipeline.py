@@ -7,20 +7,26 @@ result that no stage changed is returned exactly as it came in (unknown keys,
 key order and empty lists kept); a changed one is re-serialized in the
 schema's key order, taking as they are the records no stage replaced (they
 are the normalized input's own objects) and rechecking only the others.
+
+Stages exchange normalized results (``document_shapes.ResultJson``). A result
+is normalized by the checked fast path (``document_canonical``); the pydantic
+models (``document``) are imported only when a result fails it, to report the
+precise problem, so post-processing a valid document never imports pydantic
+(``tests/foundation/test_lazy_models.py``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from perfline.core.code_lines import code_line_entities, derive_code_lines
 from perfline.core.collapse import apply_collapse, collapse_result, plan_collapse
 from perfline.core.collapse_rules import CollapseRule, effective_rules
 from perfline.core.collection import collection_paused
-from perfline.core.document import normalize_result
 from perfline.core.document_canonical import canonical_result
+from perfline.core.document_shapes import PERFLINE_EXTENSION, EntityJson, ResultJson
 from perfline.core.errors import InputError, Problem, StageError
 from perfline.core.projection import build_index, project_breakdowns
 from perfline.core.structure_memo import STRUCTURE_FIELDS, StructureMemo
@@ -98,7 +104,7 @@ def _interned(document: Mapping[str, Any], memo: StructureMemo) -> Mapping[str, 
 
 
 #: ``extensions`` key under which perfline records that a document is post-processed.
-EXTENSION_KEY = "perfline"
+EXTENSION_KEY: Final = PERFLINE_EXTENSION
 
 
 def is_postprocessed(document: Mapping[str, Any]) -> bool:
@@ -144,15 +150,14 @@ def _process_result(
     if not typed.get("entities"):
         return raw
     rules = effective_rules(
-        str(typed["producer"]),
+        typed["producer"],
         settings.collapse_rules,
         use_backend_defaults=settings.use_backend_defaults,
     )
+    current: dict[str, Any]
     try:
         if memo is None:
-            current = collapse_result(typed, rules)
-            current = derive_code_lines(current)
-            current = project_breakdowns(current)
+            current = project_breakdowns(derive_code_lines(collapse_result(typed, rules)))
         else:
             current = _stages_with_memo(typed, rules, index, memo)
     except StageError as error:
@@ -165,19 +170,29 @@ def _process_result(
     return _canonical_output(current, typed, index, memo)
 
 
-def _normalized(raw: Any, index: int, memo: StructureMemo | None) -> dict[str, Any]:
+def _normalized(raw: Any, index: int, memo: StructureMemo | None) -> ResultJson:
     """``normalize_result(raw)``, taking the entity graph's form from ``memo`` when known."""
     if memo is None:
-        return normalize_result(raw)
+        fast = canonical_result(raw)
+        return _models_form(raw) if fast is None else fast
     fast = canonical_result(raw, known_lists=memo.known_lists(index, "canonical-input"))
     if fast is None:
-        return normalize_result(raw)
+        return _models_form(raw)
     memo.keep_lists(index, "canonical-input", raw, fast)
     return fast
 
 
+def _models_form(raw: Any) -> ResultJson:
+    """``document.normalize_result(raw)``: the canonical form of a result the fast path
+    was not sure of, or the ``InputError`` that says what is wrong with it. The models
+    are imported here, when first needed: a valid document never loads pydantic."""
+    from perfline.core.document import normalize_result
+
+    return normalize_result(raw)
+
+
 def _stages_with_memo(
-    typed: dict[str, Any], rules: tuple[CollapseRule, ...], index: int, memo: StructureMemo
+    typed: ResultJson, rules: tuple[CollapseRule, ...], index: int, memo: StructureMemo
 ) -> dict[str, Any]:
     """Collapse, code lines and projection, reusing what ``memo`` has of the graph."""
     kinds = typed.get("entity_kinds")
@@ -189,10 +204,10 @@ def _stages_with_memo(
     )
     current = apply_collapse(typed, plan)
     collapsed = current.get("entities")
-    if not isinstance(collapsed, list):
+    if collapsed is None:
         return project_breakdowns(current)
     derived = memo.recall(index, "code-lines", (collapsed,), lambda: code_line_entities(collapsed))
-    graph: list[Any] = collapsed if derived is None else derived
+    graph: list[EntityJson] = collapsed if derived is None else derived
     current["entities"] = graph
     if not graph:
         return project_breakdowns(current)
@@ -201,8 +216,8 @@ def _stages_with_memo(
 
 
 def _canonical_output(
-    current: dict[str, Any], typed: dict[str, Any], index: int, memo: StructureMemo | None
-) -> dict[str, Any]:
+    current: dict[str, Any], typed: ResultJson, index: int, memo: StructureMemo | None
+) -> ResultJson:
     """``normalize_result(current)``, rechecking only what the stages changed.
 
     ``typed`` is canonical and no stage mutates its input, so records of
@@ -216,7 +231,7 @@ def _canonical_output(
     before = {**typed, "breakdowns": current.get("breakdowns")}
     fast = canonical_result(current, canonical_before=before, known_lists=known)
     if fast is None:
-        return normalize_result(current)
+        return _models_form(current)
     if memo is not None:
         memo.keep_lists(index, "canonical-output", current, fast)
     return fast

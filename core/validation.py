@@ -8,20 +8,36 @@ message says what was expected. Cost: O(size of the document): acyclicity and
 the edge kinds are first decided in one linear pass over integer positions;
 only a graph that fails it is built (``build_graph``) and walked in sorted
 topological order, so that its problems come out in a stable order.
+
+The input is unchecked JSON, so records are read as ``Mapping[str, object]``
+and every value is checked before use; the required fields and the linking
+fields come from ``document_shapes`` (the schema written once).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
+from perfline.core.document_shapes import (
+    ENTITY_LINK_KEYS,
+    KIND_LINK_KEYS,
+    ModelJson,
+    ResultJson,
+    TargetJson,
+    ToolJson,
+    keys_of,
+    required_keys,
+)
 from perfline.core.errors import Problem
 from perfline.core.graph import build_graph, kahn_order
 from perfline.core.kinds import WELL_KNOWN_KINDS, allowed_kind_pairs
 from perfline.core.structure_memo import StructureMemo
 
-REQUIRED_TOP_LEVEL = (
+#: The document's required fields (``DocumentJson``) in the order the reference
+#: reports them missing (``tests/foundation/test_schema_once.py`` holds the two together).
+REQUIRED_TOP_LEVEL: Final[tuple[str, ...]] = (
     "schema_version",
     "run_id",
     "timestamp",
@@ -32,6 +48,13 @@ REQUIRED_TOP_LEVEL = (
     "backends",
     "results",
 )
+_TOOL_FIELDS: Final[tuple[str, ...]] = required_keys(ToolJson)
+_TARGET_FIELDS: Final[tuple[str, ...]] = required_keys(TargetJson)
+_MODEL_FIELDS: Final[tuple[str, ...]] = required_keys(ModelJson)
+_ENTITY_LINKS: Final[tuple[str, ...]] = ENTITY_LINK_KEYS
+_KIND_LINKS: Final[tuple[str, ...]] = KIND_LINK_KEYS
+#: The result's lists whose records may name one entity (``entity_id``).
+_RECORD_LISTS: Final[tuple[str, ...]] = keys_of(ResultJson, "breakdowns", "checks")
 _SEMVER = re.compile(r"^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]*)?$")
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE)
 _TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})?$")
@@ -67,7 +90,7 @@ def validate_document(
     return problems
 
 
-def _check_top_level(document: Mapping[str, Any], problems: list[Problem]) -> None:
+def _check_top_level(document: Mapping[str, object], problems: list[Problem]) -> None:
     _check_string(
         document, "schema_version", problems, _SEMVER, "must be in semver format (e.g., '1.0.0')"
     )
@@ -79,7 +102,7 @@ def _check_top_level(document: Mapping[str, Any], problems: list[Problem]) -> No
         if not isinstance(tool, dict):
             problems.append(Problem("tool", "Field 'tool' must be an object"))
         else:
-            for field in ("name", "version"):
+            for field in _TOOL_FIELDS:
                 _check_required_string(tool, "tool", field, problems)
 
     target = document.get("target")
@@ -87,7 +110,7 @@ def _check_top_level(document: Mapping[str, Any], problems: list[Problem]) -> No
         if not isinstance(target, dict):
             problems.append(Problem("target", "Field 'target' must be an object"))
         else:
-            for field in ("profile_name", "target_type", "components", "configuration"):
+            for field in _TARGET_FIELDS:
                 if field not in target:
                     problems.append(
                         Problem(f"target.{field}", f"Missing required field: target.{field}")
@@ -111,7 +134,7 @@ def _check_top_level(document: Mapping[str, Any], problems: list[Problem]) -> No
         if not isinstance(model, dict):
             problems.append(Problem("model", "Field 'model' must be an object"))
         else:
-            for field in ("name", "format", "hash"):
+            for field in _MODEL_FIELDS:
                 _check_required_string(model, "model", field, problems)
             model_hash = model.get("hash")
             if isinstance(model_hash, str) and not _SHA256.match(model_hash):
@@ -134,7 +157,7 @@ def _check_top_level(document: Mapping[str, Any], problems: list[Problem]) -> No
 
 
 def _check_string(
-    document: Mapping[str, Any],
+    document: Mapping[str, object],
     field: str,
     problems: list[Problem],
     pattern: re.Pattern[str],
@@ -150,7 +173,7 @@ def _check_string(
 
 
 def _check_required_string(
-    parent: Mapping[str, Any], prefix: str, field: str, problems: list[Problem]
+    parent: Mapping[str, object], prefix: str, field: str, problems: list[Problem]
 ) -> None:
     path = f"{prefix}.{field}"
     if field not in parent:
@@ -160,7 +183,7 @@ def _check_required_string(
 
 
 def validate_result(
-    result: Mapping[str, Any],
+    result: Mapping[str, object],
     index: int,
     memo: StructureMemo | None = None,
     stage: str = "validate",
@@ -182,7 +205,7 @@ def validate_result(
 
 
 def _graph_problems(
-    result: Mapping[str, Any], index: int
+    result: Mapping[str, object], index: int
 ) -> tuple[tuple[Problem, ...], dict[str, int] | None]:
     """Problems of the kind declarations and the entity graph, and the entity ids
     by position (``None`` when ``entities`` is not a list); reads nothing else."""
@@ -264,7 +287,7 @@ def _resolved_links(
         if not isinstance(entity, dict):
             continue
         has_id = type(entity.get("id")) is str
-        for field in ("parent_ids", "child_ids"):
+        for field in _ENTITY_LINKS:
             references = entity.get(field)
             if not isinstance(references, list) or not references:
                 continue
@@ -344,7 +367,7 @@ def _plainly_sound(
 
 def _check_graph(
     entities: list[Any],
-    result: Mapping[str, Any],
+    result: Mapping[str, object],
     index: int,
     prefix: str,
     ids: Mapping[str, int],
@@ -379,7 +402,7 @@ def _check_graph(
 
 
 def _check_kind_declarations(
-    result: Mapping[str, Any], index: int, problems: list[Problem]
+    result: Mapping[str, object], index: int, problems: list[Problem]
 ) -> set[str]:
     prefix = f"results[{index}].entity_kinds"
     declarations = result.get("entity_kinds", [])
@@ -417,7 +440,7 @@ def _check_kind_declarations(
         if not isinstance(declaration, dict):
             continue
         path = f"{prefix}[{position}]"
-        for field in ("parent_kinds", "child_kinds"):
+        for field in _KIND_LINKS:
             if field not in declaration:
                 continue
             values = declaration[field]
@@ -452,7 +475,7 @@ def _check_kind_declarations(
 
 
 def _check_references(
-    result: Mapping[str, Any], index: int, ids: Mapping[str, int], problems: list[Problem]
+    result: Mapping[str, object], index: int, ids: Mapping[str, int], problems: list[Problem]
 ) -> None:
     prefix = f"results[{index}]"
 
@@ -466,7 +489,7 @@ def _check_references(
                 )
             )
 
-    for field in ("breakdowns", "checks"):
+    for field in _RECORD_LISTS:
         items = result.get(field)
         if isinstance(items, list):
             for position, item in enumerate(items):

@@ -11,8 +11,8 @@ from perfline.core.code_lines import derive_code_lines
 from perfline.core.collapse import collapse_result
 from perfline.core.collapse_rules import CollapseRule
 from perfline.core.errors import StageError
-
-from ..collapse.builders import entity, result
+from tests.documents import entity
+from tests.documents import stage_result as result
 
 
 def fresh() -> dict[str, Any]:

@@ -11,8 +11,8 @@ import pytest
 from perfline.core.code_line_ids import code_line_id
 from perfline.core.code_lines import derive_code_lines
 from perfline.core.errors import StageError
-
-from ..collapse.builders import entity, result
+from tests.documents import entity
+from tests.documents import stage_result as result
 
 
 def stack(entity_id: str, file: Any, line: Any, **extra: Any) -> dict[str, Any]:

@@ -8,8 +8,9 @@ from typing import Any
 
 from perfline.core.collapse import collapse_result, retain_warning
 from perfline.core.collapse_rules import CollapseRule
-
-from .builders import entity, links, metric, result
+from tests.documents import cycles_metric as metric
+from tests.documents import entity, links
+from tests.documents import stage_result as result
 
 TAGGED = (CollapseRule("nn_module", "tag", ("x",)),)
 CHAIN_TAGGED = (CollapseRule("chain", "tag", ("x",)),)

@@ -22,6 +22,8 @@ A document imitates what the NX estimator backend emits:
 
 ``settings_for(seed)`` picks how a document is post-processed: bare core, the
 NX default rule, or an extra configured rule (some of which must be retained).
+Entities, records and the envelope come from the shared builder
+(``tests/documents.py``).
 """
 
 from __future__ import annotations
@@ -32,10 +34,15 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from perfline.core.backends.nx_common.kinds import performance_entity_kinds
-
-#: What the NX backends declare (the generator imitates their output).
-NX_KINDS: list[dict[str, Any]] = performance_entity_kinds()
+from tests.documents import (
+    NX_KINDS,
+    EntityTable,
+    breakdown,
+    envelope,
+    model_file,
+    nx_backend,
+    sum_metric,
+)
 
 PRODUCERS = ("nx-performance-estimator", "neural-technology-profiling-data")
 OPERATOR_TYPES = ("conv2d", "add", "mul", "relu", "resize", "matmul", "reshape", "concat")
@@ -96,36 +103,6 @@ def settings_for(seed: int) -> Settings:
     return Settings(rng.random() < 0.5, tuple(rng.sample(EXTRA_RULES, count)))
 
 
-class _Doc:
-    """Entities in producer-like order with links recorded on one or both sides."""
-
-    def __init__(self, rng: random.Random, one_sided: float) -> None:
-        self.rng = rng
-        self.one_sided = one_sided
-        self.entities: dict[str, dict[str, Any]] = {}
-
-    def add(self, entity_id: str, kind: str, name: str, **extra: Any) -> dict[str, Any]:
-        if entity_id not in self.entities:
-            self.entities[entity_id] = {"id": entity_id, "kind": kind, "name": name, **extra}
-        return self.entities[entity_id]
-
-    def link(self, parent: str, child: str) -> None:
-        roll = self.rng.random()
-        sides = (
-            ("child", "parent")
-            if roll >= self.one_sided
-            else (self.rng.choice(("child", "parent")),)
-        )
-        if "child" in sides:
-            children = self.entities[parent].setdefault("child_ids", [])
-            if child not in children:
-                children.append(child)
-        if "parent" in sides:
-            parents = self.entities[child].setdefault("parent_ids", [])
-            if parent not in parents:
-                parents.append(parent)
-
-
 def _value(rng: random.Random, floats: bool, low: int, high: int) -> int | float:
     if floats and rng.random() < 0.5:
         if rng.random() < 0.5:
@@ -136,37 +113,13 @@ def _value(rng: random.Random, floats: bool, low: int, high: int) -> int | float
 
 def _chain_metrics(rng: random.Random, features: dict[str, bool]) -> list[dict[str, Any]]:
     metrics: list[dict[str, Any]] = [
-        {
-            "name": "total_cycles",
-            "value": rng.randint(100, 90_000),
-            "unit": "cycles",
-            "aggregation": "sum",
-        },
-        {
-            "name": "op_cycles",
-            "value": rng.randint(50, 50_000),
-            "unit": "cycles",
-            "aggregation": "sum",
-        },
+        sum_metric("total_cycles", rng.randint(100, 90_000)),
+        sum_metric("op_cycles", rng.randint(50, 50_000)),
     ]
     for memory in rng.sample(["l1", "l2", "dram"], rng.randint(0, 2)):
-        metrics.append(
-            {
-                "name": f"{memory}_read_bytes",
-                "value": rng.randint(0, 1 << 18),
-                "unit": "bytes",
-                "aggregation": "sum",
-            }
-        )
+        metrics.append(sum_metric(f"{memory}_read_bytes", rng.randint(0, 1 << 18), "bytes"))
     if features["floats"]:
-        metrics.append(
-            {
-                "name": "time",
-                "value": _value(rng, True, 1, 4000),
-                "unit": "ms",
-                "aggregation": "sum",
-            }
-        )
+        metrics.append(sum_metric("time", _value(rng, True, 1, 4000), "ms"))
     if features["non_sum"]:
         roll = rng.random()
         if roll < 0.3:
@@ -251,7 +204,7 @@ def generate(seed: int, chains: int | None = None, extra_results: bool = True) -
             ("pg_merge", 0.3),
         )
     }
-    doc = _Doc(rng, one_sided=0.15 if rng.random() < 0.4 else 0.0)
+    doc = EntityTable(rng=rng, one_sided=0.15 if rng.random() < 0.4 else 0.0)
     breakdowns: list[dict[str, Any]] = []
     segments = 1 + chains // rng.randint(6, 12)
     per_segment = [
@@ -317,7 +270,7 @@ def generate(seed: int, chains: int | None = None, extra_results: bool = True) -
                         doc.link(chain_id, targets[0])
                 metrics = _chain_metrics(rng, features)
                 member_metrics.append(metrics)
-                item: dict[str, Any] = {"entity_id": chain_id, "metrics": metrics, "id": chain_id}
+                item = breakdown(chain_id, metrics, chain_id)
                 if features["qualifiers"] and rng.random() < 0.15:
                     item["qualifiers"] = {"phase": "after"}
                 breakdowns.append(item)
@@ -328,7 +281,7 @@ def generate(seed: int, chains: int | None = None, extra_results: bool = True) -
                 if rng.random() < 0.3:
                     for metric in summed:
                         metric["value"] += rng.randint(1, 99)
-                breakdowns.append({"entity_id": cascade_id, "metrics": summed, "id": cascade_id})
+                breakdowns.append(breakdown(cascade_id, summed, cascade_id))
             cascade += 1
         for _ in range(rng.randint(0, 2)):
             source = f"source_operator/segment_{s}/spirv-{next_spirv}"
@@ -387,26 +340,16 @@ def generate(seed: int, chains: int | None = None, extra_results: bool = True) -
     if not extra_results:
         results = [result]
     digest = hashlib.sha256(f"perfline-differential:{seed}:{chains}".encode()).hexdigest()
-    return {
-        "schema_version": "1.2.0",
-        "run_id": f"{digest[:8]}-{digest[8:12]}-4{digest[13:16]}-8{digest[17:20]}-{digest[20:32]}",
-        "timestamp": "2026-01-01T00:00:00Z",
-        "tool": {"name": "mlia", "version": "0.12.3"},
-        "target": {
-            "profile_name": "nx",
-            "target_type": "neural-accelerator",
-            "components": [{"type": "gpu", "family": "mali"}],
-            "configuration": {},
-        },
-        "model": {"name": f"gen_{seed}.vgf", "format": "vgf", "hash": digest},
-        "context": {},
-        "backends": [{"id": result["producer"], "name": "NX", "version": "1", "configuration": {}}],
-        "results": results,
-    }
+    return envelope(
+        results,
+        model=model_file(f"gen_{seed}.vgf", digest),
+        backends=[nx_backend(result["producer"])],
+        run_id=f"{digest[:8]}-{digest[8:12]}-4{digest[13:16]}-8{digest[17:20]}-{digest[20:32]}",
+    )
 
 
 def _modules_and_stacks(
-    doc: _Doc, rng: random.Random, sources: list[str], features: dict[str, bool]
+    doc: EntityTable, rng: random.Random, sources: list[str], features: dict[str, bool]
 ) -> None:
     root = "nn_module/<root>"
     doc.add(root, "nn_module", "<root>", attributes={"module_type": "proj.Net"})

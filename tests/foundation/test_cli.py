@@ -13,7 +13,7 @@ from perfline import __version__
 from perfline.clients.cli import cli
 from tests.conftest import CASES, canonical
 from tests.differential.deviations import strip_deviations
-from tests.foundation.documents import minimal_document
+from tests.documents import minimal_document
 
 CASE = CASES / "worked" / "01_two_resize_chains_sum.json"
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from perfline.core.render_text import render_text
-from tests.foundation.documents import minimal_document
+from tests.documents import minimal_document
 
 
 def test_sections_and_unavailable_reason() -> None:

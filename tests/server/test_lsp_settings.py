@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import asyncio
-import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -13,32 +12,12 @@ from typing import Any
 import pytest
 from lsprotocol import types as t
 
+from tests.documents import CHAIN_KINDS, envelope, model_file, nx_backend, nx_target
 from tests.server.lsp_session import Session, start
 
 pytestmark = pytest.mark.timeout(90)
 
-ENVELOPE: dict[str, Any] = {
-    "schema_version": "1.2.0",
-    "run_id": "a953f09a-1b6b-4725-8819-56e9ad0b1eb4",
-    "timestamp": "2026-01-01T00:00:00Z",
-    "tool": {"name": "mlia", "version": "0.12.3"},
-    "target": {
-        "profile_name": "test",
-        "target_type": "neural-accelerator",
-        "components": [{"type": "gpu", "family": "mali", "model": "nx"}],
-        "configuration": {},
-    },
-    "model": {"name": "m.vgf", "format": "vgf", "hash": "a" * 64},
-    "context": {},
-    "backends": [
-        {"id": "nx-performance-estimator", "name": "NX", "version": "unknown", "configuration": {}}
-    ],
-}
-KINDS = [
-    {"id": "segment", "child_kinds": ["cascade", "source_operator"]},
-    {"id": "cascade", "parent_kinds": ["segment"], "child_kinds": ["chain"]},
-    {"id": "chain", "parent_kinds": ["cascade"], "child_kinds": ["source_operator"]},
-]
+KINDS = CHAIN_KINDS
 #: (op_cycles, mac_count) of the chains behind model.py lines 1, 2 and 3.
 FIGURES = ((600, 10), (300, 30), (100, 60))
 
@@ -73,18 +52,21 @@ def _document() -> dict[str, Any]:
                 ],
             }
         )
-    document = copy.deepcopy(ENVELOPE)
-    document["results"] = [
-        {
-            "kind": "performance",
-            "status": "ok",
-            "producer": "nx-performance-estimator",
-            "breakdowns": breakdowns,
-            "entities": entities,
-            "entity_kinds": KINDS,
-        }
-    ]
-    return document
+    result = {
+        "kind": "performance",
+        "status": "ok",
+        "producer": "nx-performance-estimator",
+        "breakdowns": breakdowns,
+        "entities": entities,
+        "entity_kinds": KINDS,
+    }
+    return envelope(
+        [result],
+        model=model_file("m.vgf", "a" * 64),
+        target=nx_target("test", component={"type": "gpu", "family": "mali", "model": "nx"}),
+        backends=[nx_backend(version="unknown")],
+        run_id="a953f09a-1b6b-4725-8819-56e9ad0b1eb4",
+    )
 
 
 def _workspace(tmp_path: Path) -> Path:

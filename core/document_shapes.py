@@ -224,10 +224,13 @@ class PerflineExtensionJson(TypedDict, total=False):
     ``postprocessed``: the pipeline's mark (a marked document is returned as it
     is). ``run_samples``: a list parallel to ``results``; item *i* maps an entity
     id of result *i* to, per metric name, that metric's per-run values (in its
-    unit, in run order, warm-up runs left out). Other keys are kept."""
+    unit, in run order, warm-up runs left out). ``result_run_samples``: the same for
+    each result's own (model-level) metrics, item *i* mapping a metric name to its per-run
+    values (``docs/results.md``). Other keys are kept."""
 
     postprocessed: bool
     run_samples: list[dict[str, dict[str, list[int | float]]]]
+    result_run_samples: list[dict[str, list[int | float]]]
 
 
 class CodeLocationJson(TypedDict, total=False):

@@ -387,3 +387,150 @@ def test_client_paths_are_resolved_inside_the_workspace_or_refused(tmp_path: Pat
     extra = WorkspaceBoundary(root, [tmp_path])
     (tmp_path / "shared.py").write_text("")
     assert extra.resolve_client_path("../shared.py") == (tmp_path / "shared.py").resolve()
+
+
+# ------------------------------------------- item 5: decoders bound a file's work
+
+
+def _etdump(runs: int, events: int, *, shared: bool, name: str = "op") -> bytes:
+    """An ETDump of ``runs`` runs of ``events`` profile events each (schema slots as in
+    ``core/backends/executorch/etdump.py``); ``shared``: every run vector entry points at
+    one RunData and every event entry at one Event, as an attacker would write it."""
+    import flatbuffers
+
+    builder = flatbuffers.Builder(1024)
+
+    def event() -> int:
+        label = builder.CreateString(name)
+        builder.StartObject(8)
+        builder.PrependUOffsetTRelativeSlot(0, label, 0)
+        builder.PrependUint64Slot(6, 10, 0)
+        builder.PrependUint64Slot(7, 20, 0)
+        profile = builder.EndObject()
+        builder.StartObject(3)
+        builder.PrependUOffsetTRelativeSlot(0, profile, 0)
+        return int(builder.EndObject())
+
+    def vector(items: list[int]) -> int:
+        builder.StartVector(4, len(items), 4)
+        for item in reversed(items):
+            builder.PrependUOffsetTRelative(item)
+        return int(builder.EndVector())
+
+    def run() -> int:
+        items = [event()] * events if shared else [event() for _ in range(events)]
+        offsets = vector(items)
+        builder.StartObject(4)
+        builder.PrependUOffsetTRelativeSlot(3, offsets, 0)
+        return int(builder.EndObject())
+
+    run_offsets = vector([run()] * runs if shared else [run() for _ in range(runs)])
+    builder.StartObject(2)
+    builder.PrependUOffsetTRelativeSlot(1, run_offsets, 0)
+    builder.Finish(builder.EndObject(), file_identifier=b"ED00")
+    return bytes(builder.Output())
+
+
+def test_an_etdump_whose_vectors_share_tables_is_refused_early() -> None:
+    from perfline.core.backends.executorch.etdump import read_etdump
+    from perfline.core.errors import InputError
+
+    data = _etdump(300, 300, shared=True)  # 90,000 events named in about 2.4 KB
+    assert len(data) < 4 * (300 + 300) + 200
+    with pytest.raises(InputError, match="name more events than a file of"):
+        read_etdump(data, "amplified.etdump")
+
+
+def test_an_etdump_whose_events_share_one_long_string_is_refused() -> None:
+    from perfline.core.backends.executorch.etdump import read_etdump
+    from perfline.core.errors import InputError
+
+    data = _etdump(1, 400, shared=True, name="n" * 4000)  # 1.6 MB of names from 6 KB
+    with pytest.raises(InputError, match="strings add up to more than"):
+        read_etdump(data, "long-names.etdump")
+
+
+def test_an_etdump_of_distinct_tables_decodes_every_event() -> None:
+    from perfline.core.backends.executorch.etdump import read_etdump
+
+    dump = read_etdump(_etdump(3, 200, shared=False), "plain.etdump")
+    assert [len(run.profile_events) for run in dump.runs] == [200, 200, 200]
+
+
+def test_a_long_etdump_decode_stops_at_a_checkpoint_once_cancelled() -> None:
+    from perfline.core.backends.executorch.etdump import CHECKPOINT_EVERY, read_etdump
+    from perfline.core.cancellation import Cancelled, cancellable
+
+    data = _etdump(1, 2 * CHECKPOINT_EVERY, shared=False)
+    flag = threading.Event()
+    flag.set()
+    with cancellable(flag), pytest.raises(Cancelled):
+        read_etdump(data, "long.etdump")
+    assert len(read_etdump(data, "long.etdump").runs[0].profile_events) == 2 * CHECKPOINT_EVERY
+
+
+# ------------------------------------------- the probes against the real daemon
+
+
+def _daemon_workspace(root: Path, case: str) -> None:
+    from tests.server.helpers import KWS
+
+    _kws_record(root)
+    if case == "fifo-convention":
+        os.mkfifo(root / "x.etdump")
+    elif case == "fifo-config":
+        os.mkfifo(root / "pipe.etdump")
+        (root / "perfline.toml").write_text(
+            '[[jobs]]\nname = "x"\nbackend = "executorch"\ninputs = ["x.etrecord", "pipe.etdump"]\n'
+        )
+    elif case == "dev-zero-symlink":
+        os.symlink("/dev/zero", root / "x.etdump")
+    elif case == "dev-zero-config":
+        (root / "perfline.toml").write_text(
+            '[[jobs]]\nname = "x"\nbackend = "executorch"\ninputs = ["x.etrecord", "/dev/zero"]\n'
+        )
+    del KWS
+
+
+@pytest.mark.timeout(90)
+@pytest.mark.parametrize(
+    "case", ["fifo-convention", "fifo-config", "dev-zero-symlink", "dev-zero-config"]
+)
+def test_the_daemon_answers_and_stops_whatever_an_input_is(tmp_path: Path, case: str) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    from perfline.clients.rpc.client import Client
+    from tests.server.helpers import KWS
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    _daemon_workspace(root, case)
+    sock = tmp_path / "d.sock"
+    daemon = subprocess.Popen(
+        [sys.executable, "-m", "perfline", "serve", "--socket", str(sock), "-w", str(root)],
+        cwd="/",
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        assert wait_for(sock.exists, timeout=30)
+
+        def job_state() -> str | None:
+            with Client.connect(socket_path=str(sock), timeout=10) as client:
+                assert client.request("perfline/status")["workspace"] == root.as_posix()
+                jobs = client.request("perfline/jobs")["jobs"]
+                return str(jobs[0]["state"]) if jobs else None
+
+        assert wait_for(lambda: job_state() == "error", timeout=30)
+        if case == "fifo-convention":  # the good file replaces the pipe: analysed
+            (root / "x.etdump").unlink()
+            (root / "x.etdump").write_bytes((KWS / "dscnn_portable.etdump").read_bytes())
+            assert wait_for(lambda: job_state() == "ok", timeout=30)
+        daemon.send_signal(signal.SIGTERM)
+        assert daemon.wait(timeout=30) is not None
+    finally:
+        if daemon.poll() is None:
+            daemon.kill()
+            daemon.wait()

@@ -156,7 +156,7 @@ def read_input(path: Path, source: str, limits: InputLimits) -> ReadFile:
     try:
         info = os.fstat(descriptor)
         _refuse(source, info, limit)
-        data = _read_bounded(descriptor, source, limit, limits.seconds)
+        data = _read_bounded(descriptor, source, limit, limits.seconds, info.st_size)
     except OSError as error:
         raise InputError(source, f"cannot read the input file: {error.strerror}") from None
     finally:
@@ -164,14 +164,20 @@ def read_input(path: Path, source: str, limits: InputLimits) -> ReadFile:
     return ReadFile(data, file_key(info), info.st_mtime)
 
 
-def _read_bounded(descriptor: int, source: str, limit: int, seconds: float) -> bytes:
+def _read_bounded(
+    descriptor: int, source: str, limit: int, seconds: float, size: int | None = None
+) -> bytes:
+    """Read to the end, at most ``limit`` bytes; ``size`` (the ``fstat`` size) lets a
+    regular file come in one read into one buffer, as ``Path.read_bytes`` does."""
     deadline = time.monotonic() + seconds
+    first = min(limit, size) + 1 if size is not None else min(limit + 1, _CHUNK)
     chunks: list[bytes] = []
     total = 0
+    want = first
     while True:
-        chunk = os.read(descriptor, min(_CHUNK, limit + 1 - total))
+        chunk = os.read(descriptor, want)
         if not chunk:
-            return b"".join(chunks)
+            return chunks[0] if len(chunks) == 1 else b"".join(chunks)
         chunks.append(chunk)
         total += len(chunk)
         if total > limit:
@@ -180,3 +186,4 @@ def _read_bounded(descriptor: int, source: str, limit: int, seconds: float) -> b
             )
         if time.monotonic() > deadline:
             raise InputError(source, f"reading the input took longer than {seconds:g} s")
+        want = min(_CHUNK, limit + 1 - total)

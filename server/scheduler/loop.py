@@ -63,6 +63,9 @@ from perfline.server.scheduler.timer_queue import TimerQueue
 from perfline.server.workspace import PlannedJob
 
 log = logging.getLogger(__name__)
+#: How long the loop waits, at most, for a run's ``started`` event to be delivered before
+#: it ends the collector pause (it always is by then, but the outbox is another thread).
+ANNOUNCE_WAIT = 5.0
 timing_log = logging.getLogger("perfline.server.timing")
 
 
@@ -105,7 +108,8 @@ class Scheduler:
         self.writing: set[str] = set()
         self.pending_since: float | None = None
         self.generation = 0
-        self.inflight: dict[int, str] = {}
+        #: Runs in flight: generation -> set once their ``started`` event is delivered.
+        self.inflight: dict[int, threading.Event] = {}
         self.housekeeping_due: float | None = None
         self.closed = False
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="perfline-job")
@@ -296,12 +300,11 @@ class Scheduler:
         trigger, record.trigger = record.trigger, (None, None)
         if not self.inflight:
             pause_collection()
-        self.inflight[run.generation] = name
-        self.results.started(name, time.monotonic())
         announced = threading.Event()
-        request = self._request(name, record, run, trigger, announced)
+        self.inflight[run.generation] = announced
+        self.results.started(name, time.monotonic())
         self._publish(EngineEvent("started", name, run.generation), announced)
-        self.pool.submit(self._work, request)
+        self.pool.submit(self._work, self._request(name, record, run, trigger))
 
     def _request(
         self,
@@ -309,7 +312,6 @@ class Scheduler:
         record: JobRecord,
         run: InFlight,
         trigger: tuple[float | None, float | None],
-        announced: threading.Event,
     ) -> RunRequest:
         ground = self.ground
         return RunRequest(
@@ -326,7 +328,6 @@ class Scheduler:
             fresh=record.force,
             trigger=trigger,
             cancel=run.cancel,
-            announced=announced,
             backend_runs=self.parts.backend_runs,
         )
 
@@ -334,7 +335,10 @@ class Scheduler:
         self.post(execute(request))
 
     def _on_run_done(self, done: RunDone) -> None:
-        if self.inflight.pop(done.generation, None) is not None and not self.inflight:
+        announced = self.inflight.pop(done.generation, None)
+        if announced is not None and not self.inflight:
+            # listeners see the collector paused at ``started``: end the pause only after it
+            announced.wait(ANNOUNCE_WAIT)
             resume_collection(keep_frozen=True)
             self._arm_housekeeping()
         record = self.table.get(done.job)

@@ -4,8 +4,8 @@ The scheduler loop never calls a listener: it queues ``EngineEvent`` values here
 the outbox thread calls every listener in order (a listener hands the event over to its
 own loop; the LSP layer uses ``call_soon_threadsafe``). A listener that raises is logged
 and the others still get the event. An item may carry a flag set once it has been
-delivered (a run starts only after its ``started`` event is out, so a listener sees the
-run's conditions, such as the paused collector). Cost: one queue hop per event.
+delivered (the loop ends the collector pause of a run only after its ``started`` event
+is out, so a listener sees the run's conditions). Cost: one queue hop per event.
 """
 
 from __future__ import annotations

@@ -33,9 +33,6 @@ from perfline.server.workspace import PlannedJob
 
 log = logging.getLogger(__name__)
 
-#: How long a run waits for its ``started`` event to be delivered (seconds).
-ANNOUNCE_WAIT = 5.0
-
 
 @dataclass(frozen=True)
 class RunRequest:
@@ -54,13 +51,11 @@ class RunRequest:
     fresh: bool
     trigger: tuple[float | None, float | None]
     cancel: threading.Event
-    announced: threading.Event
     backend_runs: BackendRuns
 
 
 def execute(request: RunRequest) -> RunDone:
     """Run ``request`` to its end; never raises."""
-    request.announced.wait(ANNOUNCE_WAIT)
     started = time.monotonic()
     digests: tuple[str, ...] = ()
     try:

@@ -534,3 +534,77 @@ def test_the_daemon_answers_and_stops_whatever_an_input_is(tmp_path: Path, case:
         if daemon.poll() is None:
             daemon.kill()
             daemon.wait()
+
+
+# ------------------------------------- probes that held, kept as regression tests
+
+
+@pytest.mark.parametrize("damage", ["empty", "truncated", "random"])
+def test_a_damaged_etdump_keeps_the_last_good_result(tmp_path: Path, damage: str) -> None:
+    import random
+
+    from tests.server.helpers import copy_kws
+
+    root = copy_kws(tmp_path)
+    dump = root / "dscnn_portable.etdump"
+    data = dump.read_bytes()
+    engine = _started(root)
+    try:
+        (name,) = [j.name for j in engine.jobs() if j.backend == "executorch"]
+        good = engine.result(name)
+        assert good is not None
+        damaged = {
+            "empty": b"",
+            "truncated": data[: len(data) // 3],
+            "random": random.Random(7).randbytes(len(data)),
+        }[damage]
+        dump.write_bytes(damaged)
+        engine.notify_changed([dump], finished=True)
+        assert engine.wait_idle(30)
+        info = engine.job(name)
+        assert info is not None and info.state == "error" and info.stale
+        assert info.error is not None and "dscnn_portable.etdump" in info.error.message
+        assert engine.result(name) == good
+    finally:
+        engine.close()
+
+
+@pytest.mark.parametrize("token", ["NaN", "Infinity", "-Infinity"])
+def test_non_finite_metric_values_are_an_input_error(tmp_path: Path, token: str) -> None:
+    target = tmp_path / "a.mlia.json"
+    target.write_text(_doc(1))
+    engine = _started(tmp_path)
+    try:
+        good = engine.result("a")
+        text = _doc(123456789).replace("123456789", token, 1)
+        assert token in text
+        target.write_text(text)
+        engine.notify_changed([target], finished=True)
+        assert engine.wait_idle(30)
+        info = engine.job("a")
+        assert info is not None and info.state == "error" and info.error is not None
+        assert not info.error.message.startswith("internal error")
+        assert engine.result("a") == good
+    finally:
+        engine.close()
+
+
+def test_two_hundred_rapid_rewrites_end_in_a_fresh_result(tmp_path: Path) -> None:
+    from perfline.server.watcher import Watcher
+
+    target = tmp_path / "a.mlia.json"
+    target.write_text(_doc(1))
+    engine = _started(tmp_path)
+    watcher = Watcher(engine)
+    watcher.start()
+    try:
+        for value in range(2, 202):
+            target.write_text(_doc(value))
+        assert wait_for(lambda: _served(engine, "a") == _processed(201), timeout=30)
+        assert engine.wait_idle(30)
+        info = engine.job("a")
+        assert info is not None and info.state == "ok" and not info.stale
+        assert _served(engine, "a") == _processed(201)
+    finally:
+        watcher.stop()
+        engine.close()

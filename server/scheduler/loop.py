@@ -332,7 +332,13 @@ class Scheduler:
         )
 
     def _work(self, request: RunRequest) -> None:
-        self.post(execute(request))
+        try:
+            done = execute(request)
+        except BaseException as error:  # execute catches everything; a RunDone always follows
+            log.exception("run of %s failed outside the backend", request.job)
+            outcome = JobError(f"internal error while running the job: {error!r}")
+            done = RunDone(request.job, request.generation, (), outcome)
+        self.post(done)
 
     def _on_run_done(self, done: RunDone) -> None:
         announced = self.inflight.pop(done.generation, None)

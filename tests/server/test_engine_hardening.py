@@ -608,3 +608,23 @@ def test_two_hundred_rapid_rewrites_end_in_a_fresh_result(tmp_path: Path) -> Non
     finally:
         watcher.stop()
         engine.close()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_a_config_file_that_is_not_a_regular_file_is_a_config_problem(
+    tmp_path: Path, kind: str
+) -> None:
+    (tmp_path / "a.mlia.json").write_text(_doc(1))
+    if kind == "fifo":
+        os.mkfifo(tmp_path / "perfline.toml")
+    else:
+        os.symlink("/dev/zero", tmp_path / "perfline.toml")
+    engine = _started(tmp_path)
+    try:
+        error = engine.config_error
+        assert error is not None and [p.line for p in error.config_problems] == [1]
+        what = "named pipe (FIFO)" if kind == "fifo" else "character device"
+        assert what in error.config_problems[0].message
+        assert engine.result("a") is not None  # the defaults stay in force
+    finally:
+        engine.close()

@@ -3,17 +3,20 @@
 Runs the real daemon (``python -m perfline serve --stdio``) in temporary workspaces and
 drives it with a pygls client, printing:
 
-1. time from rewriting a 1,000-chain standardized document (same model source) to the
-   ``workspace/inlayHint/refresh`` request (target <= 200 ms), over several changes, with
-   its phases read back from the daemon's timing log (``perfline.server.timing``: monotonic
-   timestamps, comparable across processes on one machine);
+1. time from rewriting the NX-shaped document of ``benchmarks/core_pipeline.py``
+   (``nx_document``) to the ``workspace/inlayHint/refresh`` request, p50/p90/p99/max over
+   several changes: new values on the same graph (what a new capture of the same model
+   gives) and a changed graph, at 1,000 chains (target <= 200 ms), and new values at
+   20,000 chains; with the phases read back from the daemon's timing log
+   (``perfline.server.timing``: monotonic timestamps, comparable across processes on one
+   machine), and the core pipeline and line index timed in-process on the same documents;
 2. ``textDocument/inlayHint`` latency p50/p99 on a 2,000-line file with a figure on every
    line, from sending the request to the last byte of the response (the client's own JSON
    parse and garbage collection are left out; target p99 <= 10 ms);
 3. the daemon's resident memory with 10 such jobs loaded (target <= 300 MB).
 
-Usage: ``python benchmarks/daemon.py [--changes 10] [--requests 300]``. Prints figures;
-asserts nothing.
+Usage: ``python benchmarks/daemon.py [--changes 10] [--large-changes 5] [--requests 300]
+[--only changes|hints|memory]``. Prints figures; asserts nothing.
 """
 
 from __future__ import annotations
@@ -33,6 +36,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+# ``python benchmarks/daemon.py`` has this folder first on the path (not the source tree,
+# which would shadow the installed, perhaps compiled, perfline)
+from core_pipeline import nx_document
 from lsprotocol import types as t
 from pygls.lsp.client import LanguageClient
 
@@ -159,12 +165,14 @@ class Bench:
         )
         self.client.initialized(t.InitializedParams())
 
-    async def wait_ready(self, jobs: int) -> None:
-        while True:
+    async def wait_ready(self, jobs: int, timeout: float = 120.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
             result = await self.client.protocol.send_request_async("perfline/jobs", {})
             if len(result.jobs) == jobs and all(j.state == "ok" for j in result.jobs):
                 return
             await asyncio.sleep(0.05)
+        raise TimeoutError(f"the daemon did not analyse {jobs} job(s) in {timeout:g} s")
 
     async def stop(self) -> None:
         await self.client.shutdown_async(None)
@@ -226,23 +234,54 @@ def print_phases(runs: list[dict[str, float]]) -> None:
     print(f"  phases, median ms over {len(complete)} changes: " + ", ".join(parts))
 
 
-async def change_to_refresh(changes: int) -> None:
+def nx_workspace(root: Path, chains: int) -> Path:
+    """A workspace with the NX-shaped document of ``benchmarks/core_pipeline.py`` (its
+    stacks land on ``model.py`` and ``blocks.py``, mapped from ``/home/dev/proj``)."""
+    (root / "model.py").write_text("".join(f"x{i} = block{i}(x)\n" for i in range(40 + chains)))
+    (root / "blocks.py").write_text("".join(f"y{i} = op{i}(y)\n" for i in range(10 + chains)))
+    (root / "perfline.toml").write_text('[[path_map]]\nfrom = "/home/dev/proj/"\nto = "."\n')
+    (root / "run0.mlia.json").write_text(json.dumps(nx_document(chains)))
+    return root
+
+
+def revalued(document: dict[str, Any], factor: int) -> dict[str, Any]:
+    """The same graph with every metric value multiplied by ``factor`` (an integer, so the
+    cascade totals stay the sums of their chains)."""
+    copy_: dict[str, Any] = json.loads(json.dumps(document))
+    for result in copy_["results"]:
+        for breakdown in result["breakdowns"]:
+            for metric in breakdown["metrics"]:
+                metric["value"] = metric["value"] * factor
+    return copy_
+
+
+def change_texts(chains: int, changes: int, graph: bool) -> list[str]:
+    """The documents written one after the other: new values on the same graph, or
+    (``graph``) a new graph each time (another seed)."""
+    if graph:
+        return [json.dumps(nx_document(chains, seed=100 + change)) for change in range(changes)]
+    base = nx_document(chains)
+    return [json.dumps(revalued(base, 2 + change)) for change in range(changes)]
+
+
+async def change_to_refresh(chains: int, changes: int, graph: bool) -> None:
+    """Time from rewriting the NX-shaped document to ``workspace/inlayHint/refresh``."""
+    texts = change_texts(chains, changes, graph)
     with tempfile.TemporaryDirectory() as folder:
-        root = make_workspace(Path(folder), jobs=1, chains=1000, lines=500)
+        root = nx_workspace(Path(folder), chains)
         log_file = Path(folder) / "daemon.log"
         bench = Bench()
         await bench.start(root, log_file)
-        await bench.wait_ready(1)
+        await bench.wait_ready(1, timeout=600)
         await asyncio.sleep(0.5)
         while not bench.refreshes.empty():
             bench.refreshes.get_nowait()
         latencies = []
         marks: list[dict[str, float]] = []
-        for change in range(changes):
-            text = json.dumps(chain_document(1000, 500, 100 + change))
+        for text in texts:
             start = time.monotonic()
             (root / "run0.mlia.json").write_text(text)
-            arrived = await asyncio.wait_for(bench.refreshes.get(), 30)
+            arrived = await asyncio.wait_for(bench.refreshes.get(), 600)
             latencies.append((arrived - start) * 1000)
             marks.append({"write": start, "arrival": arrived})
             await asyncio.sleep(0.3)
@@ -250,53 +289,58 @@ async def change_to_refresh(changes: int) -> None:
                 bench.refreshes.get_nowait()
         rss = rss_mb(bench.client._server.pid)  # type: ignore[union-attr]
         await bench.stop()
-        runs = sorted(read_timings(log_file).values(), key=lambda r: r.get("event", 0.0))
-        for mark in marks:
-            # The run triggered by this write: the first whose file event follows it.
-            after = [r for r in runs if r.get("event", 0.0) >= mark["write"]]
-            if after:
-                mark.update({k: v for k, v in after[0].items()})
+        attach_timings(marks, read_timings(log_file))
+    what = "a changed graph" if graph else "new values, same graph"
+    print(
+        f"change -> inlayHint/refresh, NX-shaped {chains:,}-chain document, {what} "
+        f"({changes} changes): p50 {pct(latencies, 0.5):.0f} ms, p90 {pct(latencies, 0.9):.0f} "
+        f"ms, p99 {pct(latencies, 0.99):.0f} ms, max {max(latencies):.0f} ms (load average "
+        f"{' '.join(f'{x:.2f}' for x in os.getloadavg())})"
+    )
+    print_phases(marks)
+    print(f"  daemon memory after the {changes} changes: RSS {rss:.0f} MB")
+
+
+def attach_timings(marks: list[dict[str, float]], timings: dict[int, dict[str, float]]) -> None:
+    """Give each write the phases of the run it triggered: the first whose file event
+    follows it."""
+    runs = sorted(timings.values(), key=lambda r: r.get("event", 0.0))
+    for mark in marks:
+        after = [r for r in runs if r.get("event", 0.0) >= mark["write"]]
+        if after:
+            mark.update(after[0])
+
+
+def in_process(chains: int) -> None:
+    """The core pipeline and the line index alone on the same documents, in this process."""
     from perfline.core.pipeline import PipelineSettings, postprocess
     from perfline.core.structure_memo import StructureMemo
     from perfline.server.index import IndexMemo, build_index
 
-    seeds = iter(range(900, 1000))
+    base = nx_document(chains)
+    factors = iter(range(2, 100))
 
-    def timed(memo: StructureMemo | None, index_memo: IndexMemo | None) -> tuple[float, float]:
-        # a new seed each time: same graph, new values
-        document = json.loads(json.dumps(chain_document(1000, 500, next(seeds))))
+    def timed(
+        document: dict[str, Any], memo: StructureMemo | None, index_memo: IndexMemo | None
+    ) -> tuple[float, float]:
+        document = json.loads(json.dumps(document))
         start = time.perf_counter()
         processed = postprocess(document, PipelineSettings(), source="bench", memo=memo)
         middle = time.perf_counter()
         build_index("bench", processed, lambda path: None, None, index_memo)
         return (middle - start) * 1000, (time.perf_counter() - middle) * 1000
 
-    # a new graph each time, then the same graph with new values, as the daemon sees it
-    # after a capture change (its per-job memos reuse the graph work)
-    pipeline: list[float] = []
-    index: list[float] = []
-    for _ in range(3):
-        cold = timed(None, None)
-        pipeline.append(cold[0])
-        index.append(cold[1])
+    cold = [timed(nx_document(chains, seed=200 + i), None, None) for i in range(3)]
     memo, index_memo = StructureMemo(), IndexMemo()
-    timed(memo, index_memo)
-    warm = [timed(memo, index_memo) for _ in range(3)]
-    warm_pipeline = [w[0] for w in warm]
-    warm_index = [w[1] for w in warm]
+    timed(base, memo, index_memo)
+    warm = [timed(revalued(base, next(factors)), memo, index_memo) for _ in range(3)]
     print(
-        f"change -> inlayHint/refresh, 1,000-chain result ({changes} changes): "
-        f"p50 {statistics.median(latencies):.0f} ms, p90 {pct(latencies, 0.9):.0f} ms, "
-        f"max {max(latencies):.0f} ms (target <= 200 ms; load average "
-        f"{' '.join(f'{x:.2f}' for x in os.getloadavg())})"
-    )
-    print_phases(marks)
-    print(f"  daemon memory after the {changes} changes: RSS {rss:.0f} MB")
-    print(
-        f"  of which, measured in-process: core postprocess {statistics.median(pipeline):.0f} ms, "
-        f"line index {statistics.median(index):.0f} ms on a new graph; "
-        f"{statistics.median(warm_pipeline):.0f} ms and {statistics.median(warm_index):.0f} ms "
-        "with the job's memos when only the values changed"
+        f"  in-process, {chains:,} chains: core postprocess "
+        f"{statistics.median(c[0] for c in cold):.0f} ms, line index "
+        f"{statistics.median(c[1] for c in cold):.0f} ms on a new graph; "
+        f"{statistics.median(w[0] for w in warm):.0f} ms and "
+        f"{statistics.median(w[1] for w in warm):.0f} ms with the job's memos when only "
+        "the values changed"
     )
 
 
@@ -448,17 +492,29 @@ async def memory(jobs: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--changes", type=int, default=10)
+    parser.add_argument("--large-changes", type=int, default=5)
+    parser.add_argument("--large-chains", type=int, default=20_000)
     parser.add_argument("--requests", type=int, default=300)
     parser.add_argument("--jobs", type=int, default=10)
+    parser.add_argument(
+        "--only", choices=("changes", "hints", "memory"), help="Run one part of the benchmark."
+    )
     args = parser.parse_args()
     probe = "from perfline.build_info import core_build; print(core_build())"
     build = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, cwd="/", check=False
     ).stdout.strip()
     print(f"daemon: {sys.executable} -m perfline serve; core post-processing: {build}")
-    asyncio.run(change_to_refresh(args.changes))
-    asyncio.run(hint_latency(args.requests))
-    asyncio.run(memory(args.jobs))
+    if args.only in (None, "changes"):
+        asyncio.run(change_to_refresh(1000, args.changes, graph=False))
+        asyncio.run(change_to_refresh(1000, args.changes, graph=True))
+        in_process(1000)
+        if args.large_changes:
+            asyncio.run(change_to_refresh(args.large_chains, args.large_changes, graph=False))
+    if args.only in (None, "hints"):
+        asyncio.run(hint_latency(args.requests))
+    if args.only in (None, "memory"):
+        asyncio.run(memory(args.jobs))
 
 
 if __name__ == "__main__":

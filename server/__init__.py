@@ -4,11 +4,12 @@ LSP/JSON-RPC layer. Imports ``perfline.core``; never imported by it.
 Code map (data flows top to bottom):
 
 * ``workspace`` - the folder on disk: file list, ``perfline.toml``, planned jobs;
-* ``jobtypes`` / ``backends`` - the job-type registry (standardized output,
-  executorch, nx-estimator, capture) and convention discovery; ``ingest/`` holds
-  the backends' file readers;
-* ``engine`` - ground state (paths, content hashes), job runs off the event loop,
-  debounce, memo, last good result + settle-before-error; no LSP imports;
+* ``jobs/`` - the job types (standardized output, executorch, nx-estimator, capture),
+  listed in ``jobs.registry``, and convention discovery; ``ingest/`` holds the
+  backends' file readers;
+* ``scheduler/`` - the engine: one loop thread over typed events, ground state (paths,
+  content hashes, config), the result store, the memo policy, bounded reads and the
+  workspace boundary; ``engine`` names its public surface; no LSP imports;
 * ``index`` / ``figures`` / ``paths`` - (source file, line) -> code_line entries,
   the dominant figure and its share, trace paths -> workspace files;
 * ``api`` - the versioned ``perfline/*`` JSON-RPC methods over an engine;

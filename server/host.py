@@ -6,16 +6,20 @@ In stdio mode the workspace is the one the editor names in ``initialize``
 watchdog or from the client's ``workspace/didChangeWatchedFiles`` - the host
 makes sure only one of the two feeds the engine (``use_client_events``
 stops watchdog; a shared daemon always uses watchdog, since several clients
-could otherwise report the same event).
+could otherwise report the same event). The user settings that bound what the engine
+reads (size limits per input kind, extra allowed roots) come in here, from the command
+line or the client's settings, never from the workspace.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 
-from perfline.server.engine import Engine
+from perfline.server.scheduler.bounded_reads import InputLimits
+from perfline.server.scheduler.engine_facade import Engine
 from perfline.server.watcher import Watcher
 
 log = logging.getLogger(__name__)
@@ -32,6 +36,8 @@ class EngineHost:
         debounce: float = 0.05,
         settle: float = 0.3,
         metric: str | None = None,
+        limits: InputLimits | None = None,
+        allowed_roots: Sequence[Path] = (),
     ) -> None:
         self.shared = shared
         self._root = root
@@ -41,6 +47,8 @@ class EngineHost:
         self._debounce = debounce
         self._settle = settle
         self._metric = metric
+        self._limits = limits
+        self._allowed_roots = tuple(allowed_roots)
         self.client_events = False
 
     def engine(self, root: Path | None = None) -> Engine:
@@ -49,7 +57,12 @@ class EngineHost:
             if self._engine is None:
                 chosen = (self._root or root or Path.cwd()).resolve()
                 self._engine = Engine(
-                    chosen, debounce=self._debounce, settle=self._settle, metric=self._metric
+                    chosen,
+                    debounce=self._debounce,
+                    settle=self._settle,
+                    metric=self._metric,
+                    limits=self._limits,
+                    allowed_roots=self._allowed_roots,
                 )
                 self._engine.start()
             return self._engine

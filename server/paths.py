@@ -10,14 +10,17 @@ has the workspace's copy. Resolution order, first hit wins:
 4. a unique path-suffix match against the workspace's Python files (longest
    suffix wins; ties leave the path unresolved).
 
-Library frames (``site-packages``, ``dist-packages``) are never resolved.
-Results are cached per recorded path; ``PathResolver`` is rebuilt when the
-workspace's file list or config changes.
+Library frames (``site-packages``, ``dist-packages``) are never resolved, and
+no candidate is taken unless it resolves (symlinks followed) inside the
+workspace or a root the user allowed (``contains``); symbolic link loops resolve
+to nothing. Results are cached per recorded path; ``PathResolver`` is rebuilt
+when the workspace's file list or config changes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import os
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path, PurePosixPath
 
 from perfline.core.workspace_config import PathMap
@@ -34,8 +37,10 @@ class PathResolver:
         path_maps: Sequence[PathMap],
         source_roots: Sequence[str],
         python_files: Iterable[str],
+        contains: Callable[[str], bool] | None = None,
     ) -> None:
         self.root = root
+        self._contains = contains or self._under_root
         self.path_maps = tuple(path_maps)
         self.source_roots = tuple(source_roots) or (".",)
         self._files = {f for f in python_files}
@@ -51,13 +56,18 @@ class PathResolver:
         self._cache[recorded] = result
         return result
 
+    def _under_root(self, real: str) -> bool:
+        root = str(self.root)
+        return real == root or real.startswith(root.rstrip("/") + "/")
+
     def _inside(self, candidate: Path) -> Path | None:
         try:
-            resolved = candidate.resolve()
-            resolved.relative_to(self.root)
+            real = os.path.realpath(candidate)
+            if not self._contains(real) or not os.path.isfile(real):
+                return None
         except (OSError, ValueError):
             return None
-        return resolved if resolved.is_file() else None
+        return Path(real)
 
     def _resolve(self, recorded: str) -> Path | None:
         path = recorded.replace("\\", "/")
@@ -102,7 +112,7 @@ class PathResolver:
         best.sort(reverse=True)
         if len(best) > 1 and best[0][0] == best[1][0]:
             return None
-        return (self.root / best[0][1]).resolve()
+        return self._inside(self.root / best[0][1])
 
 
 def _is_windows_absolute(path: str) -> bool:

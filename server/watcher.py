@@ -6,7 +6,8 @@ a move reports both its source and its destination, so temp-file-then-rename
 saves are seen as a change of the destination. The engine debounces; events
 that end a write (a close after writing, a rename, a deletion, and folder
 events) are reported as ``finished``, so a completed save is picked up after
-the engine's short ``quick`` delay instead of the full debounce.
+the engine's short ``quick`` delay instead of the full debounce. A handler that
+fails on an event logs it and keeps the observer thread alive.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
-from perfline.server.engine import Engine
+from perfline.server.scheduler.engine_facade import Engine
 from perfline.server.workspace import is_ignored
 
 log = logging.getLogger(__name__)
@@ -31,6 +32,12 @@ class _Handler(FileSystemEventHandler):
         self.engine = engine
 
     def on_any_event(self, event: FileSystemEvent) -> None:
+        try:
+            self._forward(event)
+        except Exception:  # no path may kill the observer thread
+            log.exception("file event %r not handled", event)
+
+    def _forward(self, event: FileSystemEvent) -> None:
         if event.event_type in ("opened", "closed_no_write"):
             return
         paths = [event.src_path]

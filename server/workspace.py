@@ -2,29 +2,35 @@
 
 I/O edge of the engine. ``scan_files`` lists workspace-relative POSIX paths,
 pruning ignored folders (``.git``, virtual environments - any folder with a
-``pyvenv.cfg`` -, caches, perfline's own output); ``load_config`` reads and
-parses ``perfline.toml`` (absent -> defaults); ``plan_jobs`` turns the config
-(or, when it declares no jobs, the conventions of the job-type registry) into
-``PlannedJob`` values with their concrete input paths.
+``pyvenv.cfg`` -, caches, perfline's own output) and skipping symbolic links that
+loop or dangle (each reported once through ``on_bad_link``); ``load_config`` reads
+(a regular file of bounded size only) and parses ``perfline.toml`` (absent ->
+defaults); ``plan_jobs`` turns the config (or, when it declares no jobs, the
+conventions of the job-type registry) into ``PlannedJob`` values with their
+concrete input paths. Cost: one directory walk (``lstat`` only for symlinks).
 """
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from perfline.core.backends.settings import discovery_enabled, job_defaults
+from perfline.core.errors import InputError
 from perfline.core.workspace_config import (
     CONFIG_FILE_NAME,
     WorkspaceConfig,
     WorkspaceConfigError,
     parse_workspace_config,
 )
-from perfline.server.jobtypes import REGISTRY, JobType, discover_jobs
+from perfline.server.jobs.context import JobType
+from perfline.server.jobs.registry import discover_jobs
+from perfline.server.scheduler.bounded_reads import InputLimits, read_input
 
 #: Folder names never walked nor watched.
 IGNORED_DIRS = frozenset(
@@ -61,8 +67,28 @@ def is_ignored(relative: str, extra_globs: Sequence[str] = ()) -> bool:
     )
 
 
-def scan_files(root: Path, extra_globs: Sequence[str] = ()) -> list[str]:
-    """Every non-ignored file under ``root`` as sorted workspace-relative POSIX paths."""
+def bad_link(path: str) -> str | None:
+    """Why the symbolic link ``path`` cannot be followed (a loop, dangling), or ``None``."""
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        return "a dangling symbolic link"
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return "a symbolic link loop"
+        return f"unreadable ({error.strerror})"
+    except ValueError:
+        return "an invalid path"
+    return None
+
+
+def scan_files(
+    root: Path,
+    extra_globs: Sequence[str] = (),
+    on_bad_link: Callable[[str, str], None] | None = None,
+) -> list[str]:
+    """Every non-ignored file under ``root`` as sorted workspace-relative POSIX paths;
+    symbolic links that cannot be followed are left out (``on_bad_link(rel, why)``)."""
     found: list[str] = []
     for folder, dirs, files in os.walk(root):
         base = Path(folder)
@@ -78,8 +104,14 @@ def scan_files(root: Path, extra_globs: Sequence[str] = ()) -> list[str]:
         )
         for name in files:
             rel = prefix + name
-            if not is_ignored(rel, extra_globs):
+            if is_ignored(rel, extra_globs):
+                continue
+            full = os.path.join(folder, name)
+            why = bad_link(full) if os.path.islink(full) else None
+            if why is None:
                 found.append(rel)
+            elif on_bad_link is not None:
+                on_bad_link(rel, why)
     return sorted(found)
 
 
@@ -92,22 +124,31 @@ class LoadedConfig:
     present: bool
 
 
-def load_config(root: Path, previous: WorkspaceConfig | None = None) -> LoadedConfig:
+def load_config(
+    root: Path,
+    previous: WorkspaceConfig | None = None,
+    *,
+    known_backends: Sequence[str],
+    limits: InputLimits | None = None,
+) -> LoadedConfig:
     """Read ``perfline.toml``; an invalid file keeps ``previous`` (or the defaults) in force."""
     path = root / CONFIG_FILE_NAME
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    if not os.path.lexists(path):
         return LoadedConfig(WorkspaceConfig(), None, False)
-    except (OSError, UnicodeDecodeError) as error:
+    try:
+        text = read_input(path, CONFIG_FILE_NAME, limits or InputLimits()).data.decode("utf-8")
+    except (InputError, UnicodeDecodeError) as error:
+        reason = (
+            "; ".join(p.message for p in error.problems) if isinstance(error, InputError) else error
+        )
         problem = WorkspaceConfigError(
             CONFIG_FILE_NAME,
-            [_problem(1, f"cannot read the file: {error}")],
+            [_problem(1, f"cannot read the file: {reason}")],
         )
         return LoadedConfig(previous or WorkspaceConfig(), problem, True)
     try:
         config = parse_workspace_config(
-            text, source=CONFIG_FILE_NAME, known_backends=sorted(REGISTRY)
+            text, source=CONFIG_FILE_NAME, known_backends=sorted(known_backends)
         )
     except WorkspaceConfigError as error:
         return LoadedConfig(previous or WorkspaceConfig(), error, True)
@@ -130,6 +171,8 @@ class PlannedJob:
     options: Mapping[str, Any] = field(default_factory=dict)
     config_line: int | None = None
     missing: tuple[str, ...] = ()
+    #: Inputs that resolve outside the workspace (and the allowed roots): never read.
+    outside: tuple[str, ...] = ()
 
 
 def _expand(pattern: str, files: Sequence[str]) -> list[str]:
@@ -142,7 +185,7 @@ def _expand(pattern: str, files: Sequence[str]) -> list[str]:
 def plan_jobs(
     config: WorkspaceConfig,
     files: Sequence[str],
-    registry: Mapping[str, JobType] | None = None,
+    registry: Mapping[str, JobType],
 ) -> list[PlannedJob]:
     """Jobs from ``perfline.toml`` if it declares any, else from the conventions."""
     if config.jobs:

@@ -17,7 +17,7 @@ from perfline.core.backends.source_model.inputs import InputFile
 from perfline.core.envelope import iso_timestamp
 from perfline.core.errors import InputError, Problem
 from perfline.core.pipeline import PipelineSettings, postprocess
-from perfline.server.jobtype_onnxruntime import external_data_warnings
+from perfline.server.jobs.onnxruntime_job import external_data_warnings
 
 
 def wants_onnxruntime(inputs: Sequence[str]) -> bool:

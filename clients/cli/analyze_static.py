@@ -16,7 +16,7 @@ from perfline.clients.cli.common import find_config, load_config
 from perfline.core.envelope import iso_timestamp
 from perfline.core.errors import InputError, Problem
 from perfline.core.pipeline import PipelineSettings, postprocess
-from perfline.server.jobtype_onnxruntime import external_data_warnings
+from perfline.server.jobs.onnxruntime_job import external_data_warnings
 
 
 def run_static(

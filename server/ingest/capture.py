@@ -107,29 +107,8 @@ def load_capture_document(
         reads.json(root / CAPTURE_FILE, "capture.json"), str(root / CAPTURE_FILE)
     )
     pipelines = _pipelines(root, capture, reads)
-    known = {d.folder for p in pipelines for d in p.captured.dispatches}
-    for folder in dispatch_inputs or ():
-        if folder not in known:
-            raise InputError(
-                str(root / folder), "this dispatch folder is not referenced by the capture"
-            )
-    segments: list[GraphSegment] | None = None
-    compute_names: list[str] = []
-    model_bytes: bytes | None = None
-    graphs = {}
-    if model is not None:
-        if model.suffix.lower() != ".vgf":
-            raise InputError(str(model), "structured captures need a .vgf model (or none)")
-        model_bytes = reads.bytes(model, "model")
-        segments = []
-        for graph in read_segments(model_bytes, str(model)):
-            if graph.type == "GRAPH":
-                segments.append(GraphSegment(graph.index, graph.name, graph.spirv_bytes))
-                graphs[graph.index] = graph
-            else:
-                compute_names.append(graph.name or f"segment_{graph.index}")
-        if not segments:
-            raise InputError(str(model), "no VGF graph segments to match with the capture")
+    _check_dispatch_inputs(root, pipelines, dispatch_inputs)
+    segments, compute_names, model_bytes, graphs = _model_segments(model, reads)
     selections = select_dispatches(
         [p.captured for p in pipelines], dispatch_inputs, segments, str(root)
     )
@@ -139,51 +118,13 @@ def load_capture_document(
     )
     layout = counter_layout(generation, capture.mode, str(root / CAPTURE_FILE))
     by_id = {p.document.id: p for p in pipelines}
-    decoded: list[SegmentInput] = []
-    statistics_files: list[str] = []
-    debug_files: list[str] = []
-    for selection in selections:
-        pipeline = by_id[selection.pipeline.id]
-        info_artifact = pipeline.document.artifacts["statistics_info"]
-        info_path = pipeline.folder / info_artifact.path
-        info = read_statistics_info(
-            reads.bytes(info_path, "statistics info"),
-            str(info_path),
-            is_text=info_artifact.path.endswith(".txt"),
+    decoded = [
+        _decode_selection(
+            selection, by_id[selection.pipeline.id], root, capture.mode, layout, graphs, reads
         )
-        statistics_path = root / selection.dispatch.folder / f"statistics_mode{capture.mode}.bin"
-        blocks = decode_statistics(
-            reads.bytes(statistics_path, "statistics file"), layout, str(statistics_path)
-        )
-        rows = stripe_rows(
-            blocks, info, statistics_source=str(statistics_path), info_source=str(info_path)
-        )
-        debug_path = pipeline.folder / pipeline.document.artifacts["debug_database"].path
-        links = debug_links(
-            reads.bytes(debug_path, "debug database"),
-            [row.stripe_id for row in rows],
-            str(debug_path),
-        )
-        if model is not None:
-            graph = graphs[selection.segment_index]
-            spirv = SegmentSpirv(graph.operation_ids, dict(graph.debug_names))
-        else:
-            module_path = pipeline.folder / pipeline.document.artifacts["shader_module"].path
-            module = parse_module(selection.pipeline.spirv, str(module_path))
-            spirv = SegmentSpirv(module.operation_ids, dict(module.debug_names))
-        decoded.append(
-            SegmentInput(
-                selection.segment_index, selection.segment_name, rows, links, spirv, str(debug_path)
-            )
-        )
-        statistics_files.append(str(statistics_path))
-        debug_files.append(str(debug_path))
-    if model is not None and model_bytes is not None:
-        model_name, model_format, content = model.name, "vgf", model_bytes
-    else:
-        only = by_id[selections[0].pipeline.id]
-        module_name = only.document.artifacts["shader_module"].path
-        model_name, model_format, content = module_name, "spv", selections[0].pipeline.spirv
+        for selection in selections
+    ]
+    model_name, model_format, content = _model_identity(model, model_bytes, selections, by_id)
     facts = CaptureFacts(
         capture_root=str(root),
         device_name=device.name,
@@ -192,13 +133,13 @@ def load_capture_document(
         device_id=device.device_id,
         mode=capture.mode,
         counter_layout=layout.schema_id,
-        statistics_files=tuple(statistics_files),
-        debug_database_files=tuple(debug_files),
+        statistics_files=tuple(item[1] for item in decoded),
+        debug_database_files=tuple(item[2] for item in decoded),
         dispatch_folders=tuple(str(root / s.dispatch.folder) for s in selections),
         warnings=capture.warnings,
     )
     return capture_document(
-        decoded,
+        [item[0] for item in decoded],
         facts,
         model_name=model_name,
         model_format=model_format,
@@ -208,6 +149,96 @@ def load_capture_document(
         skipped_compute_segments=compute_names,
         cli_arguments=cli_arguments,
     )
+
+
+def _check_dispatch_inputs(
+    root: Path, pipelines: list[_Pipeline], dispatch_inputs: list[str] | None
+) -> None:
+    """Every dispatch folder given as an input is one the capture references."""
+    known = {d.folder for p in pipelines for d in p.captured.dispatches}
+    for folder in dispatch_inputs or ():
+        if folder not in known:
+            raise InputError(
+                str(root / folder), "this dispatch folder is not referenced by the capture"
+            )
+
+
+def _model_identity(
+    model: Path | None, model_bytes: bytes | None, selections: Any, by_id: dict[Any, Any]
+) -> tuple[str, str, bytes]:
+    """The document's model: the VGF if given, else the first selected shader module."""
+    if model is not None and model_bytes is not None:
+        return model.name, "vgf", model_bytes
+    only = by_id[selections[0].pipeline.id]
+    module_name = only.document.artifacts["shader_module"].path
+    return module_name, "spv", selections[0].pipeline.spirv
+
+
+def _model_segments(
+    model: Path | None, reads: _Reads
+) -> tuple[list[GraphSegment] | None, list[str], bytes | None, dict[int, Any]]:
+    """The VGF model's graph segments (``None`` without a model), the names of its compute
+    segments, its bytes and its graphs by segment index."""
+    if model is None:
+        return None, [], None, {}
+    if model.suffix.lower() != ".vgf":
+        raise InputError(str(model), "structured captures need a .vgf model (or none)")
+    model_bytes = reads.bytes(model, "model")
+    segments: list[GraphSegment] = []
+    compute_names: list[str] = []
+    graphs: dict[int, Any] = {}
+    for graph in read_segments(model_bytes, str(model)):
+        if graph.type == "GRAPH":
+            segments.append(GraphSegment(graph.index, graph.name, graph.spirv_bytes))
+            graphs[graph.index] = graph
+        else:
+            compute_names.append(graph.name or f"segment_{graph.index}")
+    if not segments:
+        raise InputError(str(model), "no VGF graph segments to match with the capture")
+    return segments, compute_names, model_bytes, graphs
+
+
+def _decode_selection(
+    selection: Any,
+    pipeline: Any,
+    root: Path,
+    mode: int,
+    layout: Any,
+    graphs: dict[int, Any],
+    reads: _Reads,
+) -> tuple[SegmentInput, str, str]:
+    """One selected dispatch decoded: its segment input, statistics and debug file paths."""
+    info_artifact = pipeline.document.artifacts["statistics_info"]
+    info_path = pipeline.folder / info_artifact.path
+    info = read_statistics_info(
+        reads.bytes(info_path, "statistics info"),
+        str(info_path),
+        is_text=info_artifact.path.endswith(".txt"),
+    )
+    statistics_path = root / selection.dispatch.folder / f"statistics_mode{mode}.bin"
+    blocks = decode_statistics(
+        reads.bytes(statistics_path, "statistics file"), layout, str(statistics_path)
+    )
+    rows = stripe_rows(
+        blocks, info, statistics_source=str(statistics_path), info_source=str(info_path)
+    )
+    debug_path = pipeline.folder / pipeline.document.artifacts["debug_database"].path
+    links = debug_links(
+        reads.bytes(debug_path, "debug database"),
+        [row.stripe_id for row in rows],
+        str(debug_path),
+    )
+    if graphs:
+        graph = graphs[selection.segment_index]
+        spirv = SegmentSpirv(graph.operation_ids, dict(graph.debug_names))
+    else:
+        module_path = pipeline.folder / pipeline.document.artifacts["shader_module"].path
+        module = parse_module(selection.pipeline.spirv, str(module_path))
+        spirv = SegmentSpirv(module.operation_ids, dict(module.debug_names))
+    segment = SegmentInput(
+        selection.segment_index, selection.segment_name, rows, links, spirv, str(debug_path)
+    )
+    return segment, str(statistics_path), str(debug_path)
 
 
 def _roots(inputs: Sequence[Path]) -> tuple[Path, list[str] | None]:
@@ -277,21 +308,27 @@ def _check_artifact(folder: Path, artifact: Artifact, owner: Path, where: str) -
     return path
 
 
+class _UniqueIds:
+    """Pipeline, session and dispatch ids seen so far (each must be used once)."""
+
+    def __init__(self) -> None:
+        self.ids: dict[str, set[int]] = {"pipeline": set(), "session": set(), "dispatch": set()}
+
+    def add(self, kind: str, identifier: int, owner: Path) -> None:
+        if identifier in self.ids[kind]:
+            raise InputError(str(owner), Problem("$.id", f"{kind} id {identifier} is used twice"))
+        self.ids[kind].add(identifier)
+
+
 def _pipelines(root: Path, capture: CaptureDocument, reads: _Reads) -> list[_Pipeline]:
     pipelines: list[_Pipeline] = []
-    ids: dict[str, set[int]] = {"pipeline": set(), "session": set(), "dispatch": set()}
-
-    def unique(kind: str, identifier: int, owner: Path) -> None:
-        if identifier in ids[kind]:
-            raise InputError(str(owner), Problem("$.id", f"{kind} id {identifier} is used twice"))
-        ids[kind].add(identifier)
-
+    unique = _UniqueIds()
     for reference in capture.pipelines:
         document_path = root / reference.path
         pipeline = read_pipeline_document(
             reads.json(document_path, "pipeline.json"), str(document_path), reference.id
         )
-        unique("pipeline", pipeline.id, document_path)
+        unique.add("pipeline", pipeline.id, document_path)
         folder = document_path.parent
         for index, artifact in enumerate(pipeline.artifacts.values()):
             _check_artifact(folder, artifact, document_path, f"$.artifacts[{index}]")
@@ -299,49 +336,61 @@ def _pipelines(root: Path, capture: CaptureDocument, reads: _Reads) -> list[_Pip
         spirv = reads.bytes(module_path, "shader module")
         dispatches: list[CapturedDispatch] = []
         for session_reference in pipeline.sessions:
-            session_path = folder / session_reference.path
-            session = read_session_document(
-                reads.json(session_path, "session.json"),
-                str(session_path),
-                session_reference.id,
-                pipeline,
+            dispatches.extend(
+                _session_dispatches(
+                    root, folder, session_reference, pipeline, capture, reads, unique
+                )
             )
-            unique("session", session.id, session_path)
-            for dispatch_reference in session.dispatches:
-                dispatch_path = session_path.parent / dispatch_reference.path
-                dispatch = read_dispatch_document(
-                    reads.json(dispatch_path, "dispatch.json"),
-                    str(dispatch_path),
-                    dispatch_reference.id,
-                    session.id,
-                    capture.mode,
-                )
-                unique("dispatch", dispatch.id, dispatch_path)
-                _check_artifact(
-                    dispatch_path.parent, dispatch.statistics, dispatch_path, "$.artifacts[0]"
-                )
-                dispatches.append(
-                    CapturedDispatch(
-                        dispatch.id,
-                        dispatch_path.parent.relative_to(root).as_posix(),
-                        dispatch.executed_index,
-                    )
-                )
-        pipelines.append(
-            _Pipeline(
-                folder,
-                pipeline,
-                CapturedPipeline(
-                    pipeline.id,
-                    folder.relative_to(root).as_posix(),
-                    pipeline.friendly_name,
-                    pipeline.device_id,
-                    spirv,
-                    tuple(dispatches),
-                ),
+        captured = CapturedPipeline(
+            pipeline.id,
+            folder.relative_to(root).as_posix(),
+            pipeline.friendly_name,
+            pipeline.device_id,
+            spirv,
+            tuple(dispatches),
+        )
+        pipelines.append(_Pipeline(folder, pipeline, captured))
+    return pipelines
+
+
+def _session_dispatches(
+    root: Path,
+    folder: Path,
+    session_reference: Any,
+    pipeline: Any,
+    capture: CaptureDocument,
+    reads: _Reads,
+    unique: _UniqueIds,
+) -> list[CapturedDispatch]:
+    """The dispatches of one session of a pipeline, their documents read and checked."""
+    session_path = folder / session_reference.path
+    session = read_session_document(
+        reads.json(session_path, "session.json"),
+        str(session_path),
+        session_reference.id,
+        pipeline,
+    )
+    unique.add("session", session.id, session_path)
+    dispatches: list[CapturedDispatch] = []
+    for dispatch_reference in session.dispatches:
+        dispatch_path = session_path.parent / dispatch_reference.path
+        dispatch = read_dispatch_document(
+            reads.json(dispatch_path, "dispatch.json"),
+            str(dispatch_path),
+            dispatch_reference.id,
+            session.id,
+            capture.mode,
+        )
+        unique.add("dispatch", dispatch.id, dispatch_path)
+        _check_artifact(dispatch_path.parent, dispatch.statistics, dispatch_path, "$.artifacts[0]")
+        dispatches.append(
+            CapturedDispatch(
+                dispatch.id,
+                dispatch_path.parent.relative_to(root).as_posix(),
+                dispatch.executed_index,
             )
         )
-    return pipelines
+    return dispatches
 
 
 def _device(capture: CaptureDocument, selections: Sequence[Selection], root: Path) -> Any:

@@ -171,6 +171,65 @@ def analyze_outputs(
     segments = model_segments(model)
     hashes: list[str] = []
     mtimes: list[float] = []
+    inputs, estimated, convolutions = _read_outputs(model, segments, outputs, hashes, mtimes)
+    model_bytes = read_file(model, hashes, mtimes) if model is not None else None
+    source_bytes = read_file(source_model, hashes, mtimes) if source_model is not None else None
+    renames = _tosa_renames(segments, source_model, source_bytes)
+    results: list[dict[str, Any]] = []
+    statistics: dict[str, Any] | None = None
+    if compatibility:
+        compute_warning = compute_segments_warning(segments.compute_names)
+        warnings = [compute_warning] if compute_warning else []
+        results.append(
+            rename_entities(build_compatibility_result(inputs, warnings=warnings), renames)
+        )
+    if performance:
+        outcome = build_performance_result(
+            estimated,
+            skipped_compute_segments=segments.compute_names,
+            convolutions=convolutions,
+        )
+        results.append(rename_entities(outcome.result, renames))
+        statistics = performance_statistics(outcome.view, inputs, renames)
+    model_record, notes = _model_record(model, model_bytes, source_model, source_bytes, outputs)
+    context: dict[str, Any] = {"cli_arguments": list(cli_arguments)}
+    if notes:
+        context["notes"] = notes
+    document = build_document(
+        results=results,
+        model=model_record,
+        target=_target(system_config),
+        backends=_backends(system_config, compiler_config, converter_used),
+        timestamp=iso_timestamp(max(mtimes)),
+        run_id=run_id_for(hashes),
+        context=context,
+    )
+    return Analysis(document, statistics)
+
+
+def _tosa_renames(
+    segments: Any, source_model: Path | None, source_bytes: bytes | None
+) -> dict[str, str]:
+    """VGF operator id -> TOSA identity, when the user's model is the TOSA it came from."""
+    renames: dict[str, str] = {}
+    if source_model is not None and source_bytes is not None and is_tosa(source_model):
+        locations = [
+            (operator.id, operator.label)
+            for operator in tosa_operators(source_bytes, str(source_model))
+        ]
+        for graph in segments.graphs:
+            renames.update(tosa_id_map(graph.index, graph.debug_names, locations))
+    return renames
+
+
+def _read_outputs(
+    model: Path | None,
+    segments: Any,
+    outputs: Sequence[OutputSet],
+    hashes: list[str],
+    mtimes: list[float],
+) -> tuple[list[SegmentInput], list[EstimatedSegment], list[Convolution]]:
+    """Each output set read and matched with its model segment."""
     inputs: list[SegmentInput] = []
     estimated: list[EstimatedSegment] = []
     convolutions: list[Convolution] = []
@@ -191,62 +250,32 @@ def analyze_outputs(
         segment = SegmentInput(index, name, stripes, links, spirv, str(output.debug))
         inputs.append(segment)
         estimated.append(EstimatedSegment(segment, summary, output.summary_name))
-    model_bytes = read_file(model, hashes, mtimes) if model is not None else None
-    source_bytes = read_file(source_model, hashes, mtimes) if source_model is not None else None
-    renames: dict[str, str] = {}
-    if source_model is not None and source_bytes is not None and is_tosa(source_model):
-        locations = [
-            (operator.id, operator.label)
-            for operator in tosa_operators(source_bytes, str(source_model))
-        ]
-        for graph in segments.graphs:
-            renames.update(tosa_id_map(graph.index, graph.debug_names, locations))
-    results: list[dict[str, Any]] = []
-    statistics: dict[str, Any] | None = None
-    if compatibility:
-        compute_warning = compute_segments_warning(segments.compute_names)
-        warnings = [compute_warning] if compute_warning else []
-        results.append(
-            rename_entities(build_compatibility_result(inputs, warnings=warnings), renames)
-        )
-    if performance:
-        outcome = build_performance_result(
-            estimated,
-            skipped_compute_segments=segments.compute_names,
-            convolutions=convolutions,
-        )
-        results.append(rename_entities(outcome.result, renames))
-        statistics = performance_statistics(outcome.view, inputs, renames)
-    notes = None
+    return inputs, estimated, convolutions
+
+
+def _model_record(
+    model: Path | None,
+    model_bytes: bytes | None,
+    source_model: Path | None,
+    source_bytes: bytes | None,
+    outputs: Sequence[OutputSet],
+) -> tuple[Any, str | None]:
+    """The document's ``model`` record and the note that says where it comes from."""
     if model is None:
-        model_record = model_info(outputs[0].name, "unknown", read_file(outputs[0].debug))
-        notes = (
+        record = model_info(outputs[0].name, "unknown", read_file(outputs[0].debug))
+        return record, (
             "No model file was supplied: model.hash is the SHA-256 of the debug database "
             f"{outputs[0].debug.name}."
         )
-    elif source_model is not None and source_bytes is not None:
-        model_record = model_info(source_model.name, _model_format(source_model), source_bytes)
-        notes = (
+    if source_model is not None and source_bytes is not None:
+        record = model_info(source_model.name, _model_format(source_model), source_bytes)
+        return record, (
             f"The model was converted to {model.name} for the NX estimator; operators whose "
             "location matches exactly one TOSA operator use its TOSA identity, the others "
             "their identity in that VGF."
         )
-    else:
-        assert model_bytes is not None
-        model_record = model_info(model.name, _model_format(model), model_bytes)
-    context: dict[str, Any] = {"cli_arguments": list(cli_arguments)}
-    if notes:
-        context["notes"] = notes
-    document = build_document(
-        results=results,
-        model=model_record,
-        target=_target(system_config),
-        backends=_backends(system_config, compiler_config, converter_used),
-        timestamp=iso_timestamp(max(mtimes)),
-        run_id=run_id_for(hashes),
-        context=context,
-    )
-    return Analysis(document, statistics)
+    assert model_bytes is not None
+    return model_info(model.name, _model_format(model), model_bytes), None
 
 
 def write_statistics(output_dir: Path, statistics: dict[str, Any]) -> Path:

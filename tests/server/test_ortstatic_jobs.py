@@ -8,7 +8,9 @@ import sys
 from pathlib import Path
 
 from perfline.server.engine import Engine
-from perfline.server.jobtypes import REGISTRY
+from perfline.server.jobs.registry import default_registry
+
+REGISTRY = default_registry()
 
 REPO = Path(__file__).resolve().parents[2]
 DSCNN = REPO / "tests" / "data" / "formats" / "dscnn"
@@ -43,7 +45,7 @@ def test_discovery_needs_the_static_opt_in() -> None:
     from perfline.core.workspace_config import WorkspaceConfig
     from perfline.server.workspace import plan_jobs
 
-    assert {p.backend for p in plan_jobs(WorkspaceConfig(), files)} == {"onnxruntime"}
+    assert {p.backend for p in plan_jobs(WorkspaceConfig(), files, REGISTRY)} == {"onnxruntime"}
 
 
 def test_engine_serves_ort_and_static_figures_on_the_same_lines(tmp_path: Path) -> None:

@@ -18,14 +18,8 @@ from typing import Any
 
 from perfline.core.envelope import iso_timestamp
 from perfline.core.errors import InputError, Problem
-from perfline.server.jobtypes import (
-    FINAL_STAGE_KEEP,
-    RAW_STAGE_KEEP,
-    DiscoveredJob,
-    JobContext,
-    JobInput,
-    register,
-)
+from perfline.server.jobs.context import DiscoveredJob, JobContext, JobInput
+from perfline.server.jobs.two_stage import processed_stage
 
 OPTIMIZED_SUFFIX = ".optimized.onnx"
 DEFAULT_PROFILE_PREFIX = "onnxruntime_profile_"
@@ -125,18 +119,7 @@ class OnnxRuntimeJob:
             )
             return document
 
-        document = context.memo.get_or_compute(
-            "onnxruntime.raw", key, raw, refresh=context.fresh, keep=RAW_STAGE_KEEP
-        )
-        context.check_cancelled()
-        processed: dict[str, Any] = context.memo.get_or_compute(
-            "onnxruntime.processed",
-            (*key, context.settings_key()),
-            lambda: context.postprocess(document, profiles[0].path),
-            refresh=context.fresh,
-            keep=FINAL_STAGE_KEEP,
-        )
-        return processed
+        return processed_stage(context, "onnxruntime", key, raw, profiles[0].path)
 
     def discover(self, files: Sequence[str]) -> list[DiscoveredJob]:
         present = set(files)
@@ -164,6 +147,3 @@ class OnnxRuntimeJob:
                 inputs.append(prefix + stem + OPTIMIZED_SUFFIX)
             jobs.append(DiscoveredJob(prefix + stem, self.name, tuple(inputs)))
         return jobs
-
-
-register(OnnxRuntimeJob())

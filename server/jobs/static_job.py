@@ -14,14 +14,9 @@ from typing import Any
 
 from perfline.core.envelope import iso_timestamp
 from perfline.core.errors import InputError, Problem
-from perfline.server.jobtype_onnxruntime import external_warnings
-from perfline.server.jobtypes import (
-    FINAL_STAGE_KEEP,
-    RAW_STAGE_KEEP,
-    DiscoveredJob,
-    JobContext,
-    register,
-)
+from perfline.server.jobs.context import DiscoveredJob, JobContext
+from perfline.server.jobs.onnxruntime_job import external_warnings
+from perfline.server.jobs.two_stage import processed_stage
 
 MODEL_SUFFIXES = (".onnx", ".pt2", ".tosa")
 _RATES = ("macs_per_second", "bytes_per_second")
@@ -75,18 +70,7 @@ class StaticCostJob:
             )
             return document
 
-        document = context.memo.get_or_compute(
-            "static.raw", key, raw, refresh=context.fresh, keep=RAW_STAGE_KEEP
-        )
-        context.check_cancelled()
-        processed: dict[str, Any] = context.memo.get_or_compute(
-            "static.processed",
-            (*key, context.settings_key()),
-            lambda: context.postprocess(document, item.path),
-            refresh=context.fresh,
-            keep=FINAL_STAGE_KEEP,
-        )
-        return processed
+        return processed_stage(context, "static", key, raw, item.path)
 
     def discover(self, files: Sequence[str]) -> list[DiscoveredJob]:
         return [
@@ -95,6 +79,3 @@ class StaticCostJob:
             if path.lower().endswith(MODEL_SUFFIXES)
             and not path.lower().endswith(".optimized.onnx")
         ]
-
-
-register(StaticCostJob())

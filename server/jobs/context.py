@@ -1,0 +1,132 @@
+"""What a job type is and what one run of it gets.
+
+A job type turns the bytes of its inputs into a *processed* standardized
+document (core pipeline applied). It gets a ``JobContext`` holding the inputs
+(path, bytes, content hash), the job's options, the pipeline settings, a
+content-keyed ``Memo`` for intermediate stages (so a model is parsed once for
+many captures) and a cancellation flag, which the run also installs for the
+core's own checkpoints (``core.cancellation``). Each type also says which
+workspace files form a job on their own (``discover``), used when
+``perfline.toml`` declares no jobs. Cost: nothing beyond the types' own work.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from perfline.core.cancellation import Cancelled
+from perfline.core.errors import InputError, Problem
+from perfline.core.pipeline import PipelineSettings, postprocess
+from perfline.core.structure_memo import StructureMemo
+from perfline.server.jobs.stage_memo import Memo
+
+__all__ = [
+    "Cancelled",
+    "DiscoveredJob",
+    "JobContext",
+    "JobInput",
+    "JobType",
+    "is_processed",
+    "parse_json_input",
+]
+
+
+@dataclass(frozen=True)
+class JobInput:
+    """One input file as read for a run: workspace-relative path, bytes, SHA-256,
+    absolute path and modification time."""
+
+    path: str
+    data: bytes
+    digest: str
+    absolute: str = ""
+    mtime: float = 0.0
+
+
+@dataclass(frozen=True)
+class JobContext:
+    """Everything a job type may use for one run."""
+
+    inputs: tuple[JobInput, ...]
+    options: Mapping[str, Any]
+    settings: PipelineSettings
+    memo: Memo
+    cancelled: threading.Event = field(default_factory=threading.Event)
+    #: A forced reanalysis: recompute every stage instead of reusing memoized outputs.
+    fresh: bool = False
+    #: The job's graph-derived products of its last run (see ``core.structure_memo``).
+    structure: StructureMemo | None = None
+
+    def postprocess(self, document: Mapping[str, Any], source: str | None) -> dict[str, Any]:
+        """The core pipeline on ``document`` with this run's settings and structure memo
+        (none for a forced reanalysis: everything is derived again)."""
+        return postprocess(
+            document,
+            self.settings,
+            source=source,
+            memo=None if self.fresh else self.structure,
+        )
+
+    def check_cancelled(self) -> None:
+        """Raise ``Cancelled`` if the run is no longer wanted (the core's own
+        ``checkpoint`` calls see the same flag: the runner installs it)."""
+        if self.cancelled.is_set():
+            raise Cancelled()
+
+    def settings_key(self) -> tuple[Any, ...]:
+        return (self.settings.collapse_rules, self.settings.use_backend_defaults)
+
+
+@dataclass(frozen=True)
+class DiscoveredJob:
+    """A job found by convention: its name, job type and input paths."""
+
+    name: str
+    backend: str
+    inputs: tuple[str, ...]
+
+
+class JobType(Protocol):
+    """A backend the engine can run."""
+
+    name: str
+    description: str
+
+    def run(self, context: JobContext) -> dict[str, Any]: ...
+
+    def discover(self, files: Sequence[str]) -> list[DiscoveredJob]: ...
+
+
+def parse_json_input(item: JobInput) -> Any:
+    """JSON of an input, or ``InputError`` naming the file and the line/column."""
+    try:
+        text = item.data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise InputError(item.path, Problem(f"byte {error.start}", "not UTF-8 text")) from None
+    if not text.strip():
+        raise InputError(item.path, Problem("byte 0", "the file is empty; expected a JSON object"))
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(
+            item.path,
+            Problem(f"line {error.lineno}, column {error.colno}", f"invalid JSON: {error.msg}"),
+        ) from None
+
+
+def is_processed(document: Mapping[str, Any]) -> bool:
+    """True if a document already went through the core pipeline (it has code lines)."""
+    results = document.get("results")
+    if not isinstance(results, list):
+        return False
+    for result in results:
+        entities = result.get("entities") if isinstance(result, Mapping) else None
+        if isinstance(entities, list) and any(
+            isinstance(e, Mapping) and e.get("kind") == "code_line" for e in entities
+        ):
+            return True
+    return False

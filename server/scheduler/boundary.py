@@ -1,0 +1,70 @@
+"""The workspace boundary: which real paths the daemon may read.
+
+Inputs and path maps named in ``perfline.toml``, convention inputs (which may be
+symlinks) and client-given paths must resolve, after following symlinks, inside the
+workspace root or one of the extra roots the user allowed (command line or user
+settings only: never the workspace itself). ``resolve_client_path`` is the one helper
+for paths sent by clients: length-limited, NUL and loops refused, then resolved once
+(linear in the path's length). Cost: one ``realpath`` per path.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+#: The longest client-given path accepted (Linux's PATH_MAX).
+MAX_PATH_LENGTH = 4096
+
+
+class PathRefused(ValueError):
+    """A client-given path that cannot be used; the message says why."""
+
+
+class WorkspaceBoundary:
+    """The workspace root and the extra roots allowed by the user, resolved."""
+
+    def __init__(self, root: Path, allowed_roots: Sequence[Path | str] = ()) -> None:
+        self.root = os.path.realpath(root)
+        self.roots = (self.root, *(os.path.realpath(extra) for extra in allowed_roots))
+
+    def contains(self, real: str) -> bool:
+        """Whether the resolved path ``real`` lies under one of the roots."""
+        return any(real == root or real.startswith(root.rstrip("/") + "/") for root in self.roots)
+
+    def outside(self, path: Path | str) -> str | None:
+        """``None`` if ``path`` resolves inside, else where it resolves to."""
+        try:
+            real = os.path.realpath(path)
+        except (OSError, ValueError):
+            return str(path)
+        return None if self.contains(real) else real
+
+    def resolve_client_path(self, text: str) -> Path:
+        """The real path of a client-given path inside the boundary (relative paths are
+        taken from the workspace root), or ``PathRefused``."""
+        if len(text) > MAX_PATH_LENGTH:
+            raise PathRefused(f"the path is longer than {MAX_PATH_LENGTH} characters")
+        if "\x00" in text:
+            raise PathRefused("the path contains a NUL character")
+        if not text:
+            raise PathRefused("the path is empty")
+        joined = os.path.join(self.root, text)
+        real = os.path.realpath(joined)
+        if _loops(real):
+            raise PathRefused(f"the path {text!r} runs into a symbolic link loop")
+        if not self.contains(real):
+            raise PathRefused(f"the path {text!r} is outside the workspace")
+        return Path(real)
+
+
+def _loops(path: str) -> bool:
+    try:
+        os.stat(path)
+    except OSError as error:
+        return error.errno == errno.ELOOP
+    except ValueError:
+        return False
+    return False

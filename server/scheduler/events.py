@@ -1,0 +1,124 @@
+"""The vocabulary of the scheduler: the closed union of events its loop consumes, and
+the events it publishes to listeners.
+
+Inbox (consumed by the loop thread, in order; posted by other threads or by the
+loop's own timer queue):
+
+* ``FileChanged`` - paths created, changed, deleted or moved (``finished``: the
+  writes are over);
+* ``Flush`` - the debounce of the pending paths ran out (timer);
+* ``RunDone`` - a worker finished a run (a good result, an error, or cancelled);
+* ``SettleCheck`` - a failed run's inputs had ``settle`` seconds to change (timer);
+* ``ConfigChanged`` - reload ``perfline.toml`` and rescan (the start, or a host);
+* ``Reanalyze`` - rerun jobs regardless of hashes;
+* ``Rescan`` - jobs whose inputs vanished are looked at again (timer);
+* ``Housekeeping`` - a full garbage collection once the engine is quiet (timer);
+* ``Shutdown`` - stop.
+
+Outbox (``EngineEvent``, delivered to listeners from the outbox thread):
+``kind`` in ``started`` / ``finished`` (a run), ``result`` (a job's served state
+changed), ``jobs`` (the job list changed), ``config`` (the config error changed).
+Cost: plain frozen values.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from perfline.server.scheduler.results import GoodResult, JobError
+
+#: What a listener is told.
+EngineEventKind = Literal["started", "finished", "result", "jobs", "config"]
+
+
+@dataclass(frozen=True)
+class EngineEvent:
+    """``kind``: ``started`` / ``finished`` (a run), ``result`` (a job's served state
+    changed), ``jobs`` (the job list changed), ``config`` (config error changed)."""
+
+    kind: EngineEventKind
+    job: str | None = None
+    generation: int = 0
+    stale: bool = False
+    error: str | None = None
+
+
+Listener = Callable[[EngineEvent], None]
+
+
+@dataclass(frozen=True)
+class FileChanged:
+    paths: frozenset[str]
+    finished: bool
+    at: float
+
+
+@dataclass(frozen=True)
+class Flush:
+    pass
+
+
+@dataclass(frozen=True)
+class RunDone:
+    """A run's end: ``outcome`` is ``None`` when it was cancelled; ``digests`` are the
+    content hashes of the bytes it read (empty when it read nothing)."""
+
+    job: str
+    generation: int
+    digests: tuple[str, ...]
+    outcome: GoodResult | JobError | None
+
+
+@dataclass(frozen=True)
+class SettleCheck:
+    job: str
+    generation: int
+    digests: tuple[str, ...]
+    error: JobError
+
+
+@dataclass(frozen=True)
+class ConfigChanged:
+    """Reload the config and rescan; ``ready`` is set once the jobs are planned."""
+
+    ready: threading.Event | None = None
+
+
+@dataclass(frozen=True)
+class Reanalyze:
+    jobs: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Rescan:
+    pass
+
+
+@dataclass(frozen=True)
+class Housekeeping:
+    pass
+
+
+@dataclass(frozen=True)
+class Shutdown:
+    pass
+
+
+#: The closed union the loop dispatches on.
+InboxEvent = (
+    FileChanged
+    | Flush
+    | RunDone
+    | SettleCheck
+    | ConfigChanged
+    | Reanalyze
+    | Rescan
+    | Housekeeping
+    | Shutdown
+)
+
+#: Timed events that are work: the engine is not idle while one is due.
+WORK_TIMERS: frozenset[type] = frozenset({Flush, SettleCheck, Rescan})

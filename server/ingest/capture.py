@@ -166,14 +166,22 @@ def load_capture_document(
         )
         if model is not None:
             graph = graphs[selection.segment_index]
-            spirv = SegmentSpirv(graph.operation_ids, dict(graph.debug_names))
+            spirv = SegmentSpirv.of_module(graph.spirv)
+            operations_source = str(model)
         else:
             module_path = pipeline.folder / pipeline.document.artifacts["shader_module"].path
             module = parse_module(selection.pipeline.spirv, str(module_path))
-            spirv = SegmentSpirv(module.operation_ids, dict(module.debug_names))
+            spirv = SegmentSpirv.of_module(module)
+            operations_source = f"the capture's shader module {module_path}"
         decoded.append(
             SegmentInput(
-                selection.segment_index, selection.segment_name, rows, links, spirv, str(debug_path)
+                selection.segment_index,
+                selection.segment_name,
+                rows,
+                links,
+                spirv,
+                str(debug_path),
+                operations_source,
             )
         )
         statistics_files.append(str(statistics_path))

@@ -60,6 +60,7 @@ def analyze_etdump(
         timeline,
         selected,
         etdump_source=etdump.path,
+        etrecord_source=etrecord.path,
         extra_warnings=warnings,
         vgf=vgf,
         vgf_configuration=vgf_configuration,
@@ -120,7 +121,7 @@ def _vgf_statistics(
             for graph in read_segments(companion_model.data[start:], companion_model.path):
                 names[graph.index] = graph.name
                 if graph.spirv is not None:
-                    spirv[graph.index] = SegmentSpirv(graph.operation_ids, dict(graph.debug_names))
+                    spirv[graph.index] = SegmentSpirv.of_module(graph.spirv)
             companion_vgf = f"{companion_model.path} (VGF at byte {start})"
         else:
             warnings.append(
@@ -130,7 +131,12 @@ def _vgf_statistics(
     first = timeline.vgf_payloads[0]
     where = f"run_data[{first.run_index}].events[{first.event_index}].delegate_debug_metadata"
     decoded = decode_payload(
-        first.data, source=source, where=where, spirv=spirv, segment_names=names
+        first.data,
+        source=source,
+        where=where,
+        spirv=spirv,
+        segment_names=names,
+        operations_source=companion_vgf,
     )
     warnings.extend(decoded.warnings)
     configuration: dict[str, Any] = {
@@ -146,4 +152,6 @@ def _vgf_statistics(
         )
     if not decoded.segments:
         return None, configuration
-    return vgf_view(decoded), configuration
+    view = vgf_view(decoded)
+    warnings.extend(view.warnings)
+    return view, configuration

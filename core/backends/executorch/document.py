@@ -2,16 +2,18 @@
 
 The caller (the I/O edge) passes the file contents, their display paths and
 the timestamp; the run id is derived from the inputs' content hashes. The
-model is the companion ``.pte`` when given, else the ETRecord. Backend and
-runtime metadata record the input paths, the selected method and the event
-policy (which event was counted per operator, skipped nested events); the
-per-run durations go to ``extensions.perfline.run_samples`` (``result``).
+model is the companion ``.pte`` when given, else the ETRecord. The target and
+the backend's name say what executed the method (``what_ran``: the delegates
+and CPU kernels the data shows). Backend and runtime metadata record the input
+paths, the selected method and the event policy (which event was counted per
+operator, skipped nested events); the per-run durations go to
+``extensions.perfline.run_samples`` (``result``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import PurePath
 from typing import Any
 
@@ -74,10 +76,13 @@ def analyze_etdump(
         "etdump": etdump.path,
         **({"companion_model": companion_model.path} if companion_model else {}),
     }
+    ran = runtime.ran
+    if vgf is not None and vgf_configuration is not None:
+        ran = replace(ran, nx_device=str(vgf_configuration.get("profiling_device")))
     backend = {
         "id": PRODUCER,
-        "name": "Neural Technology Profiling Data",
-        "version": "experimental",
+        "name": f"ExecuTorch {ran.label}",
+        "version": "unknown",
         "configuration": {"inputs": paths, **runtime.configuration},
     }
     context: dict[str, Any] = {
@@ -88,13 +93,7 @@ def analyze_etdump(
     document = build_document(
         results=[runtime.result],
         model=model_info(model_name, model_format, model_file.data),
-        target={
-            "profile_name": "neural-technology",
-            "target_type": "neural-technology",
-            "components": [{"type": "cpu", "family": "executorch"}],
-            "configuration": {},
-            "description": "Neural Technology measured profiling data",
-        },
+        target=ran.target(),
         backends=[backend],
         timestamp=timestamp,
         run_id=run_id_for(sha256_hex(item.data) for item in inputs),

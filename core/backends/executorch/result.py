@@ -64,6 +64,7 @@ from perfline.core.backends.executorch.program_match import match_program
 from perfline.core.backends.executorch.provenance import provenance_entities
 from perfline.core.backends.executorch.runtime_metrics import model_metrics, with_cycles
 from perfline.core.backends.executorch.vgf_view import VgfView
+from perfline.core.backends.executorch.what_ran import WhatRan, what_ran
 from perfline.core.errors import InputError, Problem
 from perfline.core.formats.identity import source_operator_id
 
@@ -96,6 +97,8 @@ class RuntimeResult:
     """entity id -> statistic name -> per-execution durations (ms)."""
     result_run_samples: dict[str, list[float]]
     """result-level metric name -> per-execution values."""
+    ran: WhatRan
+    """The delegates and CPU kernels that executed the method."""
 
 
 def select_method(record: ETRecord, requested: str | None, source: str) -> str:
@@ -228,6 +231,7 @@ def build_runtime_result(
         configuration=configuration,
         run_samples=builder.run_samples,
         result_run_samples=_model_samples(method_observations, timeline.execution_count),
+        ran=what_ran(record, timeline, method, program.unmatched),
     )
 
 

@@ -5,20 +5,27 @@ instructions, no delegate) with the XNNPACK ETDump (one DELEGATE_CALL at instruc
 delegate-internal events), the VGF ETRecord (instruction 1 is the VgfBackend call) with the
 XNNPACK ETDump, and the XNNPACK ETRecord (one instruction) with the portable ETDump. Partial
 matches are written from the real events (``etdump_writer``): the portable executions with the
-XNNPACK delegate events added, and with one kernel name changed.
+XNNPACK delegate events added, and with one kernel name changed. And VGF neural statistics
+whose chains name no operation of the companion VGF.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import pytest
+
+from perfline.core.backends.executorch.document import InputFile, analyze_etdump
 from perfline.core.backends.executorch.etdump import ProfileEvent, read_etdump
+from perfline.core.errors import InputError
 from tests.measured._data import DATA, pair
 from tests.measured.etdump_writer import Event, write_etdump
+from tests.measured.test_etdump_vgf import PTE, RECORD, _dump, _payload
 
 PORTABLE_RECORD, PORTABLE_DUMP = pair("portable")
 XNNPACK_RECORD, XNNPACK_DUMP = pair("xnnpack")
@@ -164,3 +171,30 @@ def test_a_kernel_the_etrecord_does_not_run_there_is_left_unattributed(tmp_path:
     )
     entities = {e["id"]: e for e in result["entities"]}
     assert "instruction_id" not in entities["source_operator/conv2d"].get("attributes", {})
+
+
+def test_vgf_statistics_of_another_model_are_rejected() -> None:
+    """A VGF_NEURAL_STATISTICS payload whose chains name no operation of the companion VGF."""
+    wrapper = json.loads(_payload(2))
+    database = (
+        b"id\ttosa_op\tapi_labels\n10\tConv2D\tmodel/re_lu/Relu;\n11\tRescale\tmodel/re_lu_1/Relu;"
+        b"\n----\nid\tapi_label\n----\nid\ttosa_op_ids\n20\t10;\n21\t11;\n----\nid\tfused_op_ids\n"
+        b"30\t20;\n31\t21;\n----\nid\tcascade_op_ids\n40\t30;31;\n----\nid\top_id\tcascade_op_id\n"
+        b"0\t30\t40\n1\t31\t40\n----\nid\tstripe_op_id\n0\t0\n1\t1"
+    )
+    blob = wrapper["segments"][0]["debug_database"]
+    blob["data"], blob["size"] = base64.b64encode(database).decode("ascii"), len(database)
+    with pytest.raises(InputError) as caught:
+        analyze_etdump(
+            InputFile(str(RECORD), RECORD.read_bytes()),
+            InputFile("run.etdump", _dump(json.dumps(wrapper).encode())),
+            timestamp="2026-01-01T00:00:00Z",
+            companion_model=InputFile(str(PTE), PTE.read_bytes()),
+        )
+    start = PTE.read_bytes().find(b"VGF1")
+    assert str(caught.value) == (
+        "run.etdump (run_data[0].events[1].delegate_debug_metadata $.segments[0].debug_database): "
+        f"0 of 2 ETDump VGF chains matched an operation of {PTE} (VGF at byte {start}): the "
+        "labels of 2 of them (e.g. 'model/re_lu/Relu', 'model/re_lu_1/Relu') name no operation "
+        "of it; the databases are of another model (or of another conversion of it)"
+    )

@@ -120,7 +120,14 @@ def load_capture_document(
     by_id = {p.document.id: p for p in pipelines}
     decoded = [
         _decode_selection(
-            selection, by_id[selection.pipeline.id], root, capture.mode, layout, graphs, reads
+            selection,
+            by_id[selection.pipeline.id],
+            root,
+            capture.mode,
+            layout,
+            graphs,
+            reads,
+            model,
         )
         for selection in selections
     ]
@@ -206,6 +213,7 @@ def _decode_selection(
     layout: Any,
     graphs: dict[int, Any],
     reads: _Reads,
+    model: Path | None,
 ) -> tuple[SegmentInput, str, str]:
     """One selected dispatch decoded: its segment input, statistics and debug file paths."""
     info_artifact = pipeline.document.artifacts["statistics_info"]
@@ -228,15 +236,23 @@ def _decode_selection(
         [row.stripe_id for row in rows],
         str(debug_path),
     )
-    if graphs:
+    if model is not None:
         graph = graphs[selection.segment_index]
-        spirv = SegmentSpirv(graph.operation_ids, dict(graph.debug_names))
+        spirv = SegmentSpirv.of_module(graph.spirv)
+        operations_source = str(model)
     else:
         module_path = pipeline.folder / pipeline.document.artifacts["shader_module"].path
         module = parse_module(selection.pipeline.spirv, str(module_path))
-        spirv = SegmentSpirv(module.operation_ids, dict(module.debug_names))
+        spirv = SegmentSpirv.of_module(module)
+        operations_source = f"the capture's shader module {module_path}"
     segment = SegmentInput(
-        selection.segment_index, selection.segment_name, rows, links, spirv, str(debug_path)
+        selection.segment_index,
+        selection.segment_name,
+        rows,
+        links,
+        spirv,
+        str(debug_path),
+        operations_source,
     )
     return segment, str(statistics_path), str(debug_path)
 

@@ -243,11 +243,13 @@ def _read_outputs(
             summary = read_summary(str(output.summary), read_file(output.summary, hashes, mtimes))
         spirv = None
         if graph is not None and graph.spirv is not None:
-            spirv = SegmentSpirv(graph.operation_ids, dict(graph.debug_names))
+            spirv = SegmentSpirv.of_module(graph.spirv)
             convolutions.extend(
                 segment_convolutions(index, graph.module.spirv_words, graph.spirv.operations)
             )
-        segment = SegmentInput(index, name, stripes, links, spirv, str(output.debug))
+        segment = SegmentInput(
+            index, name, stripes, links, spirv, str(output.debug), str(model) if model else None
+        )
         inputs.append(segment)
         estimated.append(EstimatedSegment(segment, summary, output.summary_name))
     return inputs, estimated, convolutions

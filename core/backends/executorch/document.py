@@ -2,16 +2,18 @@
 
 The caller (the I/O edge) passes the file contents, their display paths and
 the timestamp; the run id is derived from the inputs' content hashes. The
-model is the companion ``.pte`` when given, else the ETRecord. Backend and
-runtime metadata record the input paths, the selected method and the event
-policy (which event was counted per operator, skipped nested events); the
-per-run durations go to ``extensions.perfline.run_samples`` (``result``).
+model is the companion ``.pte`` when given, else the ETRecord. The target and
+the backend's name say what executed the method (``what_ran``: the delegates
+and CPU kernels the data shows). Backend and runtime metadata record the input
+paths, the selected method and the event policy (which event was counted per
+operator, skipped nested events); the per-run durations go to
+``extensions.perfline.run_samples`` (``result``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import PurePath
 from typing import Any
 
@@ -60,6 +62,7 @@ def analyze_etdump(
         timeline,
         selected,
         etdump_source=etdump.path,
+        etrecord_source=etrecord.path,
         extra_warnings=warnings,
         vgf=vgf,
         vgf_configuration=vgf_configuration,
@@ -73,10 +76,13 @@ def analyze_etdump(
         "etdump": etdump.path,
         **({"companion_model": companion_model.path} if companion_model else {}),
     }
+    ran = runtime.ran
+    if vgf is not None and vgf_configuration is not None:
+        ran = replace(ran, nx_device=str(vgf_configuration.get("profiling_device")))
     backend = {
         "id": PRODUCER,
-        "name": "Neural Technology Profiling Data",
-        "version": "experimental",
+        "name": f"ExecuTorch {ran.label}",
+        "version": "unknown",
         "configuration": {"inputs": paths, **runtime.configuration},
     }
     context: dict[str, Any] = {
@@ -87,13 +93,7 @@ def analyze_etdump(
     document = build_document(
         results=[runtime.result],
         model=model_info(model_name, model_format, model_file.data),
-        target={
-            "profile_name": "neural-technology",
-            "target_type": "neural-technology",
-            "components": [{"type": "cpu", "family": "executorch"}],
-            "configuration": {},
-            "description": "Neural Technology measured profiling data",
-        },
+        target=ran.target(),
         backends=[backend],
         timestamp=timestamp,
         run_id=run_id_for(sha256_hex(item.data) for item in inputs),
@@ -120,7 +120,7 @@ def _vgf_statistics(
             for graph in read_segments(companion_model.data[start:], companion_model.path):
                 names[graph.index] = graph.name
                 if graph.spirv is not None:
-                    spirv[graph.index] = SegmentSpirv(graph.operation_ids, dict(graph.debug_names))
+                    spirv[graph.index] = SegmentSpirv.of_module(graph.spirv)
             companion_vgf = f"{companion_model.path} (VGF at byte {start})"
         else:
             warnings.append(
@@ -130,7 +130,12 @@ def _vgf_statistics(
     first = timeline.vgf_payloads[0]
     where = f"run_data[{first.run_index}].events[{first.event_index}].delegate_debug_metadata"
     decoded = decode_payload(
-        first.data, source=source, where=where, spirv=spirv, segment_names=names
+        first.data,
+        source=source,
+        where=where,
+        spirv=spirv,
+        segment_names=names,
+        operations_source=companion_vgf,
     )
     warnings.extend(decoded.warnings)
     configuration: dict[str, Any] = {
@@ -146,4 +151,6 @@ def _vgf_statistics(
         )
     if not decoded.segments:
         return None, configuration
-    return vgf_view(decoded), configuration
+    view = vgf_view(decoded)
+    warnings.extend(view.warnings)
+    return view, configuration

@@ -13,7 +13,8 @@ Decisions:
   counted once, from its ``OPERATOR_CALL``; a ``native_call_*`` event alone is
   the operator's event; ``VGF_NEURAL_STATISTICS`` carries a payload, not a
   timing; other events with a negative chain index are runtime-level and
-  ignored.
+  ignored. The kernel names of ``native_call_*`` events (nested or not) are
+  kept per (chain, instruction): they say which operator an instruction ran.
 * The same event in different executions is matched by (role, chain,
   instruction, name, delegate ids, occurrence number within the run).
 * Durations are ``end - start`` ticks divided by 1e6 (ticks are nanoseconds,
@@ -27,7 +28,8 @@ Cost: O(events) plus O(k log k) per observation of k samples.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from perfline.core.backends.executorch.etdump import ETDump, ProfileEvent, RunData
 
@@ -89,6 +91,8 @@ class Timeline:
     nested_kernel_names: tuple[str, ...]
     ignored_runtime_events: tuple[str, ...]
     vgf_payloads: tuple[VgfPayload, ...]
+    kernel_names: Mapping[tuple[int, int], tuple[str, ...]] = field(default_factory=dict)
+    """(chain index, instruction id) -> the ``native_call_*`` kernel names seen there."""
 
     @property
     def execution_count(self) -> int:
@@ -106,10 +110,14 @@ def build_timeline(dump: ETDump) -> Timeline:
     nested_names: list[str] = []
     ignored: list[str] = []
     payloads: list[VgfPayload] = []
+    kernels: dict[tuple[int, int], dict[str, None]] = {}
     for run in dump.runs:
         for event in run.profile_events:
             if _is_vgf_statistics(event):
                 payloads.append(VgfPayload(run.index, event.index, event.delegate_debug_metadata))
+            elif _role(event) == _NATIVE and event.name is not None:
+                where = (event.chain_index, event.instruction_id)
+                kernels.setdefault(where, {}).setdefault(event.name)
         roles = _roles(run)
         if not any(role is not None for role, _ in roles):
             load_runs.append(run.index)
@@ -159,6 +167,7 @@ def build_timeline(dump: ETDump) -> Timeline:
         nested_kernel_names=tuple(nested_names),
         ignored_runtime_events=tuple(dict.fromkeys(ignored)),
         vgf_payloads=tuple(payloads),
+        kernel_names={where: tuple(names) for where, names in kernels.items()},
     )
 
 

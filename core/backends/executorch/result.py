@@ -15,7 +15,10 @@ Where each observation goes (confidence rules in ``mapping``):
   delegate (``shared`` when it covers several operators); each
   delegate-internal event -> its own ``backend_operator`` (mapped through the
   ETRecord's per-delegate map when it has one, else ``unmapped``);
-* ``Method::execute`` -> the model-level ``inference_time`` statistics.
+* ``Method::execute`` -> the model-level ``inference_time`` statistics;
+* an observation that does not belong to the ETRecord's program
+  (``program_match``) -> its own ``backend_operator`` with confidence
+  ``unmapped`` (an ETDump of another program altogether is rejected).
 
 Per-run values (``extensions.perfline.run_samples``, ``docs/results.md``):
 every observation present in all recorded executions keeps its durations, in
@@ -57,9 +60,11 @@ from perfline.core.backends.executorch.observations import (
     observation_metrics,
     summed_per_execution,
 )
+from perfline.core.backends.executorch.program_match import match_program
 from perfline.core.backends.executorch.provenance import provenance_entities
 from perfline.core.backends.executorch.runtime_metrics import model_metrics, with_cycles
 from perfline.core.backends.executorch.vgf_view import VgfView
+from perfline.core.backends.executorch.what_ran import WhatRan, what_ran
 from perfline.core.errors import InputError, Problem
 from perfline.core.formats.identity import source_operator_id
 
@@ -92,6 +97,8 @@ class RuntimeResult:
     """entity id -> statistic name -> per-execution durations (ms)."""
     result_run_samples: dict[str, list[float]]
     """result-level metric name -> per-execution values."""
+    ran: WhatRan
+    """The delegates and CPU kernels that executed the method."""
 
 
 def select_method(record: ETRecord, requested: str | None, source: str) -> str:
@@ -126,6 +133,7 @@ def build_runtime_result(
     method: str,
     *,
     etdump_source: str,
+    etrecord_source: str = "the ETRecord",
     extra_warnings: Sequence[str] = (),
     vgf: VgfView | None = None,
     vgf_configuration: Mapping[str, Any] | None = None,
@@ -136,18 +144,26 @@ def build_runtime_result(
             etdump_source,
             Problem("run_data", "the ETDump records no method execution (only load events)"),
         )
-    _check_instructions(record, timeline, method, etdump_source)
+    program = match_program(
+        record, timeline, method, etdump_source=etdump_source, etrecord_source=etrecord_source
+    )
     index = build_handle_index(record, method)
     builder = _Builder(method, timeline.execution_count)
     operators = [o for o in timeline.observations if o.key.role == ROLE_OPERATOR]
-    _place_operators(builder, record, index, method, operators)
+    _place_operators(
+        builder, record, index, method, [o for o in operators if o.key not in program.unmatched]
+    )
     for observation in timeline.observations:
-        if observation.key.role == ROLE_DELEGATE:
+        if observation.key in program.unmatched:
+            _place_unmatched(builder, method, observation)
+        elif observation.key.role == ROLE_DELEGATE:
             _place_delegate(builder, record, index, method, observation)
         elif observation.key.role == ROLE_DELEGATE_INTERNAL:
             _place_internal(builder, record, index, method, observation)
     method_observations = [o for o in timeline.observations if o.key.role == ROLE_METHOD]
     warnings = list(extra_warnings)
+    if program.warning:
+        warnings.append(program.warning)
     if timeline.nested_kernel_events:
         warnings.append(
             f"Portable-runtime dump: {timeline.nested_kernel_events} 'native_call_*' kernel "
@@ -215,6 +231,7 @@ def build_runtime_result(
         configuration=configuration,
         run_samples=builder.run_samples,
         result_run_samples=_model_samples(method_observations, timeline.execution_count),
+        ran=what_ran(record, timeline, method, program.unmatched),
     )
 
 
@@ -291,26 +308,6 @@ class _Builder:
         return unique
 
 
-def _check_instructions(record: ETRecord, timeline: Timeline, method: str, source: str) -> None:
-    known = set(record.debug_handle_map.get(method, {})) | set(record.delegate_map.get(method, {}))
-    for observation in timeline.observations:
-        if observation.key.role in (ROLE_METHOD,):
-            continue
-        instruction = observation.key.instruction_id
-        if instruction not in known:
-            run, event = observation.first_seen
-            span = f"{min(known)}..{max(known)}" if known else "none"
-            raise InputError(
-                source,
-                Problem(
-                    f"run_data[{run}].events[{event}]",
-                    f"instruction {instruction} ({observation.key.name or 'unnamed event'}) is "
-                    f"not an instruction of method {method!r} in the ETRecord (its instructions: "
-                    f"{span}); the ETDump does not hold executions of that method",
-                ),
-            )
-
-
 def _place_operators(
     builder: _Builder,
     record: ETRecord,
@@ -361,6 +358,20 @@ def _place_operators(
             "combined": "per-execution sum of sequential instructions",
         }
         builder.observe(source_operator_id(source), totals, executions, EXACT)
+
+
+def _place_unmatched(builder: _Builder, method: str, observation: Observation) -> None:
+    """An event the ETRecord does not account for: on its own, attributed to nothing."""
+    key = observation.key
+    label = key.name or key.delegate_debug_id_str or str(key.delegate_debug_id_int)
+    suffix = f"@{key.occurrence}" if key.occurrence else ""
+    entity_id = builder.backend_operator(
+        f"{BACKEND_OPERATOR}/{method}/unmatched_{key.instruction_id}/{label}{suffix}",
+        f"{label} (instruction {key.instruction_id}, not in the ETRecord's program)",
+        [],
+        {"runtime_event": label, "instruction_id": key.instruction_id, "confidence": UNMAPPED},
+    )
+    builder.observe(entity_id, observation.durations_ms, observation.executions, UNMAPPED)
 
 
 def _place_delegate(

@@ -85,8 +85,13 @@ def decode_payload(
     where: str,
     spirv: Mapping[int, SegmentSpirv] | None = None,
     segment_names: Mapping[int, str] | None = None,
+    operations_source: str | None = None,
 ) -> DecodedPayload:
-    """Decode one ``VGF_NEURAL_STATISTICS`` payload into NX segments."""
+    """Decode one ``VGF_NEURAL_STATISTICS`` payload into NX segments.
+
+    ``operations_source`` names where ``spirv`` comes from (the companion model), in
+    messages about the two not belonging together.
+    """
     wrapper = _wrapper(data, source, where)
     settings = _settings(wrapper, source, where)
     warnings: list[str] = []
@@ -137,6 +142,7 @@ def decode_payload(
                 links,
                 (spirv or {}).get(index),
                 f"{source} ({at}.debug_database)",
+                operations_source,
             )
         )
     return DecodedPayload(settings, tuple(segments), tuple(warnings))

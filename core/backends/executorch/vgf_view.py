@@ -6,7 +6,9 @@ stripes). Each stripe also becomes a ``stripe`` entity with its own measured
 breakdown. Stripes are linked to their chain and cascade by attributes, not
 by parent edges: a stripe child carrying a breakdown would shadow its chain's
 authoritative figures during projection and block their attribution to
-source operators.
+source operators. A payload whose chains name no operation of the companion
+model's VGF is rejected, one naming only some warned about
+(``nx_common.database_match``).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 from perfline.core.backends.executorch.vgf_statistics import DecodedPayload
 from perfline.core.backends.nx_common.aggregate import sum_stripes
 from perfline.core.backends.nx_common.breakdowns import breakdown
+from perfline.core.backends.nx_common.database_match import check_matches, view_matches
 from perfline.core.backends.nx_common.totals import combine_totals, totals_from_stripes
 from perfline.core.backends.nx_common.view import build_segments_view, local_name
 
@@ -32,11 +35,13 @@ class VgfView:
     entity_kinds: list[dict[str, Any]]
     total_cycles: int | float | None
     compute_cycles: int | float | None
+    warnings: tuple[str, ...] = ()
 
 
 def vgf_view(decoded: DecodedPayload) -> VgfView:
     """Entities, breakdowns, kinds and cycle totals of the decoded segments."""
     view = build_segments_view(decoded.segments)
+    mismatch = check_matches(view_matches(decoded.segments, view.chains), "ETDump VGF chains")
     entities = list(view.entities)
     breakdowns = list(view.breakdowns)
     for segment in decoded.segments:
@@ -67,4 +72,5 @@ def vgf_view(decoded: DecodedPayload) -> VgfView:
         entity_kinds=[*view.entity_kinds, {"id": STRIPE}],
         total_cycles=totals.total_cycles,
         compute_cycles=totals.compute_cycles,
+        warnings=(mismatch,) if mismatch else (),
     )

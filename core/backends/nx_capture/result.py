@@ -5,7 +5,9 @@ shared NX construction (chains, cascades, source operators, breakdowns on
 chains and cascades summed over their stripes). Model level, per segment:
 ``compute_cycles`` = sum of op cycles and ``total_cycles`` = sum of total
 cycles, segments added in VGF order; no clock is applied, so time and
-throughput are unavailable. The result is ``mode: "measured"``.
+throughput are unavailable. The result is ``mode: "measured"``. A debug
+database whose chains name no operation of the VGF (or the capture's shader
+module) is rejected, one naming only some warned about (``nx_common.database_match``).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from perfline.core.backends.nx_common.database_match import check_matches, view_matches
 from perfline.core.backends.nx_common.metrics import model_metrics
 from perfline.core.backends.nx_common.records import SegmentInput
 from perfline.core.backends.nx_common.segment_warnings import compute_segments_warning
@@ -35,6 +38,7 @@ def measured_nx_result(
 ) -> tuple[dict[str, Any], SegmentsView]:
     """The ``mode: measured`` performance result of decoded segments."""
     view = build_segments_view(segments)
+    mismatch = check_matches(view_matches(segments, view.chains), "captured chains")
     totals = combine_totals([totals_from_stripes(t) for t in view.segment_totals])
     reasons = {
         "inference_time": COUNTERS_NOT_TIME,
@@ -53,6 +57,8 @@ def measured_nx_result(
     compute_warning = compute_segments_warning(skipped_compute_segments)
     if compute_warning:
         all_warnings.append(compute_warning)
+    if mismatch:
+        all_warnings.append(mismatch)
     result: dict[str, Any] = {
         "kind": "performance",
         "status": "ok",

@@ -26,6 +26,9 @@ from perfline.core.backends.nx_common.records import DebugLinks, TosaOperation
 from perfline.core.backends.nx_common.statistics_info import DEBUG_DATABASE_MAGIC, unframe
 from perfline.core.errors import InputError, Problem
 
+#: The label of a synthetic TOSA operation (``<prefix><stripe>``): names no operation.
+SYNTHETIC_LABEL_PREFIX = "profiling-stripe/"
+
 SECTIONS = (
     "tosa_ops",
     "api_labels",
@@ -188,7 +191,7 @@ def debug_links(data: bytes, stripes: Sequence[str], source: str) -> DebugLinks:
                     )
                 else:
                     operations[tosa_id] = TosaOperation(
-                        tosa_id, "NeuralOp", f"profiling-stripe/{stripe}"
+                        tosa_id, "NeuralOp", f"{SYNTHETIC_LABEL_PREFIX}{stripe}"
                     )
     return DebugLinks(
         stripe_chain=stripe_chain,

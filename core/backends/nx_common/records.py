@@ -15,6 +15,7 @@ from functools import cached_property
 
 from perfline.core.backends.nx_common.labels import KnownLabels
 from perfline.core.backends.nx_common.provenance import ProvenanceMemo
+from perfline.core.formats.spirv import SpirvModule
 
 Number = int | float
 
@@ -88,6 +89,13 @@ class SegmentSpirv:
     operation_ids: tuple[int, ...]
     debug_names: Mapping[int, str] = field(default_factory=dict)
 
+    @classmethod
+    def of_module(cls, module: SpirvModule | None) -> SegmentSpirv:
+        """What ``module`` says (nothing when the segment has no SPIR-V)."""
+        if module is None:
+            return cls(())
+        return cls(module.operation_ids, dict(module.debug_names))
+
     def structural_ids(self) -> tuple[int, ...]:
         """Operation ids followed by any other debug-named ids, first-seen order."""
         seen = dict.fromkeys(self.operation_ids)
@@ -129,7 +137,9 @@ class SegmentInput:
 
     ``index`` is the original VGF segment index (0 when there is no VGF);
     ``spirv`` is ``None`` when no VGF was supplied (then no source operators
-    can be named); ``debug_source`` names the debug database in errors.
+    can be named); ``debug_source`` names the debug database in errors and
+    ``operations_source`` the file ``spirv`` was read from (the VGF, a capture's
+    shader module) in messages about the two not belonging together.
     """
 
     index: int
@@ -138,3 +148,4 @@ class SegmentInput:
     links: DebugLinks
     spirv: SegmentSpirv | None = None
     debug_source: str | None = None
+    operations_source: str | None = None

@@ -8,6 +8,8 @@ operation checks that ``source_operator`` (placed ``NX``, ``EE`` or ``NX/EE``
 over all its records); any other record checks a ``converted_operator`` entity
 for its lowered operation (it cannot be attributed to one source operator).
 ``accelerator_operator_percentage`` = NX records / all records x 100.
+Databases of another model than the VGF are rejected, and partly matching ones
+warned about (``nx_common.database_match``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from perfline.core.backends.nx_common.associations import debug_name_of
+from perfline.core.backends.nx_common.database_match import check_matches, segment_matches
 from perfline.core.backends.nx_common.metrics import unavailable
 from perfline.core.backends.nx_common.provenance import display_name
 from perfline.core.backends.nx_common.records import SegmentInput, SegmentSpirv
@@ -35,6 +38,7 @@ def build_compatibility_result(
     segments: Sequence[SegmentInput], *, warnings: Sequence[str] = ()
 ) -> dict[str, Any]:
     """The compatibility result of the analysed segments."""
+    mismatch = check_matches(segment_matches(segments), "estimator chains")
     records = placement_records(segments)
     by_entity: dict[str, list[PlacementRecord]] = {}
     for record in records:
@@ -67,7 +71,7 @@ def build_compatibility_result(
         "kind": "compatibility",
         "status": "ok",
         "producer": PRODUCER,
-        "warnings": list(warnings),
+        "warnings": [*warnings, *([mismatch] if mismatch else [])],
         "errors": [],
         "metrics": [metric],
         "checks": checks,

@@ -7,6 +7,8 @@ missing, the figures only the summary gives are unavailable with a reason
 naming the missing file, and a warning says so; the breakdowns are still
 built from the databases. ``accelerator_operator_percentage`` comes from the
 debug database's placement records. The result omits ``mode`` (estimates).
+Databases of another model than the VGF are rejected, and partly matching ones
+warned about (``nx_common.database_match``).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from perfline.core.backends.nx_common.database_match import check_matches, view_matches
 from perfline.core.backends.nx_common.metrics import NATIVE_METRICS, model_metrics
 from perfline.core.backends.nx_common.records import SegmentInput
 from perfline.core.backends.nx_common.segment_warnings import compute_segments_warning
@@ -61,10 +64,13 @@ def build_performance_result(
     """The performance result of the estimated segments (VGF order)."""
     inputs = [estimated.segment for estimated in segments]
     view = build_segments_view(inputs)
+    mismatch = check_matches(view_matches(inputs, view.chains), "estimator chains")
     warnings: list[str] = []
     compute_warning = compute_segments_warning(skipped_compute_segments)
     if compute_warning:
         warnings.append(compute_warning)
+    if mismatch:
+        warnings.append(mismatch)
     missing = [estimated.summary_name for estimated in segments if estimated.summary is None]
     reasons: dict[str, str] = {}
     if missing:

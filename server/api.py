@@ -1,21 +1,24 @@
-"""The versioned JSON-RPC API for scripts, as plain functions over an ``Engine``.
+"""The versioned JSON-RPC API for scripts, as plain functions over an engine.
 
-Each method takes the request's params (a JSON object) and returns a JSON
-value; bad params, unknown jobs or entities and files outside the workspace
-raise ``ApiError`` with a JSON-RPC error code and a message saying what was
-wrong. The LSP layer registers these under ``perfline/<method>``; the
-in-process ``perfline annotate`` calls them directly. See ``docs/api.md``.
+Each method takes the engine (anything with the query surface of
+``server.view.engine_surface.EngineSurface``), the request's params (a JSON object) and,
+optionally, the asking connection's line map (analysis line -> the line in its editor
+now, used by ``perfline/lineAnnotations``), and returns a JSON value; bad params, unknown
+jobs or entities and files outside the workspace raise ``ApiError`` with a JSON-RPC error
+code and a message saying what was wrong. The view layer answers ``perfline/<method>``
+requests through these (``ConnectionView.request``, with its line map); the in-process
+``perfline annotate`` calls them directly. See ``docs/api.md``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import unquote, urlparse
 
-from perfline.server.engine import Engine, JobInfo
-from perfline.server.index import LineEntry
+from perfline.server.line_index import LineEntry
+from perfline.server.view.engine_surface import EngineSurface, JobView
 
 API_VERSION = "1.0"
 
@@ -24,6 +27,11 @@ UNKNOWN_JOB = -32001
 OUTSIDE_WORKSPACE = -32002
 UNKNOWN_ENTITY = -32003
 NO_RESULT = -32004
+
+
+#: A connection's line map: (file, 1-based analysis line) -> the 1-based line in its editor
+#: now (``None``: deleted since the analysis). Without one, lines are as analysed.
+LineMap = Callable[[Path, int], int | None]
 
 
 class ApiError(Exception):
@@ -55,7 +63,9 @@ def _string(params: Mapping[str, Any], key: str, *, required: bool = True) -> st
     return value
 
 
-def _job_name(engine: Engine, params: Mapping[str, Any], *, required: bool = True) -> str | None:
+def _job_name(
+    engine: EngineSurface, params: Mapping[str, Any], *, required: bool = True
+) -> str | None:
     name = _string(params, "job", required=required)
     if name is not None and engine.job(name) is None:
         known = ", ".join(engine.job_names()) or "none"
@@ -63,7 +73,7 @@ def _job_name(engine: Engine, params: Mapping[str, Any], *, required: bool = Tru
     return name
 
 
-def job_json(info: JobInfo) -> dict[str, Any]:
+def job_json(info: JobView) -> dict[str, Any]:
     error = None
     if info.error is not None:
         error = {"message": info.error.message, "file": info.error.file, "line": info.error.line}
@@ -80,7 +90,7 @@ def job_json(info: JobInfo) -> dict[str, Any]:
     }
 
 
-def workspace_path(engine: Engine, given: str) -> Path:
+def workspace_path(engine: EngineSurface, given: str) -> Path:
     """A ``file://`` URI or a path (absolute or workspace-relative) -> an absolute path inside."""
     if given.startswith("file:"):
         path = Path(unquote(urlparse(given).path))
@@ -98,7 +108,9 @@ def workspace_path(engine: Engine, given: str) -> Path:
     return resolved
 
 
-def status(engine: Engine, params: Any = None) -> dict[str, Any]:
+def status(
+    engine: EngineSurface, params: Any = None, lines: LineMap | None = None
+) -> dict[str, Any]:
     _params(params)
     jobs = engine.jobs()
     config_error = engine.config_error
@@ -113,12 +125,12 @@ def status(engine: Engine, params: Any = None) -> dict[str, Any]:
     }
 
 
-def jobs(engine: Engine, params: Any = None) -> dict[str, Any]:
+def jobs(engine: EngineSurface, params: Any = None, lines: LineMap | None = None) -> dict[str, Any]:
     _params(params)
     return {"jobs": [job_json(info) for info in engine.jobs()]}
 
 
-def result(engine: Engine, params: Any) -> dict[str, Any]:
+def result(engine: EngineSurface, params: Any, lines: LineMap | None = None) -> dict[str, Any]:
     p = _params(params)
     name = _job_name(engine, p)
     assert name is not None
@@ -158,21 +170,21 @@ def entry_json(entry: LineEntry, *, include_metrics: bool = True) -> dict[str, A
 
 
 def line_annotations(
-    engine: Engine, params: Any, line_map: Callable[[Path, int], int | None] | None = None
+    engine: EngineSurface, params: Any, lines: LineMap | None = None
 ) -> dict[str, Any]:
     p = _params(params)
     given = _string(p, "file")
     assert given is not None
     path = workspace_path(engine, given)
     job = _job_name(engine, p, required=False)
-    lines = []
+    found = []
     for number, entries in sorted(engine.line_entries(path).items()):
         chosen = [e for e in entries if job is None or e.job == job]
         if not chosen:
             continue
-        current = line_map(path, number) if line_map is not None else number
+        current = lines(path, number) if lines is not None else number
         labels = [e.label for e in chosen if e.label]
-        lines.append(
+        found.append(
             {
                 "line": number,
                 "currentLine": current,
@@ -180,10 +192,10 @@ def line_annotations(
                 "entities": [entry_json(e, include_metrics=bool(p.get("metrics"))) for e in chosen],
             }
         )
-    return {"file": path.as_posix(), "lines": lines}
+    return {"file": path.as_posix(), "lines": found}
 
 
-def entity(engine: Engine, params: Any) -> dict[str, Any]:
+def entity(engine: EngineSurface, params: Any, lines: LineMap | None = None) -> dict[str, Any]:
     p = _params(params)
     name = _job_name(engine, p)
     assert name is not None
@@ -238,13 +250,21 @@ def entity(engine: Engine, params: Any) -> dict[str, Any]:
     raise ApiError(UNKNOWN_ENTITY, f"job {name!r} has no entity {entity_id!r}")
 
 
-def reanalyze(engine: Engine, params: Any) -> dict[str, Any]:
+def reanalyze(engine: EngineSurface, params: Any, lines: LineMap | None = None) -> dict[str, Any]:
     p = _params(params)
     name = _job_name(engine, p, required=False)
     return {"scheduled": engine.reanalyze(name)}
 
 
-METHODS: dict[str, Callable[[Engine, Any], dict[str, Any]]] = {
+class Method(Protocol):
+    """An API method: (engine, params, the asking connection's line map) -> JSON object."""
+
+    def __call__(
+        self, engine: EngineSurface, params: Any, lines: LineMap | None = None
+    ) -> dict[str, Any]: ...
+
+
+METHODS: dict[str, Method] = {
     "perfline/status": status,
     "perfline/jobs": jobs,
     "perfline/result": result,

@@ -43,8 +43,8 @@ def render(source: str, lines: list[dict[str, Any]], lenses: dict[int, str], col
 
 
 def lens_titles(source: str, lines: list[dict[str, Any]]) -> dict[int, str]:
-    from perfline.server.figures import MetricKey
-    from perfline.server.presentation import UNFIGURED, LineFigure, code_blocks
+    from perfline.server.line_metrics import MetricKey
+    from perfline.server.view.code_blocks import UNFIGURED, LineFigure, code_blocks
 
     by_line: dict[int, LineFigure] = {}
     covered: set[int] = set()

@@ -208,6 +208,10 @@ async def _refresh_after_a_file_change(session: Session) -> None:
     await _wait(lambda: any(c.get("error") for c in session.changes[changes:]))
     hints = await session.hints(uri)
     assert hints and all(str(h.label).endswith("(stale)") for h in hints)
+    # Lenses read the same staleness rule: over a failing job they are stale too (issue 21:
+    # they used to look at the edits only).
+    titles = await _lens_titles(session, uri)
+    assert titles and all(title.endswith(" (stale)") for title in titles), titles
     await _wait(lambda: bool(session.client.diagnostics.get(etdump.as_uri())))
     assert "job dscnn-measured" in session.client.diagnostics[etdump.as_uri()][0].message
     etdump.write_bytes(content)
@@ -220,6 +224,7 @@ async def _refresh_after_a_file_change(session: Session) -> None:
     hints = await session.hints(uri)
     assert [h.position.line + 1 for h in hints] == KWS_FIGURE_LINES
     assert not any(str(h.label).endswith("(stale)") for h in hints)
+    assert not any(title.endswith("(stale)") for title in await _lens_titles(session, uri))
     caps = session.client.capabilities
     assert caps is not None and caps.workspace is not None
     if caps.workspace.inlay_hint and caps.workspace.inlay_hint.refresh_support:
@@ -227,6 +232,13 @@ async def _refresh_after_a_file_change(session: Session) -> None:
     if caps.workspace.code_lens and caps.workspace.code_lens.refresh_support:
         await _wait(lambda: "codeLens" in session.refreshes[refreshes:])
     await _wait(lambda: _cleared(session, etdump.as_uri()))
+
+
+async def _lens_titles(session: Session, uri: str) -> list[str]:
+    lenses = await session.client.text_document_code_lens_async(
+        t.CodeLensParams(t.TextDocumentIdentifier(uri))
+    )
+    return [lens.command.title for lens in lenses or [] if lens.command]
 
 
 def _watched_files_come_from_one_source_only(session: Session) -> None:

@@ -203,3 +203,42 @@ async def test_workspace_files_cannot_set_client_settings(tmp_path: Path) -> Non
         await session.wait_analysed()
         session.open("model.py")
         assert await _labels(session) == DEFAULT_LABELS
+
+
+async def test_pushed_settings_apply_when_the_pulled_section_is_empty(tmp_path: Path) -> None:
+    """Issue 21's ignored ``workspace/didChangeConfiguration``: a client that supports pulls
+    but whose settings store holds nothing for perfline answers the pull with an empty
+    section. The daemon let that answer win: a change dropped the settings the client
+    pushed, and any change reset those of ``initializationOptions`` to the defaults."""
+    async with start(
+        _workspace(tmp_path),
+        "stdio",
+        "visual-studio-code",
+        initialization_options={"settings": {"perfline": MAC_SETTINGS}},
+        configuration={"perfline": {}},
+    ) as session:
+        await session.wait_analysed()
+        session.open("model.py")
+
+        async def mac_labels() -> bool:
+            return await _labels(session) == MAC_LABELS
+
+        await _until(mac_labels)  # from initializationOptions
+
+        # A change that names no perfline section (the pull answers {}): nothing changes.
+        session.client.workspace_did_change_configuration(
+            t.DidChangeConfigurationParams(settings={"python": {"x": 1}})
+        )
+        await asyncio.sleep(1.0)
+        assert await _labels(session) == MAC_LABELS
+
+        refreshes = len(session.refreshes)
+        session.client.workspace_did_change_configuration(
+            t.DidChangeConfigurationParams(settings={"perfline": {"hints": {"format": "{value}"}}})
+        )
+
+        async def values_only() -> bool:
+            return await _labels(session) == ["600 cycles", "300 cycles", "100 cycles"]
+
+        await _until(values_only)
+        assert session.refreshes[refreshes:] == ["codeLens"]

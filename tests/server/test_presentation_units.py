@@ -8,10 +8,11 @@ from typing import Any
 import pytest
 
 from perfline.core.workspace_config import PathMap
-from perfline.server import figures
-from perfline.server.edits import LineTracker
+from perfline.server import line_metrics as figures
 from perfline.server.paths import PathResolver
-from perfline.server.presentation import UNFIGURED, code_blocks
+from perfline.server.view import numbers
+from perfline.server.view.code_blocks import UNFIGURED, code_blocks
+from perfline.server.view.edit_tracking import LineTracker
 
 
 @pytest.mark.parametrize(
@@ -27,16 +28,16 @@ from perfline.server.presentation import UNFIGURED, code_blocks
     ],
 )
 def test_format_value(value: float, unit: str, text: str) -> None:
-    assert figures.format_value(value, unit) == text
+    assert numbers.format_value(value, unit) == text
 
 
 def test_labels_match_the_issue_examples() -> None:
     cycles = figures.MetricKey("op_cycles", "cycles")
-    assert figures.label(1800, cycles, None, 13_846) == "1.8k cycles · 13%"
+    assert numbers.label(1800, cycles, None, 13_846) == "1.8k cycles · 13%"
     ms = figures.MetricKey("latency", "ms")
-    assert figures.label(0.42, ms, "p50", 2.0) == "0.42 ms p50 · 21%"
-    assert figures.label(0.001, ms, None, 2.0) == "0.001 ms · <1%"
-    assert figures.label(5, cycles, None, None) == "5 cycles"
+    assert numbers.label(0.42, ms, "p50", 2.0) == "0.42 ms p50 · 21%"
+    assert numbers.label(0.001, ms, None, 2.0) == "0.001 ms · <1%"
+    assert numbers.label(5, cycles, None, None) == "5 cycles"
 
 
 def test_metric_choice_prefers_coverage_then_kind() -> None:

@@ -1,0 +1,377 @@
+"""The line index of a job's result: (source file, line) -> code lines, stacks, operators, figures.
+
+Built once per processed job result (linear in its entities, breakdowns,
+checks and advice) and replaced wholesale when the result changes; queries
+are dictionary look-ups. Files are the resolved absolute workspace paths
+(see ``paths.PathResolver``); code lines whose file does not resolve are kept
+under their recorded path so ``perfline/lineAnnotations`` can still report them.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from perfline.core.graph import build_graph
+from perfline.server import line_metrics
+from perfline.server.view import numbers
+
+
+@dataclass(frozen=True)
+class LineEntry:
+    """One code_line entity of one job's result, with what the editor shows for it."""
+
+    job: str
+    result_index: int
+    entity_id: str
+    name: str
+    recorded_file: str
+    line: int
+    metrics: tuple[Mapping[str, Any], ...]
+    stacks: tuple[str, ...]
+    source_operators: tuple[Mapping[str, Any], ...]
+    #: Non-view parents of those operators (NX chains, runtime events...): (kind, name).
+    behind: tuple[tuple[str, str], ...]
+    placements: tuple[str, ...]
+    producer: str
+    mode: str | None
+    kind: str
+    value: float | None
+    statistic: str | None
+    metric: line_metrics.MetricKey | None
+    total: float | None
+
+    @functools.cached_property
+    def label(self) -> str | None:
+        if self.value is None or self.metric is None:
+            return None
+        return numbers.label(self.value, self.metric, self.statistic, self.total)
+
+    @property
+    def share(self) -> float | None:
+        if self.value is None or not self.total:
+            return None
+        return self.value / self.total
+
+
+@dataclass(frozen=True)
+class LineDiagnostic:
+    """Advice or a failed/partial check landing on a line."""
+
+    job: str
+    line: int
+    severity: str  # "error" | "warning" | "info"
+    message: str
+    code: str
+
+
+@dataclass(frozen=True)
+class JobIndex:
+    """The index of one job's processed document."""
+
+    job: str
+    lines: Mapping[str, Mapping[int, tuple[LineEntry, ...]]]
+    diagnostics: Mapping[str, tuple[LineDiagnostic, ...]]
+    entities: Mapping[tuple[int, str], Mapping[str, Any]]
+
+    def files(self) -> Iterable[str]:
+        return self.lines.keys()
+
+
+def build_index(
+    job: str,
+    document: Mapping[str, Any],
+    resolve: Callable[[str], Path | None],
+    metric: str | None = None,
+    memo: IndexMemo | None = None,
+) -> JobIndex:
+    """Index every result of ``document``; ``resolve`` maps recorded paths to workspace files
+    (``memo``: the job's, to reuse the graph part while the entity graph is unchanged)."""
+    lines: dict[str, dict[int, list[LineEntry]]] = {}
+    diagnostics: dict[str, list[LineDiagnostic]] = {}
+    tables: list[Mapping[str, Mapping[str, Any]]] = []
+    results = document.get("results") or []
+    resolved: dict[str, str] = {}
+
+    def file_key(recorded: str) -> str:
+        key = resolved.get(recorded)
+        if key is None:
+            found = resolve(recorded)
+            key = resolved[recorded] = str(found) if found is not None else recorded
+        return key
+
+    for result_index, result in enumerate(results):
+        if not isinstance(result, Mapping):
+            tables.append({})
+            continue
+        tables.append(
+            _index_result(job, result_index, result, file_key, metric, lines, diagnostics, memo)
+        )
+    return JobIndex(
+        job=job,
+        lines={f: {n: tuple(v) for n, v in per.items()} for f, per in lines.items()},
+        diagnostics={f: tuple(v) for f, v in diagnostics.items()},
+        entities=EntityTable(tuple(tables)),
+    )
+
+
+class EntityTable(Mapping[tuple[int, str], Mapping[str, Any]]):
+    """(result index, entity id) -> entity, over one id table per result (built once)."""
+
+    def __init__(self, tables: tuple[Mapping[str, Mapping[str, Any]], ...]) -> None:
+        self._tables = tables
+
+    def __getitem__(self, key: tuple[int, str]) -> Mapping[str, Any]:
+        index, entity_id = key
+        if not isinstance(index, int) or not 0 <= index < len(self._tables):
+            raise KeyError(key)
+        return self._tables[index][entity_id]
+
+    def __iter__(self) -> Iterator[tuple[int, str]]:
+        for index, table in enumerate(self._tables):
+            for entity_id in table:
+                yield index, entity_id
+
+    def __len__(self) -> int:
+        return sum(len(table) for table in self._tables)
+
+
+@dataclass(frozen=True, slots=True)
+class _PlacedLine:
+    """A code_line with a usable (file, line) and what its graph puts behind it."""
+
+    entity: Mapping[str, Any]
+    recorded: str
+    number: int
+    stacks: tuple[str, ...]
+    operators: tuple[Mapping[str, Any], ...]
+    behind: tuple[tuple[str, str], ...]
+    placements: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Skeleton:
+    """What the index takes from a result's entity graph alone."""
+
+    entities: dict[str, Mapping[str, Any]]
+    children: Mapping[str, tuple[str, ...]]
+    parents: Mapping[str, tuple[str, ...]]
+    code_lines: tuple[Mapping[str, Any], ...]
+    placed: tuple[_PlacedLine, ...]
+
+
+class IndexMemo:
+    """The graph part of a job's last index, per result, reused while the result's
+    entity list is the very same object (see ``core.structure_memo``: a run whose
+    graph did not change hands over last run's list)."""
+
+    def __init__(self) -> None:
+        self._kept: dict[int, tuple[Any, _Skeleton]] = {}
+
+    def skeleton(self, result_index: int, entities: Any) -> _Skeleton:
+        known = self._kept.get(result_index)
+        if known is not None and known[0] is entities:
+            return known[1]
+        made = _skeleton(entities)
+        self._kept[result_index] = (entities, made)
+        return made
+
+
+def _skeleton(listed: Any) -> _Skeleton:
+    entities: dict[str, Mapping[str, Any]] = {}
+    for e in listed or ():
+        if type(e) is dict or isinstance(e, Mapping):
+            entity_id = e.get("id")
+            if type(entity_id) is str:
+                entities[entity_id] = e
+    graph = build_graph(listed or [])
+    children, parents = graph.children, graph.parents
+    code_lines = tuple(e for e in entities.values() if e.get("kind") == "code_line")
+    placed: list[_PlacedLine] = []
+    for entity in code_lines:
+        attributes = entity.get("attributes") or {}
+        recorded, number = attributes.get("file"), attributes.get("line")
+        if not isinstance(recorded, str) or not isinstance(number, int) or number < 1:
+            continue
+        stacks = tuple(
+            sorted(
+                {
+                    c
+                    for c in children.get(entity["id"], ())
+                    if entities[c].get("kind") == "code_stack"
+                }
+            )
+        )
+        operators = _descendants_of_kind(stacks, children, entities, "source_operator")
+        behind = sorted(
+            {
+                (str(entities[p].get("kind")), str(entities[p].get("name", p)))
+                for o in operators
+                for p in parents.get(o["id"], ())
+                if entities[p].get("kind") not in line_metrics.VIEW_KINDS
+            }
+        )
+        placements = tuple(
+            sorted({str(o.get("placement")) for o in operators if o.get("placement")})
+        )
+        placed.append(
+            _PlacedLine(
+                entity, recorded, number, stacks, tuple(operators), tuple(behind), placements
+            )
+        )
+    return _Skeleton(entities, children, parents, code_lines, tuple(placed))
+
+
+def _index_result(
+    job: str,
+    result_index: int,
+    result: Mapping[str, Any],
+    file_key: Callable[[str], str],
+    configured_metric: str | None,
+    lines: dict[str, dict[int, list[LineEntry]]],
+    diagnostics: dict[str, list[LineDiagnostic]],
+    memo: IndexMemo | None = None,
+) -> Mapping[str, Mapping[str, Any]]:
+    listed = result.get("entities")
+    skeleton = memo.skeleton(result_index, listed) if memo is not None else _skeleton(listed)
+    breakdowns = _breakdowns_by_entity(result)
+    key = line_metrics.choose_metric(
+        (breakdowns.get(e["id"], ()) for e in skeleton.code_lines), configured_metric
+    )
+    total = (
+        line_metrics.model_total(
+            result, key, entities=skeleton.entities, children=skeleton.children
+        )
+        if key is not None
+        else None
+    )
+    producer = str(result.get("producer", ""))
+    mode = result.get("mode") if isinstance(result.get("mode"), str) else None
+    kind = str(result.get("kind", ""))
+    line_of: dict[str, tuple[str, int]] = {}
+    for line in skeleton.placed:
+        entity = line.entity
+        where = file_key(line.recorded)
+        line_of[entity["id"]] = (where, line.number)
+        metrics = tuple(breakdowns.get(entity["id"], ()))
+        value, statistic = line_metrics.value_of(metrics, key) if key else (None, None)
+        entry = LineEntry(
+            job=job,
+            result_index=result_index,
+            entity_id=entity["id"],
+            name=str(entity.get("name", "")),
+            recorded_file=line.recorded,
+            line=line.number,
+            metrics=metrics,
+            stacks=line.stacks,
+            source_operators=line.operators,
+            behind=line.behind,
+            placements=line.placements,
+            producer=producer,
+            mode=mode,
+            kind=kind,
+            value=value,
+            statistic=statistic,
+            metric=key,
+            total=total,
+        )
+        lines.setdefault(where, {}).setdefault(line.number, []).append(entry)
+    _line_diagnostics(job, result, skeleton, line_of, diagnostics)
+    return skeleton.entities
+
+
+def _breakdowns_by_entity(result: Mapping[str, Any]) -> dict[str, list[Mapping[str, Any]]]:
+    """Every breakdown metric of a result, by entity id (in document order)."""
+    breakdowns: dict[str, list[Mapping[str, Any]]] = {}
+    for breakdown in result.get("breakdowns") or ():
+        if type(breakdown) is dict or isinstance(breakdown, Mapping):
+            entity_id = breakdown.get("entity_id")
+            if type(entity_id) is str:
+                found = breakdowns.get(entity_id)
+                if found is None:
+                    found = breakdowns[entity_id] = []
+                for metric in breakdown.get("metrics") or ():
+                    if type(metric) is dict or isinstance(metric, Mapping):
+                        found.append(metric)
+    return breakdowns
+
+
+def _line_diagnostics(
+    job: str,
+    result: Mapping[str, Any],
+    skeleton: _Skeleton,
+    line_of: Mapping[str, tuple[str, int]],
+    diagnostics: dict[str, list[LineDiagnostic]],
+) -> None:
+    """Advice and failed or partial checks, on the lines above their entities."""
+
+    def lines_above(entity_ids: Iterable[str]) -> list[tuple[str, int]]:
+        # A code_line is the parent of its stacks: climbing from a source operator
+        # reaches its stacks, then their lines.
+        starts = (e for e in entity_ids if e in skeleton.entities)
+        reached = line_metrics.ancestors(skeleton.parents, starts)
+        return sorted({line_of[e] for e in reached if e in line_of})
+
+    for advice in result.get("advice") or ():
+        if not isinstance(advice, Mapping):
+            continue
+        affected = [a for a in advice.get("affected_entity_ids") or () if isinstance(a, str)]
+        severity = str(advice.get("severity", "info"))
+        message = str(advice.get("message", ""))
+        for where, number in lines_above(affected):
+            diagnostics.setdefault(where, []).append(
+                LineDiagnostic(job, number, severity, message, str(advice.get("id", "advice")))
+            )
+    for check in result.get("checks") or ():
+        found = _check_problem(check)
+        if found is None:
+            continue
+        entity_id, severity, message = found
+        for where, number in lines_above([entity_id]):
+            diagnostics.setdefault(where, []).append(
+                LineDiagnostic(job, number, severity, message, str(check.get("id", "check")))
+            )
+
+
+def _check_problem(check: Any) -> tuple[str, str, str] | None:
+    """(entity id, severity, message) of a failed or partial check, else None."""
+    if not isinstance(check, Mapping) or check.get("status") not in ("fail", "partial"):
+        return None
+    entity_id = check.get("entity_id")
+    if not isinstance(entity_id, str):
+        return None
+    status = str(check["status"])
+    details = check.get("details")
+    reasons = (details or {}).get("reasons") if isinstance(details, Mapping) else None
+    detail = ""
+    if isinstance(reasons, list) and reasons:
+        texts = [str(r.get("description", "")) for r in reasons if isinstance(r, Mapping)]
+        detail = ": " + "; ".join(t for t in texts if t)
+    message = f"check {check.get('id', '')} {status}{detail}"
+    return entity_id, "error" if status == "fail" else "warning", message
+
+
+def _descendants_of_kind(
+    starts: Iterable[str],
+    children: Mapping[str, Sequence[str]],
+    entities: Mapping[str, Mapping[str, Any]],
+    kind: str,
+) -> list[Mapping[str, Any]]:
+    found: dict[str, Mapping[str, Any]] = {}
+    stack = list(starts)
+    seen: set[str] = set()
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        entity = entities[current]
+        if entity.get("kind") == kind:
+            found[current] = entity
+            continue
+        if entity.get("kind") == "code_stack":
+            stack.extend(children.get(current, ()))
+    return [found[k] for k in sorted(found)]

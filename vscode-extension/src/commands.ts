@@ -6,7 +6,6 @@
 
 import * as vscode from 'vscode';
 
-import { blockRange } from './blocks';
 import { renderBreakdown } from './breakdownView';
 import type { Controller } from './controller';
 import { messageOf } from './controller';
@@ -15,6 +14,7 @@ import { fileSafe } from './format';
 import { jobPickItems } from './jobs';
 import {
   annotationsAt,
+  blockArguments,
   jobArgument,
   type LineAnnotation,
   type LineAnnotationsParams,
@@ -93,8 +93,8 @@ export function registerCommands(
     ),
     vscode.commands.registerCommand(
       'perfline.showBlock',
-      guarded('Show Block Breakdown', async (controller, uri, line) => {
-        await showBreakdown(controller, docs, undefined, (await codeBlock(uri, line)) ?? currentLine());
+      guarded('Show Block Breakdown', async (controller, uri, first, last) => {
+        await showBreakdown(controller, docs, undefined, (await codeBlock(uri, first, last)) ?? currentLine());
       }),
     ),
     vscode.commands.registerCommand(
@@ -154,16 +154,20 @@ function currentLine(): Selection | undefined {
   return { uri: editor.document.uri, start: line, end: line, title: `Breakdown of ${where}` };
 }
 
-/** The block (def/class) whose header is at 1-based `line` of `uri`, from a code lens. */
-async function codeBlock(uriArg: unknown, lineArg: unknown): Promise<Selection | undefined> {
-  if (typeof uriArg !== 'string' || typeof lineArg !== 'number') {
+/**
+ * The block (def/class) a code lens stands on: the server sends the document's URI and the
+ * block's first and last line (1-based, found with Python's `ast`), so the client never guesses
+ * where a block ends.
+ */
+async function codeBlock(uriArg: unknown, firstArg: unknown, lastArg: unknown): Promise<Selection | undefined> {
+  const block = blockArguments(uriArg, firstArg, lastArg);
+  if (block === undefined) {
     return undefined;
   }
-  const uri = vscode.Uri.parse(uriArg);
+  const uri = vscode.Uri.parse(block.uri);
   const document = await vscode.workspace.openTextDocument(uri);
-  const lines = Array.from({ length: document.lineCount }, (_, i) => document.lineAt(i).text);
-  const { start, end } = blockRange(lines, lineArg - 1);
-  const header = (lines[start] ?? '').trim().replace(/:\s*(#.*)?$/, '');
+  const { start, end } = block;
+  const header = document.lineAt(Math.min(start, document.lineCount - 1)).text.trim().replace(/:\s*(#.*)?$/, '');
   const where = `${vscode.workspace.asRelativePath(uri)}:${start + 1}-${end + 1}`;
   return { uri, start, end, title: `Breakdown of ${header} (${where})` };
 }

@@ -98,6 +98,26 @@ export function resultDocument(raw: unknown): unknown {
   return isObject(raw) && isObject(raw.document) ? raw.document : raw;
 }
 
+/** A block's lines, 0-based and inclusive, in the document at `uri`. */
+export interface BlockArguments {
+  readonly uri: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+/**
+ * Reads the arguments of the server's `perfline.showBlock` code lens command: the document URI
+ * and the block's first and last line (1-based, inclusive). `undefined` unless all three are
+ * well-formed.
+ */
+export function blockArguments(uri: unknown, first: unknown, last: unknown): BlockArguments | undefined {
+  const line = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 1;
+  if (typeof uri !== 'string' || uri === '' || !line(first) || !line(last) || last < first) {
+    return undefined;
+  }
+  return { uri, start: first - 1, end: last - 1 };
+}
+
 /** A job id passed as the first command argument (string or `{job}`), if any. */
 export function jobArgument(arg: unknown): string | undefined {
   if (typeof arg === 'string' && arg !== '') {

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 
 import {
   annotationsAt,
+  blockArguments,
   jobArgument,
   parseLineAnnotations,
   reanalyzeParams,
@@ -105,5 +106,21 @@ describe('describeChange', () => {
       'error kws generation 4 stale error: truncated',
     );
     assert.deepEqual(describeChange(undefined), { job: undefined, text: 'everything' });
+  });
+});
+
+describe('blockArguments', () => {
+  it('reads the code lens arguments: URI, first and last line (1-based) -> 0-based range', () => {
+    assert.deepEqual(blockArguments('file:///w/dscnn.py', 31, 44), { uri: 'file:///w/dscnn.py', start: 30, end: 43 });
+    assert.deepEqual(blockArguments('file:///w/dscnn.py', 12, 12), { uri: 'file:///w/dscnn.py', start: 11, end: 11 });
+  });
+
+  it('refuses anything else (no guessing where the block ends)', () => {
+    assert.equal(blockArguments('file:///w/dscnn.py', 31, undefined), undefined);
+    assert.equal(blockArguments('file:///w/dscnn.py', 31, 30), undefined);
+    assert.equal(blockArguments('file:///w/dscnn.py', 0, 3), undefined);
+    assert.equal(blockArguments('file:///w/dscnn.py', 1.5, 3), undefined);
+    assert.equal(blockArguments(undefined, 1, 3), undefined);
+    assert.equal(blockArguments('', 1, 3), undefined);
   });
 });

@@ -17,8 +17,11 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import unquote, urlparse
 
+from perfline.server import line_metrics
 from perfline.server.line_index import LineEntry
+from perfline.server.view import breakdowns, code_blocks, run_summary
 from perfline.server.view.engine_surface import EngineSurface, JobView
+from perfline.server.view.hint_settings import HintSettings
 
 API_VERSION = "1.0"
 
@@ -250,6 +253,106 @@ def entity(engine: EngineSurface, params: Any, lines: LineMap | None = None) -> 
     raise ApiError(UNKNOWN_ENTITY, f"job {name!r} has no entity {entity_id!r}")
 
 
+def code_lenses(engine: EngineSurface, params: Any, lines: LineMap | None = None) -> dict[str, Any]:
+    """The code lenses of a source file as saved (what ``perfline annotate`` prints)."""
+    p = _params(params)
+    given = _string(p, "file")
+    assert given is not None
+    path = workspace_path(engine, given)
+    job = _job_name(engine, p, required=False)
+    by_line = {
+        n: [e for e in found if job is None or e.job == job]
+        for n, found in engine.line_entries(path).items()
+    }
+    try:
+        source = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as error:
+        raise ApiError(NO_RESULT, f"cannot read {path.as_posix()}: {error.strerror}") from None
+
+    def total_of(entry: LineEntry, key: line_metrics.MetricKey) -> float | None:
+        good = engine.result(entry.job)
+        results = good.document.get("results") if good is not None else None
+        if not isinstance(results, list) or entry.result_index >= len(results):
+            return None
+        return line_metrics.model_total(results[entry.result_index], key)
+
+    blocks = code_blocks.lenses_of(
+        source,
+        str(path),
+        {n: e for n, e in by_line.items() if e},
+        HintSettings(),
+        total_of,
+        lambda _file, number: number,
+    )
+    return {"file": path.as_posix(), "lenses": [_lens_json(b) for b in blocks]}
+
+
+def _lens_json(block: code_blocks.CodeBlock) -> dict[str, Any]:
+    return {
+        "line": block.line,
+        "endLine": block.end_line,
+        "kind": block.kind,
+        "name": block.name,
+        "title": block.title,
+        "total": block.total,
+        "own": block.own,
+        "complete": block.complete,
+        "missing": [{"line": n, "reason": r} for n, r in block.missing],
+    }
+
+
+def breakdown(engine: EngineSurface, params: Any, lines: LineMap | None = None) -> dict[str, Any]:
+    """The Markdown breakdown of some lines of a file (current lines of the asking
+    connection), a whole file, or the whole model (no ``file``)."""
+    p = _params(params)
+    job = _job_name(engine, p, required=False)
+    given = _string(p, "file", required=False)
+    first, last = _line_param(p, "startLine"), _line_param(p, "endLine")
+    found = None
+    if given is not None:
+        path = workspace_path(engine, given)
+        found = breakdowns.lines_breakdown(engine, path, job, (first, last), lines)
+    if found is None:  # nothing on those lines: the whole model
+        found = breakdowns.model_breakdown(engine, job)
+    if found is None:
+        raise ApiError(
+            NO_RESULT,
+            "no job has a result yet" if job is None else f"job {job!r} has no result yet",
+        )
+    return found
+
+
+def _line_param(params: Mapping[str, Any], key: str) -> int | None:
+    value = params.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ApiError(INVALID_PARAMS, f"parameter {key!r} must be a line number (1 or more)")
+    return value
+
+
+def summary(engine: EngineSurface, params: Any, lines: LineMap | None = None) -> dict[str, Any]:
+    """A job's headline figures and what ran (the status bar's text)."""
+    p = _params(params)
+    job = _job_name(engine, p, required=False)
+    metric = _string(p, "metric", required=False)
+    names = [job] if job is not None else [j.name for j in engine.jobs() if j.has_result]
+    for name in names:
+        good = engine.result(name)
+        if good is not None:
+            found = run_summary.summary(good.document, None if metric == "auto" else metric)
+            return {
+                "job": name,
+                "headline": list(found.headline),
+                "text": " · ".join(found.headline),
+                "metrics": list(found.metrics),
+                "run": found.run,
+            }
+    raise ApiError(
+        NO_RESULT, "no job has a result yet" if job is None else f"job {job!r} has no result yet"
+    )
+
+
 def reanalyze(engine: EngineSurface, params: Any, lines: LineMap | None = None) -> dict[str, Any]:
     p = _params(params)
     name = _job_name(engine, p, required=False)
@@ -271,6 +374,9 @@ METHODS: dict[str, Method] = {
     "perfline/lineAnnotations": line_annotations,
     "perfline/entity": entity,
     "perfline/reanalyze": reanalyze,
+    "perfline/codeLenses": code_lenses,
+    "perfline/breakdown": breakdown,
+    "perfline/summary": summary,
 }
 
 RESULT_CHANGED = "perfline/resultChanged"

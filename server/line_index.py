@@ -43,6 +43,12 @@ class LineEntry:
     statistic: str | None
     metric: line_metrics.MetricKey | None
     total: float | None
+    #: Lines this line calls, (file, line), when its stacks continue into deeper frames of
+    #: the model's source (``x = self.blocks(x)``): its figure includes theirs.
+    calls: tuple[tuple[str, int], ...] = ()
+    #: How many of ``source_operators`` carry the line's metric (on themselves or on a
+    #: non-view entity right above them); counted for lines without a figure only.
+    measured_operators: int = 0
 
     @functools.cached_property
     def label(self) -> str | None:
@@ -150,6 +156,8 @@ class _PlacedLine:
     operators: tuple[Mapping[str, Any], ...]
     behind: tuple[tuple[str, str], ...]
     placements: tuple[str, ...]
+    #: (recorded file, line) of the frames below this line's (the lines it calls).
+    called: tuple[tuple[str, int], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,9 +225,17 @@ def _skeleton(listed: Any) -> _Skeleton:
         placements = tuple(
             sorted({str(o.get("placement")) for o in operators if o.get("placement")})
         )
+        called = _called_lines(stacks, children, entities, (recorded, number))
         placed.append(
             _PlacedLine(
-                entity, recorded, number, stacks, tuple(operators), tuple(behind), placements
+                entity,
+                recorded,
+                number,
+                stacks,
+                tuple(operators),
+                tuple(behind),
+                placements,
+                called,
             )
         )
     return _Skeleton(entities, children, parents, code_lines, tuple(placed))
@@ -241,13 +257,10 @@ def _index_result(
     key = line_metrics.choose_metric(
         (breakdowns.get(e["id"], ()) for e in skeleton.code_lines), configured_metric
     )
-    total = (
-        line_metrics.model_total(
-            result, key, entities=skeleton.entities, children=skeleton.children
-        )
-        if key is not None
-        else None
-    )
+    total = None
+    if key is not None:
+        entities, children = skeleton.entities, skeleton.children
+        total = line_metrics.model_total(result, key, entities=entities, children=children)
     producer = str(result.get("producer", ""))
     mode = result.get("mode") if isinstance(result.get("mode"), str) else None
     kind = str(result.get("kind", ""))
@@ -258,6 +271,13 @@ def _index_result(
         line_of[entity["id"]] = (where, line.number)
         metrics = tuple(breakdowns.get(entity["id"], ()))
         value, statistic = line_metrics.value_of(metrics, key) if key else (None, None)
+        measured = len(line.operators)
+        if value is None:
+            measured = _measured(line.operators, breakdowns, skeleton, key)
+        calls: tuple[tuple[str, int], ...] = ()
+        if line.called:  # a call line (rare): the lines it calls, as files of the workspace
+            mapped = {(file_key(f), n) for f, n in line.called} - {(where, line.number)}
+            calls = tuple(sorted(mapped))
         entry = LineEntry(
             job=job,
             result_index=result_index,
@@ -277,10 +297,63 @@ def _index_result(
             statistic=statistic,
             metric=key,
             total=total,
+            calls=calls,
+            measured_operators=measured,
         )
         lines.setdefault(where, {}).setdefault(line.number, []).append(entry)
     _line_diagnostics(job, result, skeleton, line_of, diagnostics)
     return skeleton.entities
+
+
+def _called_lines(
+    stacks: Iterable[str],
+    children: Mapping[str, Sequence[str]],
+    entities: Mapping[str, Mapping[str, Any]],
+    own: tuple[str, int],
+) -> tuple[tuple[str, int], ...]:
+    """(recorded file, line) of every code stack below ``stacks`` (deeper frames)."""
+    found: set[tuple[str, int]] = set()
+    stack = [c for s in stacks for c in children.get(s, ())]
+    seen: set[str] = set()
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        entity = entities[current]
+        if entity.get("kind") != "code_stack":
+            continue
+        attributes = entity.get("attributes") or {}
+        file, line = attributes.get("file"), attributes.get("line")
+        if isinstance(file, str) and isinstance(line, int) and (file, line) != own:
+            found.add((file, line))
+        stack.extend(children.get(current, ()))
+    return tuple(sorted(found))
+
+
+def _measured(
+    operators: Sequence[Mapping[str, Any]],
+    breakdowns: Mapping[str, Sequence[Mapping[str, Any]]],
+    skeleton: _Skeleton,
+    key: line_metrics.MetricKey | None,
+) -> int:
+    """How many ``operators`` carry ``key`` themselves or on a non-view parent."""
+    if key is None:
+        return 0
+
+    def carries(entity_id: str) -> bool:
+        return line_metrics.value_of(breakdowns.get(entity_id, ()), key)[0] is not None
+
+    count = 0
+    for operator in operators:
+        above = skeleton.parents.get(operator["id"], ())
+        if carries(operator["id"]) or any(
+            carries(p)
+            for p in above
+            if skeleton.entities[p].get("kind") not in line_metrics.VIEW_KINDS
+        ):
+            count += 1
+    return count
 
 
 def _breakdowns_by_entity(result: Mapping[str, Any]) -> dict[str, list[Mapping[str, Any]]]:

@@ -24,12 +24,14 @@ from typing import Any
 from perfline.server import api, line_metrics
 from perfline.server.line_index import LineEntry
 from perfline.server.view import line_labels
-from perfline.server.view.code_blocks import UNFIGURED, code_blocks
+from perfline.server.view.code_blocks import lenses_of
 from perfline.server.view.diagnostic_rules import workspace_diagnostics
 from perfline.server.view.edit_tracking import LineTracker
 from perfline.server.view.engine_surface import EngineSource, EngineSurface
 from perfline.server.view.hint_settings import HintSettings, chosen_section, read_settings
-from perfline.server.view.hover_text import hover_markdown
+from perfline.server.view.hover_text import HoverFacts, hover_markdown
+from perfline.server.view.line_details import operator_rows
+from perfline.server.view.result_tables import ResultTableCache
 from perfline.server.view.shapes import (
     DiagnosticsUpdate,
     Hint,
@@ -56,6 +58,7 @@ class ConnectionView:
         self._totals: dict[tuple[str, int, line_metrics.MetricKey], float | None] = {}
         self._totals_version = -1
         self._published: set[str] = set()
+        self._tables = ResultTableCache(engine)
 
     # ---------------------------------------------------------------- settings
 
@@ -125,35 +128,34 @@ class ConnectionView:
     # ----------------------------------------------------------------- queries
 
     def hints(self, file: str, first: int, last: int) -> HintPage:
-        """The hints of an open file; ``rows[start:stop]`` are those on lines first..last."""
-        if file not in self._documents:
-            return HintPage((), 0, 0)
+        """The hints of a file (as the client has it, else as on disk); ``rows[start:stop]``
+        are those on lines first..last."""
         _, rows, lines = self._file_lines(file)
         return HintPage(rows, bisect.bisect_left(lines, first), bisect.bisect_right(lines, last))
+
+    def entries(self, file: str, line: int) -> Sequence[LineEntry]:
+        """The line index's entries on a 1-based current line."""
+        return self._file_lines(file)[0].get(line, ())
 
     def hover(self, file: str, line: int) -> HoverView | None:
         entries = self._file_lines(file)[0].get(line)
         if not entries:
             return None
-        markdown = hover_markdown(entries, stale=self.stale(file, entries))
-        return HoverView(line, self.line_length(file, line) or 0, markdown)
+        markdown = hover_markdown(
+            [self._hover_facts(file, e) for e in entries], stale=self.stale(file, entries)
+        )
+        return HoverView(line, self._text_length(file, line), markdown)
 
     def lenses(self, file: str) -> tuple[Lens, ...]:
-        """Code lenses of an open Python file: one per function and nn.Module with figures."""
-        tracker = self._documents.get(file)
-        if tracker is None or not file.endswith(".py"):
+        """Code lenses of a Python file: one per function and nn.Module with figures."""
+        if not file.endswith(".py"):
             return ()
         by_line = self._file_lines(file)[0]
-
-        def value_at(line: int) -> Any:
-            entries = by_line.get(line)
-            if not entries:
-                return None
-            found = line_labels.lens_figure(entries, self.settings, self._total_of)
-            return UNFIGURED if found is None else found
-
+        source = "\n".join(self._source_lines(file))
         lenses = []
-        for block in code_blocks("\n".join(tracker.text_lines), value_at):
+        for block in lenses_of(
+            source, file, by_line, self.settings, self._total_of, self.current_line
+        ):
             inside = [e for n in range(block.line, block.end_line + 1) for e in by_line.get(n, ())]
             mark = STALE_MARK if self.stale(file, inside) else ""
             lenses.append(Lens(block.line, block.end_line, block.title + mark))
@@ -178,6 +180,23 @@ class ConnectionView:
         return stale(edited, entries, self._engine().job)
 
     # --------------------------------------------------------------- internals
+
+    def _hover_facts(self, file: str, entry: LineEntry) -> HoverFacts:
+        tables = self._tables.get(entry.job, entry.result_index)
+        if tables is None:
+            return HoverFacts(entry, file, (), entry.producer)
+        rows = operator_rows(entry, tables.breakdowns, tables.entities, tables.parents)
+        return HoverFacts(entry, file, rows, tables.run)
+
+    def _source_lines(self, file: str) -> list[str]:
+        """The file's lines as the client has it, else as on disk."""
+        tracker = self._documents.get(file)
+        return tracker.text_lines if tracker is not None else _disk_lines(file)
+
+    def _text_length(self, file: str, line: int) -> int:
+        """Code points of a 1-based line of the file as the client has it (else on disk)."""
+        lines = self._source_lines(file)
+        return len(lines[line - 1].rstrip("\r")) if 0 < line <= len(lines) else 0
 
     def _api_line(self, path: Path, line: int) -> int | None:
         return self.current_line(str(path), line)
@@ -209,7 +228,7 @@ class ConnectionView:
         tracker: LineTracker | None,
         engine: EngineSurface,
     ) -> tuple[Hint, ...]:
-        text = tracker.text_lines if tracker is not None else []
+        text = tracker.text_lines if tracker is not None else _disk_lines(file)
         count = len(text) - 1 if text and text[-1] == "" else len(text)
         edited = tracker is not None and tracker.edited
         rows: list[Hint] = []
@@ -240,6 +259,13 @@ class ConnectionView:
                 total = line_metrics.model_total(results[entry.result_index], key)
             self._totals[cache_key] = total
         return self._totals[cache_key]
+
+
+def _disk_lines(file: str) -> list[str]:
+    try:
+        return Path(file).read_text(encoding="utf-8", errors="replace").split("\n")
+    except OSError:
+        return []
 
 
 def _resolved(file: str) -> str:

@@ -7,7 +7,10 @@ pull of the ``perfline`` section), all shaped ``{"hints": {...}}``:
 * ``hints.metric``: ``"auto"`` (the server's choice: ``perfline serve --metric``,
   ``[display] metric`` in ``perfline.toml``, else the result's dominant figure) or a
   metric name (``inference_time``, ``npu_cycles``...);
-* ``hints.format``: a template with ``{value}``, ``{unit}``, ``{metric}``, ``{share}``;
+* ``hints.format``: a template with ``{value}`` (the number and its unit), ``{unit}``,
+  ``{metric}``, ``{statistic}`` (``avg``, ``p50``... when the figure is one), ``{share}``
+  and ``{marker}`` (``▮▮▮`` on hot lines, see ``numbers.share_marker``); the default,
+  ``{value} {statistic} · {share}``, gives the index's own labels (``0.42 ms p50 · 21%``);
 * ``hints.minShare``: hide the hints of lines whose share of the model is below this
   percentage (0-100).
 
@@ -28,8 +31,8 @@ from dataclasses import dataclass
 from typing import Any
 
 AUTO = "auto"
-DEFAULT_FORMAT = "{value} · {share}"
-PLACEHOLDERS = ("value", "unit", "metric", "share")
+DEFAULT_FORMAT = "{value} {statistic} · {share}"
+PLACEHOLDERS = ("value", "unit", "metric", "statistic", "share", "marker")
 SECTION = "perfline"
 
 PLACEHOLDER_PATTERN = re.compile(r"\{([^{}]*)\}")

@@ -21,12 +21,13 @@ from perfline.server.view.hint_settings import PLACEHOLDER_PATTERN, HintSettings
 
 @dataclass(frozen=True)
 class Figure:
-    """The figure a label shows: value, unit, metric name (with its statistic), share (0-1)."""
+    """The figure a label shows: value, unit, metric name, share (0-1), statistic."""
 
     value: float
     unit: str
     metric: str
     share: float | None
+    statistic: str | None = None
 
 
 #: The model total of a metric for an entry's result (``None`` when unknown).
@@ -39,8 +40,8 @@ def chosen_figure(entry: LineEntry, settings: HintSettings, total_of: TotalOf) -
     if settings.metric is None or own:
         if entry.value is None or entry.metric is None:
             return None
-        name = entry.metric.name + (f" {entry.statistic}" if entry.statistic else "")
-        return Figure(entry.value, entry.metric.unit, name, entry.share)
+        own_key = entry.metric
+        return Figure(entry.value, own_key.unit, own_key.name, entry.share, entry.statistic)
     for metric in entry.metrics:
         if metric.get("name") != settings.metric:
             continue
@@ -51,8 +52,7 @@ def chosen_figure(entry: LineEntry, settings: HintSettings, total_of: TotalOf) -
         statistic = line_metrics.statistic_of(metric)
         total = total_of(entry, key)
         share = value / total if total else None
-        name = key.name + (f" {statistic}" if statistic else "")
-        return Figure(value, key.unit, name, share)
+        return Figure(value, key.unit, key.name, share, statistic)
     return None
 
 
@@ -66,7 +66,9 @@ def fill(template: str, figure: Figure) -> str:
         "value": numbers.format_value(figure.value, figure.unit),
         "unit": figure.unit,
         "metric": figure.metric,
+        "statistic": figure.statistic or "",
         "share": share,
+        "marker": numbers.share_marker(figure.share),
     }
     text = PLACEHOLDER_PATTERN.sub(lambda m: values.get(m.group(1), ""), template)
     text = re.sub(r"\(\s*\)|\[\s*\]", "", text)

@@ -1,11 +1,16 @@
 """How figures are written: the one rounding rule of everything perfline shows.
 
-``format_value`` (a value with its unit: ``1.8k cycles``, ``0.42 ms``), ``format_share``
-(``13%``, ``<1%``), ``label`` (a line's hint text: ``0.42 ms p50 · 21%``) and
-``combine_labels``. The hints, hovers, lenses, the status-bar summary and the CLI's
-``annotate`` all write numbers through these functions, so one figure reads the same
-everywhere. A leaf module (no imports from perfline): the line index (engine side) and
-the CLI may use it as freely as the view layer. Pure; constant time per figure.
+``format_number`` / ``format_value`` (a value without / with its unit: ``1.8k cycles``,
+``0.42 ms``, ``0.013 ms``), ``format_share`` (``13%``, ``<1%``), ``label`` (a line's hint
+text: ``0.42 ms p50 · 21%``), ``combine_labels``, and ``share_marker`` (``▮▮▮`` for a hot
+line: the marker VS Code shows in front of a hint, and the level the CLI's ``annotate`` may
+colour by). The rule for times (ms, us, s): no decimals from 100, one from 10, two from 1,
+two significant digits below 1; other units are compacted with SI suffixes (1.8k, 3.4M).
+The unit is written once, after the number. The hints, hovers, lenses, breakdowns, the
+status-bar summary and the CLI's ``annotate`` all write numbers through these functions,
+so one figure reads the same everywhere. A leaf module (no imports from perfline): the line
+index (engine side) and the CLI may use it as freely as the view layer. Pure; constant time
+per figure.
 """
 
 from __future__ import annotations
@@ -24,21 +29,25 @@ class Unitful(Protocol):
     def unit(self) -> str: ...
 
 
-def format_value(value: float, unit: str) -> str:
-    """``1.8k cycles``, ``0.42 ms``, ``12 bytes``."""
+def format_number(value: float, unit: str) -> str:
+    """The number of ``format_value`` without the unit (for tables that name it once)."""
     if unit in TIME_UNITS:
+        magnitude = abs(value)
         if value == 0:
-            text = "0"
-        elif abs(value) >= 100:
-            text = f"{value:.0f}"
-        elif abs(value) >= 10:
-            text = f"{value:.1f}"
-        elif abs(value) >= 0.01:
-            text = f"{value:.2f}"
-        else:
-            text = f"{value:.2g}"
-        return f"{text} {unit}"
-    return f"{compact(value)} {unit}".rstrip()
+            return "0"
+        if magnitude >= 100:
+            return f"{value:.0f}"
+        if magnitude >= 10:
+            return f"{value:.1f}"
+        if magnitude >= 1:
+            return f"{value:.2f}"
+        return f"{value:.2g}"
+    return compact(value)
+
+
+def format_value(value: float, unit: str) -> str:
+    """``1.8k cycles``, ``0.42 ms``, ``0.013 ms``, ``12 bytes``."""
+    return f"{format_number(value, unit)} {unit}".rstrip()
 
 
 def compact(value: float) -> str:
@@ -75,3 +84,20 @@ def label(value: float, key: Unitful, statistic: str | None, total: float | None
 def combine_labels(labels: Sequence[str]) -> str:
     """Labels of several jobs on one line, each once, two spaces apart."""
     return "  ".join(dict.fromkeys(labels))
+
+
+#: Share thresholds (fractions of the model) of the marker levels 1, 2 and 3.
+MARKER_LEVELS = (0.05, 0.2, 0.5)
+MARKER = "▮"
+
+
+def share_level(share: float | None) -> int:
+    """0 (below 5% of the model, or unknown) to 3 (half of it or more)."""
+    if share is None:
+        return 0
+    return sum(1 for threshold in MARKER_LEVELS if share >= threshold)
+
+
+def share_marker(share: float | None) -> str:
+    """``▮▮▮`` from 50% of the model, ``▮▮`` from 20%, ``▮`` from 5%, else empty."""
+    return MARKER * share_level(share)

@@ -108,10 +108,15 @@ async def _hover_table(session: Session) -> None:
     assert isinstance(hover.contents, t.MarkupContent)
     assert hover.contents.kind == t.MarkupKind.Markdown
     value = hover.contents.value
-    assert "| metric | value | unit |" in value
-    assert "| duration_avg | 0.947 | ms |" in value
-    assert "Source operators:" in value and "`" in value
-    assert "Mode: measured · producer `neural-technology-profiling-data`" in value
+    # Every statistic the line holds (a sum of four operators: their average), unit once.
+    assert "| measure | avg |" in value and "| duration (ms) | 0.95 |" in value
+    # The operators under the line, most costly first, then what ran.
+    assert "| type | operator | avg (ms) | share of line |" in value
+    rows = re.findall(r"^\| aten\.conv2d \| (conv2d_\d) \| ([\d.]+) \| (\d+)% \|$", value, re.M)
+    assert sorted(r[0] for r in rows) == ["conv2d_1", "conv2d_3", "conv2d_5", "conv2d_7"]
+    assert [float(r[1]) for r in rows] == sorted((float(r[1]) for r in rows), reverse=True)
+    assert "ExecuTorch CPU kernels (no delegate), measured, 10 runs" in value
+    assert "neural-technology" not in value
     none = await session.client.text_document_hover_async(
         t.HoverParams(t.TextDocumentIdentifier(uri), t.Position(6, 0))
     )
@@ -128,12 +133,15 @@ async def _code_lenses(session: Session) -> None:
     }
     assert sorted(titles) == [12, 23, 31, 39]
     assert titles[12].startswith("nn.Module DSBlock: ") and "of the model" in titles[12]
-    assert titles[23].startswith("function forward: ")
+    assert titles[23].startswith("DSBlock.forward: ") and " total · " in titles[23]
     assert titles[31].startswith("nn.Module DSCNN: ")
     # line 41 (`x = self.blocks(x)`) has code lines but no figure (a float-rounding
-    # conflict, as in the reference): the forward total says it leaves it out
-    assert "without lines 41, 43 (no figure)" in titles[39]
-    assert "without" not in titles[23]
+    # conflict, as in the reference), line 43 (the flatten view) no sample: the forward
+    # sum says so, and claims no share of the model for a sum that is not a total
+    assert titles[39].startswith("DSCNN.forward: 1.17 ms on the lines with figures · ")
+    assert titles[39].endswith("no figure on lines 41 (conflicting figures), 43 (no sample)")
+    assert "of the model" not in titles[39]
+    assert "no figure" not in titles[23]
 
 
 async def _custom_requests_and_errors(session: Session) -> None:

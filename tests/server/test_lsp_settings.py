@@ -133,7 +133,9 @@ async def test_pulled_settings_apply_at_start_and_on_change(tmp_path: Path) -> N
 
         await _until(mac_labels)  # pulled after `initialized`
         lenses = await _lens_titles(session)
-        assert lenses and all("90 count · 90%" in title for title in lenses), lenses
+        assert lenses and all("90 count total · 90% of the model" in title for title in lenses), (
+            lenses
+        )
 
         # A change: the server pulls the new section (ignoring the pushed payload) and
         # asks the client to refresh.
@@ -150,7 +152,9 @@ async def test_pulled_settings_apply_at_start_and_on_change(tmp_path: Path) -> N
         # (these client capabilities declare lens refreshes only)
         assert session.refreshes[refreshes:] == ["codeLens"]
         lenses = await _lens_titles(session)
-        assert lenses and all("400 cycles · 40%" in title for title in lenses), lenses
+        assert lenses and all("400 cycles total · 40% of the model" in title for title in lenses), (
+            lenses
+        )
 
 
 async def test_pushed_settings_when_the_client_cannot_be_asked(tmp_path: Path) -> None:

@@ -4,7 +4,10 @@ import { describe, it } from 'node:test';
 import {
   annotationsAt,
   blockArguments,
+  fileSafe,
   jobArgument,
+  parseBreakdown,
+  parseSummary,
   parseLineAnnotations,
   reanalyzeParams,
   describeChange,
@@ -122,5 +125,23 @@ describe('blockArguments', () => {
     assert.equal(blockArguments('file:///w/dscnn.py', 1.5, 3), undefined);
     assert.equal(blockArguments(undefined, 1, 3), undefined);
     assert.equal(blockArguments('', 1, 3), undefined);
+  });
+});
+
+describe('parseSummary and parseBreakdown', () => {
+  it('take the server-rendered texts as they are', () => {
+    const summary = parseSummary({ job: 'kws', headline: ['12.0 ms', 3], metrics: ['inference_time: 12.0 ms'], run: 'x' });
+    assert.deepEqual(summary, { job: 'kws', headline: ['12.0 ms'], metrics: ['inference_time: 12.0 ms'], run: 'x' });
+    assert.equal(parseSummary({ headline: [] }), undefined);
+    const breakdown = parseBreakdown({ job: 'kws', title: 'Breakdown of dscnn.py:26', markdown: '# x\n', lines: [26] });
+    assert.deepEqual(breakdown, { job: 'kws', title: 'Breakdown of dscnn.py:26', markdown: '# x\n', lines: [26] });
+    assert.equal(parseBreakdown({ job: 'kws' }), undefined);
+  });
+});
+
+describe('fileSafe', () => {
+  it('makes ids safe for virtual document paths', () => {
+    assert.equal(fileSafe('kws/dscnn xnnpack'), 'kws_dscnn_xnnpack');
+    assert.equal(fileSafe('///'), 'job');
   });
 });

@@ -12,7 +12,7 @@ requests through these (``ConnectionView.request``, with its line map); the in-p
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import unquote, urlparse
@@ -20,7 +20,7 @@ from urllib.parse import unquote, urlparse
 from perfline.server import line_metrics
 from perfline.server.line_index import LineEntry
 from perfline.server.view import breakdowns, code_blocks, run_summary
-from perfline.server.view.engine_surface import EngineSurface, JobView
+from perfline.server.view.engine_surface import EngineSurface, JobView, LineMap
 from perfline.server.view.hint_settings import HintSettings
 
 API_VERSION = "1.0"
@@ -30,11 +30,6 @@ UNKNOWN_JOB = -32001
 OUTSIDE_WORKSPACE = -32002
 UNKNOWN_ENTITY = -32003
 NO_RESULT = -32004
-
-
-#: A connection's line map: (file, 1-based analysis line) -> the 1-based line in its editor
-#: now (``None``: deleted since the analysis). Without one, lines are as analysed.
-LineMap = Callable[[Path, int], int | None]
 
 
 class ApiError(Exception):

@@ -213,7 +213,7 @@ def _skeleton(listed: Any) -> _Skeleton:
                 }
             )
         )
-        operators = _descendants_of_kind(stacks, children, entities, "source_operator")
+        operators, called = _below_stacks(stacks, children, entities, (recorded, number))
         behind = sorted(
             {
                 (str(entities[p].get("kind")), str(entities[p].get("name", p)))
@@ -225,7 +225,6 @@ def _skeleton(listed: Any) -> _Skeleton:
         placements = tuple(
             sorted({str(o.get("placement")) for o in operators if o.get("placement")})
         )
-        called = _called_lines(stacks, children, entities, (recorded, number))
         placed.append(
             _PlacedLine(
                 entity,
@@ -253,7 +252,7 @@ def _index_result(
 ) -> Mapping[str, Mapping[str, Any]]:
     listed = result.get("entities")
     skeleton = memo.skeleton(result_index, listed) if memo is not None else _skeleton(listed)
-    breakdowns = _breakdowns_by_entity(result)
+    breakdowns = breakdowns_by_entity(result)
     key = line_metrics.choose_metric(
         (breakdowns.get(e["id"], ()) for e in skeleton.code_lines), configured_metric
     )
@@ -305,32 +304,6 @@ def _index_result(
     return skeleton.entities
 
 
-def _called_lines(
-    stacks: Iterable[str],
-    children: Mapping[str, Sequence[str]],
-    entities: Mapping[str, Mapping[str, Any]],
-    own: tuple[str, int],
-) -> tuple[tuple[str, int], ...]:
-    """(recorded file, line) of every code stack below ``stacks`` (deeper frames)."""
-    found: set[tuple[str, int]] = set()
-    stack = [c for s in stacks for c in children.get(s, ())]
-    seen: set[str] = set()
-    while stack:
-        current = stack.pop()
-        if current in seen:
-            continue
-        seen.add(current)
-        entity = entities[current]
-        if entity.get("kind") != "code_stack":
-            continue
-        attributes = entity.get("attributes") or {}
-        file, line = attributes.get("file"), attributes.get("line")
-        if isinstance(file, str) and isinstance(line, int) and (file, line) != own:
-            found.add((file, line))
-        stack.extend(children.get(current, ()))
-    return tuple(sorted(found))
-
-
 def _measured(
     operators: Sequence[Mapping[str, Any]],
     breakdowns: Mapping[str, Sequence[Mapping[str, Any]]],
@@ -356,7 +329,7 @@ def _measured(
     return count
 
 
-def _breakdowns_by_entity(result: Mapping[str, Any]) -> dict[str, list[Mapping[str, Any]]]:
+def breakdowns_by_entity(result: Mapping[str, Any]) -> dict[str, list[Mapping[str, Any]]]:
     """Every breakdown metric of a result, by entity id (in document order)."""
     breakdowns: dict[str, list[Mapping[str, Any]]] = {}
     for breakdown in result.get("breakdowns") or ():
@@ -427,14 +400,19 @@ def _check_problem(check: Any) -> tuple[str, str, str] | None:
     return entity_id, "error" if status == "fail" else "warning", message
 
 
-def _descendants_of_kind(
+def _below_stacks(
     starts: Iterable[str],
     children: Mapping[str, Sequence[str]],
     entities: Mapping[str, Mapping[str, Any]],
-    kind: str,
-) -> list[Mapping[str, Any]]:
+    own: tuple[str, int],
+) -> tuple[list[Mapping[str, Any]], tuple[tuple[str, int], ...]]:
+    """One walk down the code stacks from ``starts``: the source operators reached (sorted by
+    id) and the (recorded file, line) of the deeper frames passed on the way (the lines a call
+    line calls; ``own`` left out)."""
     found: dict[str, Mapping[str, Any]] = {}
+    called: set[tuple[str, int]] = set()
     stack = list(starts)
+    first = set(stack)
     seen: set[str] = set()
     while stack:
         current = stack.pop()
@@ -442,9 +420,14 @@ def _descendants_of_kind(
             continue
         seen.add(current)
         entity = entities[current]
-        if entity.get("kind") == kind:
+        kind = entity.get("kind")
+        if kind == "source_operator":
             found[current] = entity
-            continue
-        if entity.get("kind") == "code_stack":
+        elif kind == "code_stack":
+            if current not in first:
+                attributes = entity.get("attributes") or {}
+                file, line = attributes.get("file"), attributes.get("line")
+                if isinstance(file, str) and isinstance(line, int) and (file, line) != own:
+                    called.add((file, line))
             stack.extend(children.get(current, ()))
-    return [found[k] for k in sorted(found)]
+    return [found[k] for k in sorted(found)], tuple(sorted(called))

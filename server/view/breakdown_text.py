@@ -18,6 +18,7 @@ from pathlib import Path
 from perfline.server import line_metrics
 from perfline.server.line_index import LineEntry
 from perfline.server.view import numbers
+from perfline.server.view.hover_text import cell
 from perfline.server.view.line_details import OperatorRow, no_figure, operator_rows
 from perfline.server.view.result_tables import ResultTables
 from perfline.server.view.run_summary import unavailable
@@ -26,15 +27,11 @@ from perfline.server.view.run_summary import unavailable
 MAX_OPERATORS = 40
 
 
-def _cell(value: object) -> str:
-    return str(value).replace("|", "\\|").replace("\n", " ")
-
-
 def breakdown_markdown(
     title: str, job: str, lines: Sequence[tuple[int, LineEntry]], tables: ResultTables
 ) -> str:
     """``lines``: (current 1-based line, entry) of one job result, in line order."""
-    parts = [f"# {_cell(title)}", "", f"*{_cell(tables.run)} · job `{_cell(job)}`*", ""]
+    parts = [f"# {cell(title)}", "", f"*{cell(tables.run)} · job `{cell(job)}`*", ""]
     if lines:
         parts += _lines_section(lines, tables)
     else:
@@ -65,7 +62,7 @@ def _lines_section(lines: Sequence[tuple[int, LineEntry]], tables: ResultTables)
         figure += " (inclusive)" if entry.calls else ""
         share = numbers.format_share(entry.value, entry.total) or ""
         top = f"{found[0].name} ({found[0].type})" if found else ""
-        rows.append(f"| {_cell(_where(line, entry))} | {figure} | {share} | {_cell(top)} |")
+        rows.append(f"| {cell(_where(line, entry))} | {figure} | {share} | {cell(top)} |")
     if len(rows) == 4:
         rows = ["## Lines", ""]
     out = [*rows, ""]
@@ -87,7 +84,7 @@ def _operators_section(
     for where, row in operators[:MAX_OPERATORS]:
         value = numbers.format_number(row.value, row.unit)
         share = numbers.format_share(row.value, total) or ""
-        rows.append(f"| {_cell(row.type)} | {_cell(row.name)} | {where} | {value} | {share} |")
+        rows.append(f"| {cell(row.type)} | {cell(row.name)} | {where} | {value} | {share} |")
     if len(operators) > MAX_OPERATORS:
         rows += ["", f"(+{len(operators) - MAX_OPERATORS} more operators)"]
     return [*rows, ""]
@@ -100,12 +97,12 @@ def _model_section(tables: ResultTables) -> list[str]:
     if numeric:
         out += ["| metric | value |", "|---|---:|"]
         out += [
-            f"| {_cell(m.get('name'))} | {numbers.format_value(v, str(m.get('unit', '')))} |"
+            f"| {cell(m.get('name'))} | {numbers.format_value(v, str(m.get('unit', '')))} |"
             for m, v in numeric
         ]
         out.append("")
     missing = unavailable(tables.result)
     if missing:
         listed = "; ".join(f"{name} ({reason.rstrip('.')})" for name, reason in missing)
-        out += [f"Not available: {_cell(listed)}.", ""]
+        out += [f"Not available: {cell(listed)}.", ""]
     return out

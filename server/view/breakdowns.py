@@ -8,17 +8,15 @@ Markdown is ``breakdown_text.breakdown_markdown``. Linear in the job's lines.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from perfline.server.line_index import LineEntry
 from perfline.server.view.breakdown_text import breakdown_markdown
 from perfline.server.view.code_blocks import block_name
-from perfline.server.view.engine_surface import EngineSurface
+from perfline.server.view.engine_surface import EngineSurface, LineMap
 from perfline.server.view.result_tables import ResultTableCache
-
-LineMap = Callable[[Path, int], int | None]
 
 
 def lines_breakdown(

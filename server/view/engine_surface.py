@@ -101,3 +101,7 @@ class EngineSurface(Protocol):
 
 #: Where the view finds the engine (the host creates it on first use).
 EngineSource = Callable[[], EngineSurface]
+
+#: A connection's line map: (file, 1-based analysis line) -> the 1-based line in its editor
+#: now (``None``: deleted since the analysis). Without one, lines are as analysed.
+LineMap = Callable[[Path, int], int | None]

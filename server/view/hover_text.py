@@ -38,7 +38,8 @@ class HoverFacts:
     run: str
 
 
-def _cell(value: object) -> str:
+def cell(value: object) -> str:
+    """``value`` as the text of one Markdown table cell."""
     return str(value).replace("|", "\\|").replace("\n", " ")
 
 
@@ -57,7 +58,7 @@ def hover_markdown(facts: Sequence[HoverFacts], *, stale: bool = False) -> str:
 
 def _section(fact: HoverFacts) -> list[str]:
     entry = fact.entry
-    head = f"**{_cell(entry.name)}**"
+    head = f"**{cell(entry.name)}**"
     if entry.value is not None and entry.metric is not None:
         head += f" · {numbers.format_value(entry.value, entry.metric.unit)}"
         head += f" {entry.statistic}" if entry.statistic else ""
@@ -111,15 +112,15 @@ def _metric_tables(found: LineMetrics) -> list[str]:
             if runs:
                 cells.append(str(m.runs) if m.runs is not None else "")
             label = f"{m.name} ({m.unit})" if m.unit else m.name
-            rows.append(f"| {_cell(label)} | " + " | ".join(cells) + " |")
+            rows.append(f"| {cell(label)} | " + " | ".join(cells) + " |")
         parts.append("\n".join(rows) + "\n")
     if found.others:
         rows = ["| metric | value |", "|---|---:|"]
-        rows += [f"| {_cell(n)} | {numbers.format_value(v, u)} |" for n, v, u in found.others]
+        rows += [f"| {cell(n)} | {numbers.format_value(v, u)} |" for n, v, u in found.others]
         parts.append("\n".join(rows) + "\n")
     if found.unavailable:
         listed = "; ".join(f"{name} ({reason})" for name, reason in found.unavailable)
-        parts.append(f"Not available: {_cell(listed)}\n")
+        parts.append(f"Not available: {cell(listed)}\n")
     return parts
 
 
@@ -136,7 +137,7 @@ def _operators(entry: LineEntry, operators: Sequence[OperatorRow]) -> str:
     for row in operators[:MAX_OPERATORS]:
         share = numbers.format_share(row.value, base) or ""
         value = numbers.format_number(row.value, row.unit)
-        rows.append(f"| {_cell(row.type)} | {_cell(row.name)} | {value} | {share} |")
+        rows.append(f"| {cell(row.type)} | {cell(row.name)} | {value} | {share} |")
     if len(operators) > MAX_OPERATORS:
         rows.append(f"\n(+{len(operators) - MAX_OPERATORS} more)")
     return "\n".join(rows[:1]) + "\n" + "\n".join(rows[1:]) + "\n"
@@ -156,4 +157,4 @@ def _provenance(fact: HoverFacts) -> str:
         parts.append("placement " + ", ".join(entry.placements))
     if entry.stacks:
         parts.append(f"{len(entry.stacks)} call stack" + ("" if len(entry.stacks) == 1 else "s"))
-    return "*" + " · ".join(_cell(p) for p in parts) + "*\n"
+    return "*" + " · ".join(cell(p) for p in parts) + "*\n"

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from perfline.core.graph import build_graph
+from perfline.server.line_index import breakdowns_by_entity
 from perfline.server.view.engine_surface import EngineSource, ResultView
 from perfline.server.view.run_description import describe_run
 
@@ -61,12 +62,7 @@ def _tables(good: ResultView | None, result_index: int) -> ResultTables | None:
         return None
     listed = [e for e in result.get("entities") or () if isinstance(e, Mapping)]
     entities = {str(e.get("id")): e for e in listed}
-    breakdowns: dict[str, list[Mapping[str, Any]]] = {}
-    for breakdown in result.get("breakdowns") or ():
-        if isinstance(breakdown, Mapping) and isinstance(breakdown.get("entity_id"), str):
-            metrics = breakdown.get("metrics") or ()
-            found = breakdowns.setdefault(breakdown["entity_id"], [])
-            found.extend(m for m in metrics if isinstance(m, Mapping))
+    breakdowns = breakdowns_by_entity(result)
     parents = build_graph(listed).parents
     return ResultTables(
         breakdowns, entities, parents, describe_run(document, result), result, document

@@ -315,7 +315,7 @@ def in_process(chains: int) -> None:
     """The core pipeline and the line index alone on the same documents, in this process."""
     from perfline.core.pipeline import PipelineSettings, postprocess
     from perfline.core.structure_memo import StructureMemo
-    from perfline.server.index import IndexMemo, build_index
+    from perfline.server.line_index import IndexMemo, build_index
 
     base = nx_document(chains)
     factors = iter(range(2, 100))

@@ -1,21 +1,27 @@
-"""The versioned JSON-RPC API for scripts, as plain functions over an ``Engine``.
+"""The versioned JSON-RPC API for scripts, as plain functions over an engine.
 
-Each method takes the request's params (a JSON object) and returns a JSON
-value; bad params, unknown jobs or entities and files outside the workspace
-raise ``ApiError`` with a JSON-RPC error code and a message saying what was
-wrong. The LSP layer registers these under ``perfline/<method>``; the
-in-process ``perfline annotate`` calls them directly. See ``docs/api.md``.
+Each method takes the engine (anything with the query surface of
+``server.view.engine_surface.EngineSurface``), the request's params (a JSON object) and,
+optionally, the asking connection's line map (analysis line -> the line in its editor
+now, used by ``perfline/lineAnnotations``), and returns a JSON value; bad params, unknown
+jobs or entities and files outside the workspace raise ``ApiError`` with a JSON-RPC error
+code and a message saying what was wrong. The view layer answers ``perfline/<method>``
+requests through these (``ConnectionView.request``, with its line map); the in-process
+``perfline annotate`` calls them directly. See ``docs/api.md``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import unquote, urlparse
 
-from perfline.server.engine import Engine, JobInfo
-from perfline.server.index import LineEntry
+from perfline.server import line_metrics
+from perfline.server.line_index import LineEntry
+from perfline.server.view import breakdowns, code_blocks, run_summary
+from perfline.server.view.engine_surface import EngineSurface, JobView, LineMap
+from perfline.server.view.hint_settings import HintSettings
 
 API_VERSION = "1.0"
 
@@ -55,7 +61,9 @@ def _string(params: Mapping[str, Any], key: str, *, required: bool = True) -> st
     return value
 
 
-def _job_name(engine: Engine, params: Mapping[str, Any], *, required: bool = True) -> str | None:
+def _job_name(
+    engine: EngineSurface, params: Mapping[str, Any], *, required: bool = True
+) -> str | None:
     name = _string(params, "job", required=required)
     if name is not None and engine.job(name) is None:
         known = ", ".join(engine.job_names()) or "none"
@@ -63,7 +71,7 @@ def _job_name(engine: Engine, params: Mapping[str, Any], *, required: bool = Tru
     return name
 
 
-def job_json(info: JobInfo) -> dict[str, Any]:
+def job_json(info: JobView) -> dict[str, Any]:
     error = None
     if info.error is not None:
         error = {"message": info.error.message, "file": info.error.file, "line": info.error.line}
@@ -80,7 +88,7 @@ def job_json(info: JobInfo) -> dict[str, Any]:
     }
 
 
-def workspace_path(engine: Engine, given: str) -> Path:
+def workspace_path(engine: EngineSurface, given: str) -> Path:
     """A ``file://`` URI or a path (absolute or workspace-relative) -> an absolute path inside."""
     if given.startswith("file:"):
         path = Path(unquote(urlparse(given).path))
@@ -98,7 +106,9 @@ def workspace_path(engine: Engine, given: str) -> Path:
     return resolved
 
 
-def status(engine: Engine, params: Any = None) -> dict[str, Any]:
+def status(
+    engine: EngineSurface, params: Any = None, lines: LineMap | None = None
+) -> dict[str, Any]:
     _params(params)
     jobs = engine.jobs()
     config_error = engine.config_error
@@ -113,12 +123,12 @@ def status(engine: Engine, params: Any = None) -> dict[str, Any]:
     }
 
 
-def jobs(engine: Engine, params: Any = None) -> dict[str, Any]:
+def jobs(engine: EngineSurface, params: Any = None, lines: LineMap | None = None) -> dict[str, Any]:
     _params(params)
     return {"jobs": [job_json(info) for info in engine.jobs()]}
 
 
-def result(engine: Engine, params: Any) -> dict[str, Any]:
+def result(engine: EngineSurface, params: Any, lines: LineMap | None = None) -> dict[str, Any]:
     p = _params(params)
     name = _job_name(engine, p)
     assert name is not None
@@ -158,21 +168,21 @@ def entry_json(entry: LineEntry, *, include_metrics: bool = True) -> dict[str, A
 
 
 def line_annotations(
-    engine: Engine, params: Any, line_map: Callable[[Path, int], int | None] | None = None
+    engine: EngineSurface, params: Any, lines: LineMap | None = None
 ) -> dict[str, Any]:
     p = _params(params)
     given = _string(p, "file")
     assert given is not None
     path = workspace_path(engine, given)
     job = _job_name(engine, p, required=False)
-    lines = []
+    found = []
     for number, entries in sorted(engine.line_entries(path).items()):
         chosen = [e for e in entries if job is None or e.job == job]
         if not chosen:
             continue
-        current = line_map(path, number) if line_map is not None else number
+        current = lines(path, number) if lines is not None else number
         labels = [e.label for e in chosen if e.label]
-        lines.append(
+        found.append(
             {
                 "line": number,
                 "currentLine": current,
@@ -180,10 +190,10 @@ def line_annotations(
                 "entities": [entry_json(e, include_metrics=bool(p.get("metrics"))) for e in chosen],
             }
         )
-    return {"file": path.as_posix(), "lines": lines}
+    return {"file": path.as_posix(), "lines": found}
 
 
-def entity(engine: Engine, params: Any) -> dict[str, Any]:
+def entity(engine: EngineSurface, params: Any, lines: LineMap | None = None) -> dict[str, Any]:
     p = _params(params)
     name = _job_name(engine, p)
     assert name is not None
@@ -238,19 +248,130 @@ def entity(engine: Engine, params: Any) -> dict[str, Any]:
     raise ApiError(UNKNOWN_ENTITY, f"job {name!r} has no entity {entity_id!r}")
 
 
-def reanalyze(engine: Engine, params: Any) -> dict[str, Any]:
+def code_lenses(engine: EngineSurface, params: Any, lines: LineMap | None = None) -> dict[str, Any]:
+    """The code lenses of a source file as saved (what ``perfline annotate`` prints)."""
+    p = _params(params)
+    given = _string(p, "file")
+    assert given is not None
+    path = workspace_path(engine, given)
+    job = _job_name(engine, p, required=False)
+    by_line = {
+        n: [e for e in found if job is None or e.job == job]
+        for n, found in engine.line_entries(path).items()
+    }
+    try:
+        source = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as error:
+        raise ApiError(NO_RESULT, f"cannot read {path.as_posix()}: {error.strerror}") from None
+
+    def total_of(entry: LineEntry, key: line_metrics.MetricKey) -> float | None:
+        good = engine.result(entry.job)
+        results = good.document.get("results") if good is not None else None
+        if not isinstance(results, list) or entry.result_index >= len(results):
+            return None
+        return line_metrics.model_total(results[entry.result_index], key)
+
+    blocks = code_blocks.lenses_of(
+        source,
+        str(path),
+        {n: e for n, e in by_line.items() if e},
+        HintSettings(),
+        total_of,
+        lambda _file, number: number,
+    )
+    return {"file": path.as_posix(), "lenses": [_lens_json(b) for b in blocks]}
+
+
+def _lens_json(block: code_blocks.CodeBlock) -> dict[str, Any]:
+    return {
+        "line": block.line,
+        "endLine": block.end_line,
+        "kind": block.kind,
+        "name": block.name,
+        "title": block.title,
+        "total": block.total,
+        "own": block.own,
+        "complete": block.complete,
+        "missing": [{"line": n, "reason": r} for n, r in block.missing],
+    }
+
+
+def breakdown(engine: EngineSurface, params: Any, lines: LineMap | None = None) -> dict[str, Any]:
+    """The Markdown breakdown of some lines of a file (current lines of the asking
+    connection), a whole file, or the whole model (no ``file``)."""
+    p = _params(params)
+    job = _job_name(engine, p, required=False)
+    given = _string(p, "file", required=False)
+    first, last = _line_param(p, "startLine"), _line_param(p, "endLine")
+    found = None
+    if given is not None:
+        path = workspace_path(engine, given)
+        found = breakdowns.lines_breakdown(engine, path, job, (first, last), lines)
+    if found is None:  # nothing on those lines: the whole model
+        found = breakdowns.model_breakdown(engine, job)
+    if found is None:
+        raise ApiError(
+            NO_RESULT,
+            "no job has a result yet" if job is None else f"job {job!r} has no result yet",
+        )
+    return found
+
+
+def _line_param(params: Mapping[str, Any], key: str) -> int | None:
+    value = params.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ApiError(INVALID_PARAMS, f"parameter {key!r} must be a line number (1 or more)")
+    return value
+
+
+def summary(engine: EngineSurface, params: Any, lines: LineMap | None = None) -> dict[str, Any]:
+    """A job's headline figures and what ran (the status bar's text)."""
+    p = _params(params)
+    job = _job_name(engine, p, required=False)
+    metric = _string(p, "metric", required=False)
+    names = [job] if job is not None else [j.name for j in engine.jobs() if j.has_result]
+    for name in names:
+        good = engine.result(name)
+        if good is not None:
+            found = run_summary.summary(good.document, None if metric == "auto" else metric)
+            return {
+                "job": name,
+                "headline": list(found.headline),
+                "text": " · ".join(found.headline),
+                "metrics": list(found.metrics),
+                "run": found.run,
+            }
+    raise ApiError(
+        NO_RESULT, "no job has a result yet" if job is None else f"job {job!r} has no result yet"
+    )
+
+
+def reanalyze(engine: EngineSurface, params: Any, lines: LineMap | None = None) -> dict[str, Any]:
     p = _params(params)
     name = _job_name(engine, p, required=False)
     return {"scheduled": engine.reanalyze(name)}
 
 
-METHODS: dict[str, Callable[[Engine, Any], dict[str, Any]]] = {
+class Method(Protocol):
+    """An API method: (engine, params, the asking connection's line map) -> JSON object."""
+
+    def __call__(
+        self, engine: EngineSurface, params: Any, lines: LineMap | None = None
+    ) -> dict[str, Any]: ...
+
+
+METHODS: dict[str, Method] = {
     "perfline/status": status,
     "perfline/jobs": jobs,
     "perfline/result": result,
     "perfline/lineAnnotations": line_annotations,
     "perfline/entity": entity,
     "perfline/reanalyze": reanalyze,
+    "perfline/codeLenses": code_lenses,
+    "perfline/breakdown": breakdown,
+    "perfline/summary": summary,
 }
 
 RESULT_CHANGED = "perfline/resultChanged"

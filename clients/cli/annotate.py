@@ -1,8 +1,9 @@
 """``perfline annotate FILE``: the source with its figures in the margin.
 
 Each annotated line gets its inlay-hint label in a left margin, and each
-function / ``nn.Module`` class with figures gets its code-lens total above it,
-as an editor shows them. Uses the daemon serving the file's workspace if one
+function / ``nn.Module`` class with figures gets its code-lens title above it,
+as an editor shows them (both rendered by the server: ``perfline/lineAnnotations``
+and ``perfline/codeLenses``). Uses the daemon serving the file's workspace if one
 runs, else analyses the workspace in-process.
 """
 
@@ -42,33 +43,6 @@ def render(source: str, lines: list[dict[str, Any]], lenses: dict[int, str], col
     return "\n".join(out) + "\n"
 
 
-def lens_titles(source: str, lines: list[dict[str, Any]]) -> dict[int, str]:
-    from perfline.server.figures import MetricKey
-    from perfline.server.presentation import UNFIGURED, LineFigure, code_blocks
-
-    by_line: dict[int, LineFigure] = {}
-    covered: set[int] = set()
-    for item in lines:
-        number = item.get("currentLine") or item["line"]
-        covered.add(number)
-        for entity in item.get("entities", []):
-            value, metric = entity.get("value"), entity.get("metric")
-            if value is None or metric is None:
-                continue
-            share = entity.get("share")
-            total = value / share if share else None
-            by_line.setdefault(number, (value, MetricKey(metric["name"], metric["unit"]), total))
-            break
-
-    def value_at(number: int) -> Any:
-        found = by_line.get(number)
-        if found is None and number in covered:
-            return UNFIGURED
-        return found
-
-    return {b.line: b.title for b in code_blocks(source, value_at)}
-
-
 @click.command("annotate")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @daemon_options
@@ -97,6 +71,7 @@ def command(
         if job:
             params["job"] = job
         annotations = session.request("perfline/lineAnnotations", params)
+        lenses = session.request("perfline/codeLenses", params)["lenses"]
         jobs = session.request("perfline/jobs")["jobs"]
     except RpcError as error:
         click.echo(f"perfline annotate: {error.message}", err=True)
@@ -112,7 +87,8 @@ def command(
     source = path.read_text(encoding="utf-8", errors="replace")
     lines = annotations["lines"]
     use_color = sys.stdout.isatty() if color is None else color
-    click.echo(render(source, lines, lens_titles(source, lines), use_color), nl=False)
+    titles = {lens["line"]: lens["title"] for lens in lenses}
+    click.echo(render(source, lines, titles, use_color), nl=False)
     if not any(item.get("label") for item in lines):
         click.echo(
             f"perfline annotate: no figures for {file} ({how}, {len(jobs)} job(s) in {root})",

@@ -16,10 +16,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from perfline.core.workspace_config import WorkspaceConfig, WorkspaceConfigError
-from perfline.server.index import JobIndex, LineDiagnostic, LineEntry
 from perfline.server.jobs.context import JobType
 from perfline.server.jobs.registry import default_registry
 from perfline.server.jobs.stage_memo import Memo
+from perfline.server.line_index import JobIndex, LineDiagnostic, LineEntry
 from perfline.server.scheduler.boundary import WorkspaceBoundary
 from perfline.server.scheduler.bounded_reads import InputLimits
 from perfline.server.scheduler.events import (

@@ -36,8 +36,8 @@ from dataclasses import dataclass
 
 from perfline.core.collection import collect_frozen, pause_collection, resume_collection
 from perfline.core.workspace_config import CONFIG_FILE_NAME
-from perfline.server.index import build_index
 from perfline.server.jobs.context import JobType
+from perfline.server.line_index import build_index
 from perfline.server.scheduler.events import (
     ConfigChanged,
     EngineEvent,

@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from perfline.core.structure_memo import StructureMemo
-from perfline.server.index import IndexMemo
 from perfline.server.jobs.stage_memo import Memo
+from perfline.server.line_index import IndexMemo
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,8 @@ from pathlib import Path
 from perfline.core.cancellation import Cancelled, cancellable
 from perfline.core.errors import InputError
 from perfline.core.pipeline import PipelineSettings
-from perfline.server.index import build_index
 from perfline.server.jobs.context import JobContext, JobInput, JobType
+from perfline.server.line_index import build_index
 from perfline.server.paths import PathResolver
 from perfline.server.scheduler.bounded_reads import InputLimits, read_input
 from perfline.server.scheduler.content_hashes import digest_of

@@ -108,10 +108,15 @@ async def _hover_table(session: Session) -> None:
     assert isinstance(hover.contents, t.MarkupContent)
     assert hover.contents.kind == t.MarkupKind.Markdown
     value = hover.contents.value
-    assert "| metric | value | unit |" in value
-    assert "| duration_avg | 0.947 | ms |" in value
-    assert "Source operators:" in value and "`" in value
-    assert "Mode: measured · producer `neural-technology-profiling-data`" in value
+    # Every statistic the line holds (a sum of four operators: their average), unit once.
+    assert "| measure | avg |" in value and "| duration (ms) | 0.95 |" in value
+    # The operators under the line, most costly first, then what ran.
+    assert "| type | operator | avg (ms) | share of line |" in value
+    rows = re.findall(r"^\| aten\.conv2d \| (conv2d_\d) \| ([\d.]+) \| (\d+)% \|$", value, re.M)
+    assert sorted(r[0] for r in rows) == ["conv2d_1", "conv2d_3", "conv2d_5", "conv2d_7"]
+    assert [float(r[1]) for r in rows] == sorted((float(r[1]) for r in rows), reverse=True)
+    assert "ExecuTorch CPU kernels (no delegate), measured, 10 runs" in value
+    assert "neural-technology" not in value
     none = await session.client.text_document_hover_async(
         t.HoverParams(t.TextDocumentIdentifier(uri), t.Position(6, 0))
     )
@@ -128,12 +133,15 @@ async def _code_lenses(session: Session) -> None:
     }
     assert sorted(titles) == [12, 23, 31, 39]
     assert titles[12].startswith("nn.Module DSBlock: ") and "of the model" in titles[12]
-    assert titles[23].startswith("function forward: ")
+    assert titles[23].startswith("DSBlock.forward: ") and " total · " in titles[23]
     assert titles[31].startswith("nn.Module DSCNN: ")
     # line 41 (`x = self.blocks(x)`) has code lines but no figure (a float-rounding
-    # conflict, as in the reference): the forward total says it leaves it out
-    assert "without lines 41, 43 (no figure)" in titles[39]
-    assert "without" not in titles[23]
+    # conflict, as in the reference), line 43 (the flatten view) no sample: the forward
+    # sum says so, and claims no share of the model for a sum that is not a total
+    assert titles[39].startswith("DSCNN.forward: 1.17 ms on the lines with figures · ")
+    assert titles[39].endswith("no figure on lines 41 (conflicting figures), 43 (no sample)")
+    assert "of the model" not in titles[39]
+    assert "no figure" not in titles[23]
 
 
 async def _custom_requests_and_errors(session: Session) -> None:
@@ -208,6 +216,10 @@ async def _refresh_after_a_file_change(session: Session) -> None:
     await _wait(lambda: any(c.get("error") for c in session.changes[changes:]))
     hints = await session.hints(uri)
     assert hints and all(str(h.label).endswith("(stale)") for h in hints)
+    # Lenses read the same staleness rule: over a failing job they are stale too (issue 21:
+    # they used to look at the edits only).
+    titles = await _lens_titles(session, uri)
+    assert titles and all(title.endswith(" (stale)") for title in titles), titles
     await _wait(lambda: bool(session.client.diagnostics.get(etdump.as_uri())))
     assert "job dscnn-measured" in session.client.diagnostics[etdump.as_uri()][0].message
     etdump.write_bytes(content)
@@ -220,6 +232,7 @@ async def _refresh_after_a_file_change(session: Session) -> None:
     hints = await session.hints(uri)
     assert [h.position.line + 1 for h in hints] == KWS_FIGURE_LINES
     assert not any(str(h.label).endswith("(stale)") for h in hints)
+    assert not any(title.endswith("(stale)") for title in await _lens_titles(session, uri))
     caps = session.client.capabilities
     assert caps is not None and caps.workspace is not None
     if caps.workspace.inlay_hint and caps.workspace.inlay_hint.refresh_support:
@@ -227,6 +240,13 @@ async def _refresh_after_a_file_change(session: Session) -> None:
     if caps.workspace.code_lens and caps.workspace.code_lens.refresh_support:
         await _wait(lambda: "codeLens" in session.refreshes[refreshes:])
     await _wait(lambda: _cleared(session, etdump.as_uri()))
+
+
+async def _lens_titles(session: Session, uri: str) -> list[str]:
+    lenses = await session.client.text_document_code_lens_async(
+        t.CodeLensParams(t.TextDocumentIdentifier(uri))
+    )
+    return [lens.command.title for lens in lenses or [] if lens.command]
 
 
 def _watched_files_come_from_one_source_only(session: Session) -> None:

@@ -24,9 +24,11 @@ async def test_hover_and_hints_show_both_jobs_side_by_side(tmp_path: Path) -> No
         )
         assert hover is not None and isinstance(hover.contents, t.MarkupContent)
         value = hover.contents.value
-        assert "Mode: measured · producer `onnxruntime`" in value
-        assert "Mode: predicted · producer `perfline-static`" in value
-        assert "| duration_avg |" in value and "| macs | 2048000 |" in value.replace(",", "")
+        assert "ONNX Runtime profiler, measured · job `dscnn_noopt`" in value
+        assert "perfline static cost, predicted · job `dscnn.onnx.static`" in value
+        # line 27: four 1x1 convolutions of 64 -> 64 channels on 25x5, 64*64*125 MACs each
+        assert "| macs | 2.0M MAC |" in value and "| Conv | node_Conv_141 | 512k | 25% |" in value
+        assert "| duration (ms) |" in value
         (hint,) = [h for h in await session.hints(uri) if h.position.line == 26]
         assert isinstance(hint.label, str) and " MAC · " in hint.label and "ms avg" in hint.label
         assert "(dscnn.onnx.static)" in str(hint.tooltip) and "(dscnn_noopt)" in str(hint.tooltip)

@@ -115,7 +115,9 @@ async def test_pulled_settings_apply_at_start_and_on_change(tmp_path: Path) -> N
 
         await _until(mac_labels)  # pulled after `initialized`
         lenses = await _lens_titles(session)
-        assert lenses and all("90 count · 90%" in title for title in lenses), lenses
+        assert lenses and all("90 count total · 90% of the model" in title for title in lenses), (
+            lenses
+        )
 
         # A change: the server pulls the new section (ignoring the pushed payload) and
         # asks the client to refresh.
@@ -132,7 +134,9 @@ async def test_pulled_settings_apply_at_start_and_on_change(tmp_path: Path) -> N
         # (these client capabilities declare lens refreshes only)
         assert session.refreshes[refreshes:] == ["codeLens"]
         lenses = await _lens_titles(session)
-        assert lenses and all("400 cycles · 40%" in title for title in lenses), lenses
+        assert lenses and all("400 cycles total · 40% of the model" in title for title in lenses), (
+            lenses
+        )
 
 
 async def test_pushed_settings_when_the_client_cannot_be_asked(tmp_path: Path) -> None:
@@ -185,3 +189,42 @@ async def test_workspace_files_cannot_set_client_settings(tmp_path: Path) -> Non
         await session.wait_analysed()
         session.open("model.py")
         assert await _labels(session) == DEFAULT_LABELS
+
+
+async def test_pushed_settings_apply_when_the_pulled_section_is_empty(tmp_path: Path) -> None:
+    """Issue 21's ignored ``workspace/didChangeConfiguration``: a client that supports pulls
+    but whose settings store holds nothing for perfline answers the pull with an empty
+    section. The daemon let that answer win: a change dropped the settings the client
+    pushed, and any change reset those of ``initializationOptions`` to the defaults."""
+    async with start(
+        _workspace(tmp_path),
+        "stdio",
+        "visual-studio-code",
+        initialization_options={"settings": {"perfline": MAC_SETTINGS}},
+        configuration={"perfline": {}},
+    ) as session:
+        await session.wait_analysed()
+        session.open("model.py")
+
+        async def mac_labels() -> bool:
+            return await _labels(session) == MAC_LABELS
+
+        await _until(mac_labels)  # from initializationOptions
+
+        # A change that names no perfline section (the pull answers {}): nothing changes.
+        session.client.workspace_did_change_configuration(
+            t.DidChangeConfigurationParams(settings={"python": {"x": 1}})
+        )
+        await asyncio.sleep(1.0)
+        assert await _labels(session) == MAC_LABELS
+
+        refreshes = len(session.refreshes)
+        session.client.workspace_did_change_configuration(
+            t.DidChangeConfigurationParams(settings={"perfline": {"hints": {"format": "{value}"}}})
+        )
+
+        async def values_only() -> bool:
+            return await _labels(session) == ["600 cycles", "300 cycles", "100 cycles"]
+
+        await _until(values_only)
+        assert session.refreshes[refreshes:] == ["codeLens"]

@@ -71,6 +71,6 @@ def test_neovim_receives_the_inlay_hints(tmp_path: Path) -> None:
     # What Neovim displays (its own request after our refresh) is the same set of hints.
     displayed = sorted((d["line"] + 1, d["label"]) for d in report["displayed"])
     assert displayed == sorted((h["line"] + 1, h["label"]) for h in report["hints"])
-    assert "| metric | value | unit |" in report["hover"]
+    assert "| measure | avg |" in report["hover"] and "Operators under this line" in report["hover"]
     assert sorted(lens["line"] + 1 for lens in report["lenses"]) == [12, 23, 31, 39]
     assert report["jobs"]["jobs"][0]["name"] == "dscnn-measured"

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from perfline.core.workspace_config import PathMap
-from perfline.server import figures
-from perfline.server.edits import LineTracker
+from perfline.server import line_metrics as figures
 from perfline.server.paths import PathResolver
-from perfline.server.presentation import UNFIGURED, code_blocks
+from perfline.server.view import numbers
+from perfline.server.view.code_blocks import LineFigure, code_blocks
+from perfline.server.view.edit_tracking import LineTracker
+from perfline.server.view.line_details import NoFigure
 
 
 @pytest.mark.parametrize(
@@ -27,16 +28,16 @@ from perfline.server.presentation import UNFIGURED, code_blocks
     ],
 )
 def test_format_value(value: float, unit: str, text: str) -> None:
-    assert figures.format_value(value, unit) == text
+    assert numbers.format_value(value, unit) == text
 
 
 def test_labels_match_the_issue_examples() -> None:
     cycles = figures.MetricKey("op_cycles", "cycles")
-    assert figures.label(1800, cycles, None, 13_846) == "1.8k cycles · 13%"
+    assert numbers.label(1800, cycles, None, 13_846) == "1.8k cycles · 13%"
     ms = figures.MetricKey("latency", "ms")
-    assert figures.label(0.42, ms, "p50", 2.0) == "0.42 ms p50 · 21%"
-    assert figures.label(0.001, ms, None, 2.0) == "0.001 ms · <1%"
-    assert figures.label(5, cycles, None, None) == "5 cycles"
+    assert numbers.label(0.42, ms, "p50", 2.0) == "0.42 ms p50 · 21%"
+    assert numbers.label(0.001, ms, None, 2.0) == "0.001 ms · <1%"
+    assert numbers.label(5, cycles, None, None) == "5 cycles"
 
 
 def test_metric_choice_prefers_coverage_then_kind() -> None:
@@ -173,17 +174,17 @@ def test_code_blocks_sum_function_lines_and_module_classes() -> None:
     key = figures.MetricKey("op_cycles", "cycles")
     values = {4: 100.0, 5: 50.0, 8: 10.0}
 
-    def value_at(line: int) -> tuple[float, figures.MetricKey, float | None] | None:
-        return (values[line], key, 1000.0) if line in values else None
+    def figure_at(line: int) -> LineFigure | None:
+        return LineFigure(values[line], key, 1000.0) if line in values else None
 
-    blocks = code_blocks(source, value_at)
-    assert [(b.kind, b.name, b.line, b.total) for b in blocks] == [
-        ("class", "Block", 2, 150.0),
-        ("function", "forward", 3, 150.0),
-        ("function", "f", 7, 10.0),
+    blocks = code_blocks(source, figure_at)
+    assert [(b.kind, b.name, b.line, b.end_line, b.total) for b in blocks] == [
+        ("class", "nn.Module Block", 2, 5, 150.0),
+        ("function", "Block.forward", 3, 5, 150.0),
+        ("function", "Plain.f", 7, 8, 10.0),
     ]
-    assert blocks[0].title == "nn.Module Block: 150 cycles · 15% of the model"
-    assert code_blocks("def broken(:\n", value_at) == []
+    assert blocks[0].title == "nn.Module Block: 150 cycles total · 15% of the model"
+    assert code_blocks("def broken(:\n", figure_at) == []
 
 
 def test_code_blocks_name_the_covered_lines_left_out_of_a_total() -> None:
@@ -197,14 +198,17 @@ def test_code_blocks_name_the_covered_lines_left_out_of_a_total() -> None:
     )
     key = figures.MetricKey("op_cycles", "cycles")
     values = {4: 100.0, 6: 50.0}
+    conflict = NoFigure("conflict", "No figure: conflicting figures.")
 
-    def value_at(line: int) -> Any:
+    def figure_at(line: int) -> LineFigure | None:
         if line == 5:
-            return UNFIGURED
-        return (values[line], key, 1000.0) if line in values else None
+            return LineFigure(None, key, None, missing=conflict)
+        return LineFigure(values[line], key, 1000.0) if line in values else None
 
-    titles = {b.line: b.title for b in code_blocks(source, value_at)}
-    assert (
-        titles[3] == "function forward: 150 cycles · 15% of the model, without line 5 (no figure)"
+    titles = {b.line: b.title for b in code_blocks(source, figure_at)}
+    # Not a total: no share of the model is claimed for it.
+    assert titles[3] == (
+        "Net.forward: 150 cycles on the lines with figures · "
+        "no figure on line 5 (conflicting figures)"
     )
-    assert titles[2].endswith(", without line 5 (no figure)")
+    assert titles[2].endswith(" · no figure on line 5 (conflicting figures)")

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from perfline.server.figures import MetricKey
-from perfline.server.index import LineEntry
-from perfline.server.settings import (
+from perfline.server.line_index import LineEntry
+from perfline.server.line_metrics import MetricKey
+from perfline.server.view.hint_settings import (
     DEFAULT_FORMAT,
-    Figure,
     HintSettings,
-    fill,
-    lens_figure,
-    line_label,
     read_settings,
     section_of,
 )
+from perfline.server.view.line_labels import Figure, fill, lens_figure, line_label
 
 
 def _entry(value: float, total: float, metrics: list[dict[str, object]]) -> LineEntry:

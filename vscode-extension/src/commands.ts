@@ -6,20 +6,16 @@
 
 import * as vscode from 'vscode';
 
-import { blockRange } from './blocks';
-import { renderBreakdown } from './breakdownView';
 import type { Controller } from './controller';
 import { messageOf } from './controller';
-import { breakdownRows, codeLineIds } from './documentModel';
-import { fileSafe } from './format';
 import { jobPickItems } from './jobs';
 import {
-  annotationsAt,
+  blockArguments,
+  type BreakdownParams,
+  fileSafe,
   jobArgument,
-  type LineAnnotation,
-  type LineAnnotationsParams,
   Methods,
-  parseLineAnnotations,
+  parseBreakdown,
   resultDocument,
 } from './protocol';
 import type { VirtualDocuments } from './virtualDocs';
@@ -79,7 +75,7 @@ export function registerCommands(
         if (job === undefined) {
           return;
         }
-        const { raw } = await controller.result(job);
+        const raw = await controller.result(job);
         const uri = docs.set(`/${fileSafe(job)}/result.json`, `${JSON.stringify(resultDocument(raw), null, 2)}\n`);
         const document = await vscode.workspace.openTextDocument(uri);
         await vscode.window.showTextDocument(document, { preview: false });
@@ -93,8 +89,8 @@ export function registerCommands(
     ),
     vscode.commands.registerCommand(
       'perfline.showBlock',
-      guarded('Show Block Breakdown', async (controller, uri, line) => {
-        await showBreakdown(controller, docs, undefined, (await codeBlock(uri, line)) ?? currentLine());
+      guarded('Show Block Breakdown', async (controller, uri, first, last) => {
+        await showBreakdown(controller, docs, undefined, codeBlock(uri, first, last) ?? currentLine());
       }),
     ),
     vscode.commands.registerCommand(
@@ -135,12 +131,11 @@ async function pickJob(controller: Controller): Promise<string | undefined> {
   return picked?.jobId;
 }
 
-/** Lines (0-based, inclusive) whose breakdown is shown, and how the view is titled. */
+/** Lines (0-based, inclusive) whose breakdown is shown (the server titles the view). */
 interface Selection {
   readonly uri: vscode.Uri;
   readonly start: number;
   readonly end: number;
-  readonly title: string;
 }
 
 /** The editor's current line, when it shows a file. */
@@ -150,66 +145,41 @@ function currentLine(): Selection | undefined {
     return undefined;
   }
   const line = editor.selection.active.line;
-  const where = `${vscode.workspace.asRelativePath(editor.document.uri)}:${line + 1}`;
-  return { uri: editor.document.uri, start: line, end: line, title: `Breakdown of ${where}` };
+  return { uri: editor.document.uri, start: line, end: line };
 }
 
-/** The block (def/class) whose header is at 1-based `line` of `uri`, from a code lens. */
-async function codeBlock(uriArg: unknown, lineArg: unknown): Promise<Selection | undefined> {
-  if (typeof uriArg !== 'string' || typeof lineArg !== 'number') {
-    return undefined;
-  }
-  const uri = vscode.Uri.parse(uriArg);
-  const document = await vscode.workspace.openTextDocument(uri);
-  const lines = Array.from({ length: document.lineCount }, (_, i) => document.lineAt(i).text);
-  const { start, end } = blockRange(lines, lineArg - 1);
-  const header = (lines[start] ?? '').trim().replace(/:\s*(#.*)?$/, '');
-  const where = `${vscode.workspace.asRelativePath(uri)}:${start + 1}-${end + 1}`;
-  return { uri, start, end, title: `Breakdown of ${header} (${where})` };
+/**
+ * The block (def/class) a code lens stands on: the server sends the document's URI and the
+ * block's first and last line (1-based, found with Python's `ast`), so the client never guesses
+ * where a block ends.
+ */
+function codeBlock(uriArg: unknown, firstArg: unknown, lastArg: unknown): Selection | undefined {
+  const block = blockArguments(uriArg, firstArg, lastArg);
+  return block === undefined ? undefined : { uri: vscode.Uri.parse(block.uri), start: block.start, end: block.end };
 }
 
-/** The breakdown of the selected lines when they have figures, else the whole model's. */
+/**
+ * The breakdown the server renders (`perfline/breakdown`) of the selected lines, or of the whole
+ * model when they have no figures, shown as a rendered Markdown preview.
+ */
 async function showBreakdown(
   controller: Controller,
   docs: VirtualDocuments,
   jobArg: string | undefined,
   selection: Selection | undefined,
 ): Promise<void> {
-  let job = jobArg ?? controller.currentJob;
-  let ids: string[] = [];
-  let title = 'Model breakdown';
-  if (selection !== undefined) {
-    const params: LineAnnotationsParams = { file: selection.uri.toString() };
-    const annotations = parseLineAnnotations(await controller.request(Methods.lineAnnotations, params));
-    const here: LineAnnotation[] = [];
-    for (let line = selection.start; line <= selection.end; line += 1) {
-      here.push(...annotationsAt(annotations, line, job));
-    }
-    const chosenJob = jobArg ?? (here.some((a) => a.job === job) ? job : here[0]?.job);
-    const ofJob = here.filter((a) => a.job === undefined || a.job === chosenJob);
-    if (ofJob.length > 0) {
-      job = chosenJob ?? job;
-      ids = [...new Set(ofJob.flatMap((a) => a.entityIds))];
-      title = selection.title;
-    }
+  const job = jobArg ?? controller.currentJob;
+  const params: BreakdownParams = {
+    ...(job === undefined ? {} : { job }),
+    ...(selection === undefined
+      ? {}
+      : { file: selection.uri.toString(), startLine: selection.start + 1, endLine: selection.end + 1 }),
+  };
+  const breakdown = parseBreakdown(await controller.request(Methods.breakdown, params));
+  if (breakdown === undefined) {
+    throw new Error('the server sent no breakdown');
   }
-  if (job === undefined) {
-    await controller.refresh();
-    job = controller.currentJob;
-  }
-  if (job === undefined) {
-    void vscode.window.showInformationMessage('perfline: no job with results yet.');
-    return;
-  }
-  const { doc } = await controller.result(job);
-  if (doc === undefined) {
-    throw new Error(`the result of job ${job} is not a standardized document`);
-  }
-  const rows = breakdownRows(doc, ids.length > 0 ? ids : codeLineIds(doc));
-  const label = controller.knownJobs.find((j) => j.id === job)?.label ?? job;
-  const text = renderBreakdown({ title, jobLabel: label, document: doc, rows });
-  const name = ids.length > 0 && selection !== undefined ? `lines-${selection.start + 1}-${selection.end + 1}` : 'model';
-  const uri = docs.set(`/${fileSafe(job)}/breakdown-${name}.md`, text);
-  const document = await vscode.workspace.openTextDocument(uri);
-  await vscode.window.showTextDocument(document, { preview: false, viewColumn: vscode.ViewColumn.Beside });
+  const name = breakdown.lines.length > 0 && selection !== undefined ? `lines-${selection.start + 1}-${selection.end + 1}` : 'model';
+  const uri = docs.set(`/${fileSafe(breakdown.job)}/breakdown-${name}.md`, breakdown.markdown);
+  await vscode.commands.executeCommand('markdown.showPreviewToSide', uri);
 }

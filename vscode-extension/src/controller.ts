@@ -1,6 +1,7 @@
 /**
  * The extension's state while it runs: the settings, the supervised server run, the job list and
- * the active job, the analysis progress, and the status bar item built from them. Commands
+ * the active job, the analysis progress, and the status bar item built from them (its figures
+ * come written from the server's `perfline/summary`). Commands
  * (`commands.ts`) call into it; it owns no UI other than the status bar and error messages.
  */
 
@@ -12,14 +13,13 @@ import {
   WorkDoneProgressCreateRequest,
 } from 'vscode-languageclient/node';
 
-import { type Metric, modelTotals, parseDocument, type StandardizedDocument } from './documentModel';
 import { gaveUpMessage, startFailureMessage } from './failure';
 import { chooseActiveJob, type Job, parseJobs } from './jobs';
 import { createServerRun, type ServerRun } from './languageClient';
 import { LogTail } from './logTail';
 import { probeServer } from './probe';
 import { asProgressValue, ProgressTracker } from './progress';
-import { describeChange, Methods, reanalyzeParams } from './protocol';
+import { describeChange, type JobSummary, Methods, parseSummary, reanalyzeParams } from './protocol';
 import { selectedInterpreter } from './python';
 import { describeCommand, resolveServerCommand, type ServerCommand } from './serverCommand';
 import {
@@ -49,8 +49,8 @@ export class Controller implements vscode.Disposable {
   private serverState: ServerState = 'idle';
   private jobs: Job[] = [];
   private activeJob: string | undefined;
-  private readonly documents = new Map<string, { raw: unknown; doc: StandardizedDocument | undefined }>();
-  private totals: Metric[] = [];
+  private readonly documents = new Map<string, unknown>();
+  private summary: JobSummary | undefined;
   private refreshTimer: NodeJS.Timeout | undefined;
   private lastProblems = '';
 
@@ -136,16 +136,15 @@ export class Controller implements vscode.Disposable {
     return this.request(Methods.reanalyze, reanalyzeParams(job));
   }
 
-  /** The processed document of a job (fetched and cached). */
-  async result(job: string): Promise<{ raw: unknown; doc: StandardizedDocument | undefined }> {
+  /** The `perfline/result` answer of a job (fetched and cached until the result changes). */
+  async result(job: string): Promise<unknown> {
     const cached = this.documents.get(job);
     if (cached !== undefined) {
       return cached;
     }
     const raw = await this.request(Methods.result, { job });
-    const entry = { raw, doc: parseDocument(raw) };
-    this.documents.set(job, entry);
-    return entry;
+    this.documents.set(job, raw);
+    return raw;
   }
 
   async selectJob(job: string): Promise<void> {
@@ -162,11 +161,11 @@ export class Controller implements vscode.Disposable {
     try {
       this.jobs = parseJobs(await this.request(Methods.jobs, {}));
       this.activeJob = chooseActiveJob(this.jobs, this.activeJob);
-      this.totals = [];
+      this.summary = undefined;
       const active = this.jobs.find((j) => j.id === this.activeJob);
       if (active !== undefined && active.hasResult !== false) {
-        const { doc } = await this.result(active.id);
-        this.totals = doc === undefined ? [] : modelTotals(doc, this.settings.hints.metric);
+        const params = { job: active.id, metric: this.settings.hints.metric };
+        this.summary = parseSummary(await this.request(Methods.summary, params));
       }
     } catch (error) {
       this.output.appendLine(`[perfline] could not read the jobs or the active result: ${messageOf(error)}`);
@@ -363,7 +362,7 @@ export class Controller implements vscode.Disposable {
       busy: progress.busy,
       progressMessage: progress.message,
       jobLabel: job?.label ?? this.activeJob,
-      totals: this.totals,
+      summary: this.summary,
       jobError: job?.error,
     });
     this.status.text = view.text;

@@ -2,7 +2,8 @@
  * Builds the `vscode-languageclient` client for one server run: spawns the server process
  * (argv, no shell) with its stderr copied to the log tail, hands crashes to the supervisor instead
  * of the library's own restart logic, and answers `workspace/configuration` for `perfline.*` from
- * the validated settings.
+ * the validated settings. The server renders every hint and lens itself (it applies the hint
+ * settings it pulls or is sent); the client passes them through untouched.
  */
 
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -18,9 +19,7 @@ import {
   type ServerOptions,
 } from 'vscode-languageclient/node';
 
-import { figuresByLine, hintLabel, isDefaultPresentation, STALE_MARK } from './hintFormat';
 import type { LogTail } from './logTail';
-import { Methods } from './protocol';
 import type { ServerCommand } from './serverCommand';
 import { configurationFor, type PerflineSettings, serverSettings } from './settings';
 
@@ -89,35 +88,6 @@ export function createServerRun(command: ServerCommand, cwd: string, hooks: Clie
     },
     initializationFailedHandler: () => false,
     middleware: {
-      // Applies perfline.hints.* to the server's hints (see hintFormat.ts); defaults pass through.
-      provideInlayHints: async (document, viewPort, token, next) => {
-        const hints = await next(document, viewPort, token);
-        const presentation = hooks.settings().hints;
-        if (hints === null || hints === undefined || isDefaultPresentation(presentation)) {
-          return hints;
-        }
-        let raw: unknown;
-        try {
-          raw = await client.sendRequest(Methods.lineAnnotations, { file: document.uri.toString(), metrics: true }, token);
-        } catch (error) {
-          hooks.output.appendLine(`[perfline] hint settings not applied: ${String(error)}`);
-          return hints;
-        }
-        const byLine = figuresByLine(raw);
-        return hints.flatMap((hint) => {
-          const figures = byLine.get(hint.position.line);
-          if (figures === undefined) {
-            return [hint];
-          }
-          const label = hintLabel(figures, presentation);
-          if (label === undefined) {
-            return [];
-          }
-          const stale = typeof hint.label === 'string' && hint.label.endsWith(STALE_MARK);
-          hint.label = stale ? `${label}${STALE_MARK}` : label;
-          return [hint];
-        });
-      },
       workspace: {
         configuration: async (params, token, next) => {
           const answers = await next(params, token);

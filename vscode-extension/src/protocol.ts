@@ -10,6 +10,8 @@ export const Methods = {
   entity: 'perfline/entity',
   reanalyze: 'perfline/reanalyze',
   status: 'perfline/status',
+  summary: 'perfline/summary',
+  breakdown: 'perfline/breakdown',
   resultChanged: 'perfline/resultChanged',
 } as const;
 
@@ -98,6 +100,26 @@ export function resultDocument(raw: unknown): unknown {
   return isObject(raw) && isObject(raw.document) ? raw.document : raw;
 }
 
+/** A block's lines, 0-based and inclusive, in the document at `uri`. */
+export interface BlockArguments {
+  readonly uri: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+/**
+ * Reads the arguments of the server's `perfline.showBlock` code lens command: the document URI
+ * and the block's first and last line (1-based, inclusive). `undefined` unless all three are
+ * well-formed.
+ */
+export function blockArguments(uri: unknown, first: unknown, last: unknown): BlockArguments | undefined {
+  const line = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 1;
+  if (typeof uri !== 'string' || uri === '' || !line(first) || !line(last) || last < first) {
+    return undefined;
+  }
+  return { uri, start: first - 1, end: last - 1 };
+}
+
 /** A job id passed as the first command argument (string or `{job}`), if any. */
 export function jobArgument(arg: unknown): string | undefined {
   if (typeof arg === 'string' && arg !== '') {
@@ -126,4 +148,62 @@ export function describeChange(params: unknown): { job: string | undefined; text
     typeof params.error === 'string' && params.error !== '' ? `error: ${params.error}` : undefined,
   ];
   return { job, text: parts.filter((p): p is string => p !== undefined).join(' ') };
+}
+
+/** A job's headline as the server renders it (`perfline/summary`). */
+export interface JobSummary {
+  readonly job: string;
+  /** The status bar's figures, written by the server (`12.0 ms`, `83.5 inferences/s`). */
+  readonly headline: readonly string[];
+  /** Every model metric as `name: value`. */
+  readonly metrics: readonly string[];
+  /** What ran (`ExecuTorch CPU kernels (no delegate), measured, 10 runs`). */
+  readonly run: string;
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+/** Reads a `perfline/summary` answer; `undefined` when it is not one. */
+export function parseSummary(raw: unknown): JobSummary | undefined {
+  if (!isObject(raw) || typeof raw.job !== 'string') {
+    return undefined;
+  }
+  return {
+    job: raw.job,
+    headline: strings(raw.headline),
+    metrics: strings(raw.metrics),
+    run: typeof raw.run === 'string' ? raw.run : '',
+  };
+}
+
+/** Params of `perfline/breakdown`: a file's lines (1-based, inclusive), or the whole model. */
+export interface BreakdownParams {
+  readonly file?: string;
+  readonly startLine?: number;
+  readonly endLine?: number;
+  readonly job?: string;
+}
+
+/** A `perfline/breakdown` answer: the server-rendered Markdown and what it covers. */
+export interface Breakdown {
+  readonly job: string;
+  readonly title: string;
+  readonly markdown: string;
+  readonly lines: readonly number[];
+}
+
+export function parseBreakdown(raw: unknown): Breakdown | undefined {
+  if (!isObject(raw) || typeof raw.job !== 'string' || typeof raw.markdown !== 'string') {
+    return undefined;
+  }
+  const lines = Array.isArray(raw.lines) ? raw.lines.filter((n): n is number => typeof n === 'number') : [];
+  return { job: raw.job, title: typeof raw.title === 'string' ? raw.title : raw.job, markdown: raw.markdown, lines };
+}
+
+/** A file-name-safe form of an id (job ids go into virtual document paths). */
+export function fileSafe(text: string): string {
+  const cleaned = text.replace(/[^\w.-]+/g, '_').replace(/^_+|_+$/g, '');
+  return cleaned === '' ? 'job' : cleaned;
 }

@@ -13,15 +13,16 @@ export type TraceLevel = 'off' | 'messages' | 'verbose';
 export const TRACE_LEVELS: readonly TraceLevel[] = ['off', 'messages', 'verbose'];
 
 /** Placeholders allowed in `perfline.hints.format`. */
-export const FORMAT_PLACEHOLDERS: readonly string[] = ['value', 'unit', 'metric', 'share'];
+export const FORMAT_PLACEHOLDERS: readonly string[] = ['value', 'unit', 'metric', 'statistic', 'share', 'marker'];
 
-export const DEFAULT_HINT_FORMAT = '{value} · {share}';
+/** The server renders it; `{marker}` puts `▮▮▮` in front of the hints of hot lines. */
+export const DEFAULT_HINT_FORMAT = '{marker} {value} {statistic} · {share}';
 export const DEFAULT_METRIC = 'auto';
 
 export interface HintSettings {
   /** `auto` (the result's dominant metric) or a metric name such as `inference_time`. */
   readonly metric: string;
-  /** Template with `{value}`, `{unit}`, `{metric}`, `{share}` placeholders. */
+  /** Template with `{value}`, `{unit}`, `{metric}`, `{statistic}`, `{share}`, `{marker}`. */
   readonly format: string;
   /** Hints whose share of the model is below this percentage (0-100) are hidden. */
   readonly minShare: number;

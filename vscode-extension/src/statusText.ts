@@ -1,10 +1,10 @@
 /**
  * Text and tooltip of the status bar item, from the server state, the analysis progress and the
- * active job's model totals. Pure.
+ * active job's summary as the server renders it (`perfline/summary`: the headline figures, every
+ * model metric, what ran). Pure: no number is formatted here.
  */
 
-import { type Metric, metricLabel } from './documentModel';
-import { formatValue } from './format';
+import type { JobSummary } from './protocol';
 
 export type ServerState = 'starting' | 'running' | 'restarting' | 'stopped' | 'failed' | 'idle';
 
@@ -13,7 +13,7 @@ export interface StatusInput {
   readonly busy: boolean;
   readonly progressMessage: string | undefined;
   readonly jobLabel: string | undefined;
-  readonly totals: readonly Metric[];
+  readonly summary: JobSummary | undefined;
   readonly jobError: string | undefined;
 }
 
@@ -51,16 +51,15 @@ function statusParts(input: StatusInput): Omit<StatusView, 'accessibilityLabel'>
       isError: false,
     };
   }
-  const figures = input.totals
-    .filter((m) => m.value !== undefined)
-    .map((m) => formatValue(m.value ?? 0, m.unit));
+  const figures = input.summary?.headline ?? [];
   const job = input.jobLabel ?? 'no job';
   const summary = figures.length > 0 ? figures.join(' · ') : job;
   const icon = input.busy ? '$(sync~spin)' : input.jobError !== undefined ? '$(warning)' : '$(pulse)';
   const tooltipLines = [`perfline job: ${job}`];
-  for (const metric of input.totals) {
-    tooltipLines.push(`${metricLabel(metric)}: ${metric.value === undefined ? 'n/a' : formatValue(metric.value, metric.unit)}`);
+  if (input.summary !== undefined && input.summary.run !== '') {
+    tooltipLines.push(input.summary.run);
   }
+  tooltipLines.push(...(input.summary?.metrics ?? []));
   if (input.busy) {
     tooltipLines.push(`Analysing${input.progressMessage === undefined ? '…' : `: ${input.progressMessage}`}`);
   }

@@ -6,7 +6,7 @@
  * Every check is reported; the exit code is 1 if any failed. Screenshots go to --shots.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
@@ -23,6 +23,7 @@ const { values: args } = parseArgs({
     settings: { type: 'string' },
     'server-parent': { type: 'string' },
     logs: { type: 'string' },
+    workspace: { type: 'string' },
     timeout: { type: 'string', default: '120000' },
   },
 });
@@ -39,6 +40,7 @@ const shots = need('shots');
 const settingsPath = need('settings');
 const serverParent = Number(need('server-parent'));
 const logsDir = need('logs');
+const workspace = need('workspace');
 
 // The perfline output channel as VS Code saved it: <logs>/<session>/exthost1/output_logging_<time>/<n>-perfline.log
 const perflineLog = () => {
@@ -80,6 +82,14 @@ const shareOf = (label) => {
   return match ? Number(match[2]) - (match[1] ? 0.5 : 0) : -1;
 };
 const dominant = [...labelled].sort((a, b) => shareOf(b.label) - shareOf(a.label))[0];
+/** The share marker the server puts in front of a line's hint (VS Code's default format). */
+const markerOf = (line) => {
+  const share = Math.max(...line.entities.map((e) => (typeof e.share === 'number' ? e.share : 0)));
+  return '▮'.repeat([0.05, 0.2, 0.5].filter((t) => share >= t).length);
+};
+const expectedHint = (line) => (markerOf(line) === '' ? line.label : `${markerOf(line)} ${line.label}`);
+/** A line with every statistic (a single operator measured over the runs): the pooling. */
+const statsLine = expected.lines.find((l) => (l.entities ?? []).some((e) => e.statistic === 'avg') && l.label && l.line === 42);
 /** Code lens titles in the text form: lines like `   │ ▸ nn.Module DSBlock: 10.8 ms · 90% of the model`. */
 const lensTitles = readFileSync(need('expected-text'), 'utf8')
   .split('\n')
@@ -187,13 +197,18 @@ try {
     Boolean(seen),
     `line ${hintLine} expected to end with "${dominant.label}", editor shows "${(lines[hintLine] ?? '<line not rendered>').trim()}"`,
   );
-  const missing = labelled.filter((l) => !(lines[l.currentLine ?? l.line] ?? '').includes(l.label));
+  const missing = labelled.filter((l) => !(lines[l.currentLine ?? l.line] ?? '').includes(expectedHint(l)));
+  check(
+    'share markers on the hot lines',
+    markerOf(dominant) === '▮▮▮' && (lines[hintLine] ?? '').includes(`▮▮▮ ${dominant.label}`),
+    `line ${hintLine} shows "${(lines[hintLine] ?? '').trim()}" (expected "▮▮▮ ${dominant.label}")`,
+  );
   check(
     'inlay hints on every labelled line',
     missing.length === 0,
     missing.length === 0
-      ? `${labelled.length} lines match perfline annotate`
-      : `missing on ${missing.map((l) => `${l.line} ("${l.label}")`).join(', ')}`,
+      ? `${labelled.length} lines match perfline annotate, each with its marker`
+      : `missing on ${missing.map((l) => `${l.line} ("${expectedHint(l)}")`).join(', ')}`,
   );
 
   // 2. Code lens titles.
@@ -226,63 +241,92 @@ try {
     await page.mouse.move(800, 600);
   }
 
-  // 4. Hover table on the dominant line.
-  const token = page
-    .locator('.editor-group-container.active .view-lines .view-line', { hasText: dominant.label })
-    .locator('span span')
-    .filter({ hasText: /\w{3,}/ })
-    .first();
-  let hoverText = '';
-  let hasTable = false;
+  // 4. Hovers: the dominant line's operators, the pooling line's statistics.
   const visibleHover = () =>
     page.evaluate(() => {
       const hovers = [...document.querySelectorAll('.monaco-hover-content')].filter(
         (el) => el instanceof HTMLElement && el.offsetParent !== null && el.innerText.trim() !== '',
       );
       const hover = hovers.find((el) => el.querySelector('table')) ?? hovers[0];
-      return hover instanceof HTMLElement ? { text: hover.innerText, table: hover.querySelector('table') !== null } : undefined;
+      return hover instanceof HTMLElement
+        ? { text: hover.innerText, tables: hover.querySelectorAll('table').length }
+        : undefined;
     });
-  for (let attempt = 0; attempt < 5 && !hasTable; attempt += 1) {
-    await page.mouse.move(10, 10);
-    const box = await token.boundingBox();
-    if (box === null) {
-      break;
+  /** Hovers a word of the editor line showing `text`; the hover's text and its table count. */
+  const hoverOn = async (text) => {
+    const word = page
+      .locator('.editor-group-container.active .view-lines .view-line', { hasText: text })
+      .locator('span span')
+      .filter({ hasText: /\w{3,}/ })
+      .first();
+    let found = { text: '', tables: 0 };
+    for (let attempt = 0; attempt < 5 && found.tables === 0; attempt += 1) {
+      await page.mouse.move(10, 10);
+      const box = await word.boundingBox();
+      if (box === null) {
+        break;
+      }
+      await page.mouse.move(box.x + box.width / 2 - 2, box.y + box.height / 2);
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 3 });
+      found = (await until(visibleHover, 6_000, 250)) ?? found;
     }
-    await page.mouse.move(box.x + box.width / 2 - 2, box.y + box.height / 2);
-    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 3 });
-    const found = await until(visibleHover, 6_000, 250);
-    if (found) {
-      hoverText = found.text;
-      hasTable = found.table;
-    }
-  }
+    return found;
+  };
+  const token = page
+    .locator('.editor-group-container.active .view-lines .view-line', { hasText: dominant.label })
+    .locator('span span')
+    .filter({ hasText: /\w{3,}/ })
+    .first();
+  const operators = await hoverOn(dominant.label);
   check(
-    'hover table',
-    hasTable && /metric/.test(hoverText) && /value/.test(hoverText),
-    `table=${hasTable}; hover text: ${JSON.stringify(hoverText.slice(0, 400))}`,
+    'hover: operators under the line and what ran',
+    operators.tables >= 2 &&
+      /type\s+operator/.test(operators.text) &&
+      /aten\.conv2d/.test(operators.text) &&
+      /ExecuTorch CPU kernels \(no delegate\), measured, 10 runs/.test(operators.text) &&
+      !/neural-technology|n\/a/.test(operators.text),
+    `tables=${operators.tables}; hover text: ${JSON.stringify(operators.text.slice(0, 500))}`,
   );
   await shot('3-hover');
   await page.keyboard.press('Escape');
+  if (statsLine === undefined) {
+    check('hover: every statistic', false, 'perfline annotate shows no figure on line 42');
+  } else {
+    const stats = await hoverOn(statsLine.label);
+    const header = ['avg', 'p50', 'p90', 'min', 'max', 'runs'];
+    check(
+      'hover: every statistic, the unit once',
+      new RegExp(`measure\\s+${header.join('\\s+')}`).test(stats.text) && /duration \(ms\)/.test(stats.text),
+      `hover text: ${JSON.stringify(stats.text.slice(0, 500))}`,
+    );
+    await shot('3b-hover-statistics');
+    await page.keyboard.press('Escape');
+  }
 
-  // 5. Show Breakdown on the dominant line (cursor placed there by clicking it).
+  // 5. Show Breakdown on the dominant line (cursor placed there by clicking it): a rendered
+  // Markdown preview (a webview), never the Markdown source, without rows of "n/a".
   await token.click();
   await runCommand('perfline: Show Breakdown');
-  const breakdownTab = page.locator('.tab', { hasText: /breakdown-lines-/ });
-  let breakdownText = '';
+  let rendered = { title: '', tables: 0, text: '' };
   try {
-    await breakdownTab.first().waitFor({ timeout: 30_000 });
-    await sleep(1000);
-    breakdownText = await page
-      .locator('.editor-group-container.active .view-lines')
-      .first()
-      .innerText();
-  } catch {
-    breakdownText = '';
+    await page.locator('.tab', { hasText: /Preview breakdown-lines-/ }).first().waitFor({ timeout: 30_000 });
+    const preview = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+    await preview.locator('h1').first().waitFor({ timeout: 30_000 });
+    rendered = {
+      title: await preview.locator('h1').first().innerText(),
+      tables: await preview.locator('table').count(),
+      text: await preview.locator('body').innerText(),
+    };
+  } catch (error) {
+    rendered.text = String(error);
   }
   check(
-    'Show Breakdown',
-    breakdownText.includes(`${fileName}:${hintLine}`),
-    `breakdown document: ${JSON.stringify(breakdownText.slice(0, 300))}`,
+    'Show Breakdown: rendered',
+    rendered.title.includes(`${fileName}:${hintLine}`) &&
+      rendered.tables >= 2 &&
+      !/\bn\/a\b/.test(rendered.text) &&
+      !rendered.text.includes('| ---'),
+    `h1 "${rendered.title}", ${rendered.tables} tables; text: ${JSON.stringify(rendered.text.slice(0, 300))}`,
   );
   await shot('4-breakdown');
 
@@ -299,6 +343,28 @@ try {
   }
   check('Show Result JSON', resultOk, resultOk ? 'processed document opened' : 'result.json not shown');
   await shot('5-result-json');
+
+  // 6b. A configuration error is a diagnostic on its line of perfline.toml (Problems panel),
+  // and goes away once the file is fixed.
+  const config = join(workspace, 'perfline.toml');
+  const good = readFileSync(config, 'utf8');
+  writeFileSync(config, good.replace('backend = "executorch"', 'backend = "exectorch"'));
+  await runCommand('View: Focus Problems');
+  const problem = await until(async () => {
+    const text = await page.locator('.markers-panel').first().innerText().catch(() => '');
+    return text.includes("unknown backend 'exectorch'") ? text : undefined;
+  }, 60_000);
+  check('diagnostic: a broken perfline.toml', Boolean(problem), `Problems panel: ${JSON.stringify((problem ?? '').slice(0, 300))}`);
+  await shot('5b-diagnostic');
+  writeFileSync(config, good);
+  const cleared = await until(async () => {
+    const text = await page.locator('.markers-panel').first().innerText().catch(() => 'x');
+    return text.includes('exectorch') ? undefined : true;
+  }, 60_000);
+  check('diagnostic cleared once fixed', Boolean(cleared), cleared ? 'gone from the Problems panel' : 'still shown');
+  await page.keyboard.press('Escape');
+  await runCommand('View: Hide Panel'); // give the editor its height back (later checks read lines)
+  await sleep(500);
 
   // 7. Reanalyze: the status bar spins while the server reports progress, then shows totals again.
   const statusLabels = () =>

@@ -5,8 +5,11 @@
 #   2. installs code-server outside git ($PERFLINE_E2E_HOME, default ~/.cache/perfline-e2e),
 #   3. installs Debian's chromium if missing,
 #   4. side-loads the .vsix into a fresh user-data dir, sets perfline.server.python,
-#   5. opens examples/kws, and drive.mjs asserts on the page: the inlay hint text on the expected
-#      line of dscnn.py, the hover table, a code lens, the status bar item, Show Breakdown.
+#   5. opens a copy of examples/kws, and drive.mjs asserts on the page: the inlay hint text (with
+#      its share marker) on the expected lines of dscnn.py, the hover (every statistic, the
+#      operator rows, what ran), the code lenses, the status bar item, the rendered Show Breakdown,
+#      a configuration diagnostic (perfline.toml broken, then restored), Reanalyze, a crash
+#      restart, settings applied without a reload.
 # The expected lines, labels and lens titles come from `perfline annotate` (in-process analysis);
 # the editor gets its figures from the server the extension itself starts.
 # Screenshots go to test/e2e/screenshots/ (gitignored). Exit code 0 only if every check passed.
@@ -15,7 +18,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 EXT=$(cd "$HERE/../.." && pwd)
 REPO=$(cd "$EXT/.." && pwd)
-WS=$(cd "${PERFLINE_E2E_WORKSPACE:-$REPO/examples/kws}" && pwd)
+SOURCE_WS=$(cd "${PERFLINE_E2E_WORKSPACE:-$REPO/examples/kws}" && pwd)
 PY=${PERFLINE_PYTHON:-$REPO/.venv/bin/python}
 [ -x "$PY" ] || PY=$(command -v python3)
 E2E_HOME=${PERFLINE_E2E_HOME:-$HOME/.cache/perfline-e2e}
@@ -23,15 +26,17 @@ CS_HOME=$E2E_HOME/code-server
 CS=$CS_HOME/node_modules/.bin/code-server
 WORK=$HERE/.work
 SHOTS=$HERE/screenshots
+# The run edits the workspace (a broken perfline.toml): it works on a copy.
+WS=$WORK/ws
 SOURCE=$WS/dscnn.py
 
 step() { printf '\n== %s\n' "$*"; }
 
 step "checks"
-[ -f "$SOURCE" ] || { echo "missing $SOURCE"; exit 2; }
-[ -f "$WS/perfline.toml" ] || { echo "missing $WS/perfline.toml"; exit 2; }
+[ -f "$SOURCE_WS/dscnn.py" ] || { echo "missing $SOURCE_WS/dscnn.py"; exit 2; }
+[ -f "$SOURCE_WS/perfline.toml" ] || { echo "missing $SOURCE_WS/perfline.toml"; exit 2; }
 "$PY" -c 'import perfline.server' || { echo "$PY cannot import perfline.server (pip install -e . first)"; exit 2; }
-echo "workspace $WS, python $PY"
+echo "workspace $SOURCE_WS (copied to $WS), python $PY"
 
 step "build the .vsix"
 cd "$EXT"
@@ -54,6 +59,7 @@ CHROMIUM=$(command -v chromium)
 step "expected figures (perfline annotate, in-process)"
 rm -rf "$WORK"
 mkdir -p "$WORK/data/User" "$WORK/ext" "$SHOTS"
+cp -r "$SOURCE_WS" "$WS"
 rm -f "$SHOTS"/*.png
 (cd "$WS" && "$PY" -m perfline annotate --json "$SOURCE") > "$WORK/expected.json"
 (cd "$WS" && "$PY" -m perfline annotate --no-color "$SOURCE") > "$WORK/expected.txt"
@@ -114,6 +120,7 @@ node "$HERE/drive.mjs" \
   --shots "$SHOTS" \
   --settings "$WORK/data/User/settings.json" \
   --server-parent "$CS_PID" \
+  --workspace "$WS" \
   --logs "$WORK/data/logs"
 status=$?
 set -e

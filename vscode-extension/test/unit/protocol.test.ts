@@ -3,7 +3,11 @@ import { describe, it } from 'node:test';
 
 import {
   annotationsAt,
+  blockArguments,
+  fileSafe,
   jobArgument,
+  parseBreakdown,
+  parseSummary,
   parseLineAnnotations,
   reanalyzeParams,
   describeChange,
@@ -105,5 +109,39 @@ describe('describeChange', () => {
       'error kws generation 4 stale error: truncated',
     );
     assert.deepEqual(describeChange(undefined), { job: undefined, text: 'everything' });
+  });
+});
+
+describe('blockArguments', () => {
+  it('reads the code lens arguments: URI, first and last line (1-based) -> 0-based range', () => {
+    assert.deepEqual(blockArguments('file:///w/dscnn.py', 31, 44), { uri: 'file:///w/dscnn.py', start: 30, end: 43 });
+    assert.deepEqual(blockArguments('file:///w/dscnn.py', 12, 12), { uri: 'file:///w/dscnn.py', start: 11, end: 11 });
+  });
+
+  it('refuses anything else (no guessing where the block ends)', () => {
+    assert.equal(blockArguments('file:///w/dscnn.py', 31, undefined), undefined);
+    assert.equal(blockArguments('file:///w/dscnn.py', 31, 30), undefined);
+    assert.equal(blockArguments('file:///w/dscnn.py', 0, 3), undefined);
+    assert.equal(blockArguments('file:///w/dscnn.py', 1.5, 3), undefined);
+    assert.equal(blockArguments(undefined, 1, 3), undefined);
+    assert.equal(blockArguments('', 1, 3), undefined);
+  });
+});
+
+describe('parseSummary and parseBreakdown', () => {
+  it('take the server-rendered texts as they are', () => {
+    const summary = parseSummary({ job: 'kws', headline: ['12.0 ms', 3], metrics: ['inference_time: 12.0 ms'], run: 'x' });
+    assert.deepEqual(summary, { job: 'kws', headline: ['12.0 ms'], metrics: ['inference_time: 12.0 ms'], run: 'x' });
+    assert.equal(parseSummary({ headline: [] }), undefined);
+    const breakdown = parseBreakdown({ job: 'kws', title: 'Breakdown of dscnn.py:26', markdown: '# x\n', lines: [26] });
+    assert.deepEqual(breakdown, { job: 'kws', title: 'Breakdown of dscnn.py:26', markdown: '# x\n', lines: [26] });
+    assert.equal(parseBreakdown({ job: 'kws' }), undefined);
+  });
+});
+
+describe('fileSafe', () => {
+  it('makes ids safe for virtual document paths', () => {
+    assert.equal(fileSafe('kws/dscnn xnnpack'), 'kws_dscnn_xnnpack');
+    assert.equal(fileSafe('///'), 'job');
   });
 });

@@ -1,20 +1,24 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { parseMetric } from '../../src/documentModel';
+import { parseSummary } from '../../src/protocol';
 import { type StatusInput, statusView } from '../../src/statusText';
 
-const totals = [
-  parseMetric({ name: 'inference_time', unit: 'ms', value: 2.04 }),
-  parseMetric({ name: 'total_cycles', unit: 'cycles', value: 1834 }),
-].flatMap((m) => (m === undefined ? [] : [m]));
+// As the server renders it (perfline/summary): the client formats no number.
+const summary = parseSummary({
+  job: 'kws',
+  headline: ['2.04 ms', '1.8k cycles'],
+  text: '2.04 ms · 1.8k cycles',
+  metrics: ['inference_time: 2.04 ms', 'total_cycles: 1.8k cycles'],
+  run: 'ExecuTorch CPU kernels (no delegate), measured, 10 runs',
+});
 
 const base: StatusInput = {
   server: 'running',
   busy: false,
   progressMessage: undefined,
   jobLabel: 'kws',
-  totals,
+  summary,
   jobError: undefined,
 };
 
@@ -22,7 +26,11 @@ describe('statusView', () => {
   it("shows the active job's model totals", () => {
     const view = statusView(base);
     assert.equal(view.text, '$(pulse) 2.04 ms · 1.8k cycles');
-    assert.match(view.tooltip, /^perfline job: kws\ninference_time \[ms\]: 2.04 ms\ntotal_cycles \[cycles\]: 1.8k cycles\n/);
+    assert.match(
+      view.tooltip,
+      /^perfline job: kws\nExecuTorch CPU kernels \(no delegate\), measured, 10 runs\ninference_time: 2\.04 ms\ntotal_cycles: 1\.8k cycles\n/,
+    );
+    assert.doesNotMatch(view.tooltip, /\[ms\]/); // the unit once
     assert.equal(view.command, 'perfline.selectJob');
     assert.equal(view.accessibilityLabel, 'perfline: 2.04 ms · 1.8k cycles');
   });
@@ -35,7 +43,7 @@ describe('statusView', () => {
   });
 
   it('falls back to the job name without totals, and warns on job errors', () => {
-    const view = statusView({ ...base, totals: [], jobError: 'bad etdump' });
+    const view = statusView({ ...base, summary: undefined, jobError: 'bad etdump' });
     assert.equal(view.text, '$(warning) kws');
     assert.match(view.tooltip, /Last analysis failed: bad etdump/);
   });

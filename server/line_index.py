@@ -1,4 +1,4 @@
-"""The line index: (source file, line) -> code_line entities, stacks, source operators, figures.
+"""The line index of a job's result: (source file, line) -> code lines, stacks, operators, figures.
 
 Built once per processed job result (linear in its entities, breakdowns,
 checks and advice) and replaced wholesale when the result changes; queries
@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from perfline.core.graph import build_graph
-from perfline.server import figures
+from perfline.server import line_metrics
+from perfline.server.view import numbers
 
 
 @dataclass(frozen=True)
@@ -40,14 +41,20 @@ class LineEntry:
     kind: str
     value: float | None
     statistic: str | None
-    metric: figures.MetricKey | None
+    metric: line_metrics.MetricKey | None
     total: float | None
+    #: Lines this line calls, (file, line), when its stacks continue into deeper frames of
+    #: the model's source (``x = self.blocks(x)``): its figure includes theirs.
+    calls: tuple[tuple[str, int], ...] = ()
+    #: How many of ``source_operators`` carry the line's metric (on themselves or on a
+    #: non-view entity right above them); counted for lines without a figure only.
+    measured_operators: int = 0
 
     @functools.cached_property
     def label(self) -> str | None:
         if self.value is None or self.metric is None:
             return None
-        return figures.label(self.value, self.metric, self.statistic, self.total)
+        return numbers.label(self.value, self.metric, self.statistic, self.total)
 
     @property
     def share(self) -> float | None:
@@ -149,6 +156,8 @@ class _PlacedLine:
     operators: tuple[Mapping[str, Any], ...]
     behind: tuple[tuple[str, str], ...]
     placements: tuple[str, ...]
+    #: (recorded file, line) of the frames below this line's (the lines it calls).
+    called: tuple[tuple[str, int], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,13 +213,13 @@ def _skeleton(listed: Any) -> _Skeleton:
                 }
             )
         )
-        operators = _descendants_of_kind(stacks, children, entities, "source_operator")
+        operators, called = _below_stacks(stacks, children, entities, (recorded, number))
         behind = sorted(
             {
                 (str(entities[p].get("kind")), str(entities[p].get("name", p)))
                 for o in operators
                 for p in parents.get(o["id"], ())
-                if entities[p].get("kind") not in figures.VIEW_KINDS
+                if entities[p].get("kind") not in line_metrics.VIEW_KINDS
             }
         )
         placements = tuple(
@@ -218,7 +227,14 @@ def _skeleton(listed: Any) -> _Skeleton:
         )
         placed.append(
             _PlacedLine(
-                entity, recorded, number, stacks, tuple(operators), tuple(behind), placements
+                entity,
+                recorded,
+                number,
+                stacks,
+                tuple(operators),
+                tuple(behind),
+                placements,
+                called,
             )
         )
     return _Skeleton(entities, children, parents, code_lines, tuple(placed))
@@ -236,26 +252,14 @@ def _index_result(
 ) -> Mapping[str, Mapping[str, Any]]:
     listed = result.get("entities")
     skeleton = memo.skeleton(result_index, listed) if memo is not None else _skeleton(listed)
-    entities, children, parents = skeleton.entities, skeleton.children, skeleton.parents
-    breakdowns: dict[str, list[Mapping[str, Any]]] = {}
-    for breakdown in result.get("breakdowns") or ():
-        if type(breakdown) is dict or isinstance(breakdown, Mapping):
-            entity_id = breakdown.get("entity_id")
-            if type(entity_id) is str:
-                found = breakdowns.get(entity_id)
-                if found is None:
-                    found = breakdowns[entity_id] = []
-                for metric in breakdown.get("metrics") or ():
-                    if type(metric) is dict or isinstance(metric, Mapping):
-                        found.append(metric)
-    key = figures.choose_metric(
+    breakdowns = breakdowns_by_entity(result)
+    key = line_metrics.choose_metric(
         (breakdowns.get(e["id"], ()) for e in skeleton.code_lines), configured_metric
     )
-    total = (
-        figures.model_total(result, key, entities=entities, children=children)
-        if key is not None
-        else None
-    )
+    total = None
+    if key is not None:
+        entities, children = skeleton.entities, skeleton.children
+        total = line_metrics.model_total(result, key, entities=entities, children=children)
     producer = str(result.get("producer", ""))
     mode = result.get("mode") if isinstance(result.get("mode"), str) else None
     kind = str(result.get("kind", ""))
@@ -265,7 +269,14 @@ def _index_result(
         where = file_key(line.recorded)
         line_of[entity["id"]] = (where, line.number)
         metrics = tuple(breakdowns.get(entity["id"], ()))
-        value, statistic = figures.value_of(metrics, key) if key else (None, None)
+        value, statistic = line_metrics.value_of(metrics, key) if key else (None, None)
+        measured = len(line.operators)
+        if value is None:
+            measured = _measured(line.operators, breakdowns, skeleton, key)
+        calls: tuple[tuple[str, int], ...] = ()
+        if line.called:  # a call line (rare): the lines it calls, as files of the workspace
+            mapped = {(file_key(f), n) for f, n in line.called} - {(where, line.number)}
+            calls = tuple(sorted(mapped))
         entry = LineEntry(
             job=job,
             result_index=result_index,
@@ -285,14 +296,70 @@ def _index_result(
             statistic=statistic,
             metric=key,
             total=total,
+            calls=calls,
+            measured_operators=measured,
         )
         lines.setdefault(where, {}).setdefault(line.number, []).append(entry)
+    _line_diagnostics(job, result, skeleton, line_of, diagnostics)
+    return skeleton.entities
 
-    def lines_above(entity_ids: Iterable[str]) -> set[tuple[str, int]]:
+
+def _measured(
+    operators: Sequence[Mapping[str, Any]],
+    breakdowns: Mapping[str, Sequence[Mapping[str, Any]]],
+    skeleton: _Skeleton,
+    key: line_metrics.MetricKey | None,
+) -> int:
+    """How many ``operators`` carry ``key`` themselves or on a non-view parent."""
+    if key is None:
+        return 0
+
+    def carries(entity_id: str) -> bool:
+        return line_metrics.value_of(breakdowns.get(entity_id, ()), key)[0] is not None
+
+    count = 0
+    for operator in operators:
+        above = skeleton.parents.get(operator["id"], ())
+        if carries(operator["id"]) or any(
+            carries(p)
+            for p in above
+            if skeleton.entities[p].get("kind") not in line_metrics.VIEW_KINDS
+        ):
+            count += 1
+    return count
+
+
+def breakdowns_by_entity(result: Mapping[str, Any]) -> dict[str, list[Mapping[str, Any]]]:
+    """Every breakdown metric of a result, by entity id (in document order)."""
+    breakdowns: dict[str, list[Mapping[str, Any]]] = {}
+    for breakdown in result.get("breakdowns") or ():
+        if type(breakdown) is dict or isinstance(breakdown, Mapping):
+            entity_id = breakdown.get("entity_id")
+            if type(entity_id) is str:
+                found = breakdowns.get(entity_id)
+                if found is None:
+                    found = breakdowns[entity_id] = []
+                for metric in breakdown.get("metrics") or ():
+                    if type(metric) is dict or isinstance(metric, Mapping):
+                        found.append(metric)
+    return breakdowns
+
+
+def _line_diagnostics(
+    job: str,
+    result: Mapping[str, Any],
+    skeleton: _Skeleton,
+    line_of: Mapping[str, tuple[str, int]],
+    diagnostics: dict[str, list[LineDiagnostic]],
+) -> None:
+    """Advice and failed or partial checks, on the lines above their entities."""
+
+    def lines_above(entity_ids: Iterable[str]) -> list[tuple[str, int]]:
         # A code_line is the parent of its stacks: climbing from a source operator
         # reaches its stacks, then their lines.
-        reached = figures.ancestors(parents, (e for e in entity_ids if e in entities))
-        return {line_of[e] for e in reached if e in line_of}
+        starts = (e for e in entity_ids if e in skeleton.entities)
+        reached = line_metrics.ancestors(skeleton.parents, starts)
+        return sorted({line_of[e] for e in reached if e in line_of})
 
     for advice in result.get("advice") or ():
         if not isinstance(advice, Mapping):
@@ -300,43 +367,52 @@ def _index_result(
         affected = [a for a in advice.get("affected_entity_ids") or () if isinstance(a, str)]
         severity = str(advice.get("severity", "info"))
         message = str(advice.get("message", ""))
-        for where, number in sorted(lines_above(affected)):
+        for where, number in lines_above(affected):
             diagnostics.setdefault(where, []).append(
                 LineDiagnostic(job, number, severity, message, str(advice.get("id", "advice")))
             )
     for check in result.get("checks") or ():
-        if not isinstance(check, Mapping) or check.get("status") not in ("fail", "partial"):
+        found = _check_problem(check)
+        if found is None:
             continue
-        entity_id = check.get("entity_id")
-        if not isinstance(entity_id, str):
-            continue
-        status = str(check["status"])
-        reasons = (
-            (check.get("details") or {}).get("reasons")
-            if isinstance(check.get("details"), Mapping)
-            else None
-        )
-        detail = ""
-        if isinstance(reasons, list) and reasons:
-            texts = [str(r.get("description", "")) for r in reasons if isinstance(r, Mapping)]
-            detail = ": " + "; ".join(t for t in texts if t)
-        message = f"check {check.get('id', '')} {status}{detail}"
-        severity = "error" if status == "fail" else "warning"
-        for where, number in sorted(lines_above([entity_id])):
+        entity_id, severity, message = found
+        for where, number in lines_above([entity_id]):
             diagnostics.setdefault(where, []).append(
                 LineDiagnostic(job, number, severity, message, str(check.get("id", "check")))
             )
-    return entities
 
 
-def _descendants_of_kind(
+def _check_problem(check: Any) -> tuple[str, str, str] | None:
+    """(entity id, severity, message) of a failed or partial check, else None."""
+    if not isinstance(check, Mapping) or check.get("status") not in ("fail", "partial"):
+        return None
+    entity_id = check.get("entity_id")
+    if not isinstance(entity_id, str):
+        return None
+    status = str(check["status"])
+    details = check.get("details")
+    reasons = (details or {}).get("reasons") if isinstance(details, Mapping) else None
+    detail = ""
+    if isinstance(reasons, list) and reasons:
+        texts = [str(r.get("description", "")) for r in reasons if isinstance(r, Mapping)]
+        detail = ": " + "; ".join(t for t in texts if t)
+    message = f"check {check.get('id', '')} {status}{detail}"
+    return entity_id, "error" if status == "fail" else "warning", message
+
+
+def _below_stacks(
     starts: Iterable[str],
     children: Mapping[str, Sequence[str]],
     entities: Mapping[str, Mapping[str, Any]],
-    kind: str,
-) -> list[Mapping[str, Any]]:
+    own: tuple[str, int],
+) -> tuple[list[Mapping[str, Any]], tuple[tuple[str, int], ...]]:
+    """One walk down the code stacks from ``starts``: the source operators reached (sorted by
+    id) and the (recorded file, line) of the deeper frames passed on the way (the lines a call
+    line calls; ``own`` left out)."""
     found: dict[str, Mapping[str, Any]] = {}
+    called: set[tuple[str, int]] = set()
     stack = list(starts)
+    first = set(stack)
     seen: set[str] = set()
     while stack:
         current = stack.pop()
@@ -344,9 +420,14 @@ def _descendants_of_kind(
             continue
         seen.add(current)
         entity = entities[current]
-        if entity.get("kind") == kind:
+        kind = entity.get("kind")
+        if kind == "source_operator":
             found[current] = entity
-            continue
-        if entity.get("kind") == "code_stack":
+        elif kind == "code_stack":
+            if current not in first:
+                attributes = entity.get("attributes") or {}
+                file, line = attributes.get("file"), attributes.get("line")
+                if isinstance(file, str) and isinstance(line, int) and (file, line) != own:
+                    called.add((file, line))
             stack.extend(children.get(current, ()))
-    return [found[k] for k in sorted(found)]
+    return [found[k] for k in sorted(found)], tuple(sorted(called))

@@ -1,10 +1,12 @@
-"""Choosing and formatting the figure shown for a source line.
+"""Which metric a source line shows, its value, and the model total it is a share of.
 
 Decides, per result, the *dominant* metric (the configured one, else total or
 operator cycles for estimates, else a p50/median latency, else any latency in
-ms, else the first metric found on a code line), the model total it is a share
-of, and renders labels such as ``1.8k cycles · 13%`` or ``0.42 ms p50 · 21%``.
-Pure functions over plain dicts; linear in the size of a result.
+ms, else the first metric found on a code line) and the model total (a
+model-level metric, else the sum over the top-most non-view entities). How the
+figures are written is ``server.view.numbers``. Pure functions over plain dicts;
+linear in the size of a result. Used by the line index (``server.line_index``)
+and the view layer.
 """
 
 from __future__ import annotations
@@ -187,54 +189,3 @@ def ancestors(parents: Mapping[str, Iterable[str]], starts: Iterable[str]) -> It
         seen.add(current)
         yield current
         stack.extend(parents.get(current, ()))
-
-
-def format_value(value: float, unit: str) -> str:
-    """``1.8k cycles``, ``0.42 ms``, ``12 bytes``."""
-    if unit in ("ms", "us", "s"):
-        if value == 0:
-            text = "0"
-        elif abs(value) >= 100:
-            text = f"{value:.0f}"
-        elif abs(value) >= 10:
-            text = f"{value:.1f}"
-        elif abs(value) >= 0.01:
-            text = f"{value:.2f}"
-        else:
-            text = f"{value:.2g}"
-        return f"{text} {unit}"
-    return f"{compact(value)} {unit}".rstrip()
-
-
-def compact(value: float) -> str:
-    """A number in at most ~4 characters with an SI suffix: 950, 1.8k, 12k, 3.4M."""
-    magnitude = abs(value)
-    for limit, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if magnitude >= limit:
-            scaled = value / limit
-            return (f"{scaled:.1f}" if abs(scaled) < 10 else f"{scaled:.0f}") + suffix
-    if float(value).is_integer():
-        return str(int(value))
-    return f"{value:.3g}"
-
-
-def format_share(value: float, total: float | None) -> str | None:
-    if total is None or total <= 0:
-        return None
-    share = 100.0 * value / total
-    if 0 < share < 1:
-        return "<1%"
-    return f"{share:.0f}%"
-
-
-def label(value: float, key: MetricKey, statistic: str | None, total: float | None) -> str:
-    """``1.8k cycles · 13%`` / ``0.42 ms p50 · 21%``."""
-    text = format_value(value, key.unit)
-    if statistic:
-        text += f" {statistic}"
-    share = format_share(value, total)
-    return f"{text} · {share}" if share else text
-
-
-def combine_labels(labels: Sequence[str]) -> str:
-    return "  ".join(dict.fromkeys(labels))

@@ -1,0 +1,142 @@
+"""One client connection: a pygls server bound to the shared engine and to its own view.
+
+``PerflineServer`` owns what is protocol state (the pygls session, the engine
+subscription, progress tokens, the client's capabilities) and a ``ConnectionView`` for
+everything else. Its handlers live in the feature modules of this package, one module
+per request or feature group (``FEATURE_MODULES``), each handler converting the request,
+asking the view and converting the answer. All connections of a process share one
+``EngineHost``. No cost beyond the handlers'.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from lsprotocol import types as t
+from pygls.lsp.server import LanguageServer
+
+from perfline import __version__
+from perfline.server.engine import Engine, EngineEvent
+from perfline.server.host import EngineHost
+from perfline.server.lsp import (
+    code_lens,
+    commands,
+    configuration,
+    custom_requests,
+    diagnostics,
+    engine_events,
+    hover,
+    inlay_hints,
+    lifecycle,
+    text_sync,
+)
+from perfline.server.lsp.features import Feature
+from perfline.server.lsp.protocol import PerflineProtocol
+from perfline.server.lsp.wire import HintEncoder
+from perfline.server.view.connection import ConnectionView
+
+log = logging.getLogger(__name__)
+
+#: The modules whose ``FEATURES`` a connection registers, in this order.
+FEATURE_MODULES = (
+    lifecycle,
+    configuration,
+    text_sync,
+    inlay_hints,
+    hover,
+    code_lens,
+    commands,
+    custom_requests,
+)
+
+
+class PerflineServer(LanguageServer):
+    """One client's session on the shared engine."""
+
+    def __init__(self, host: EngineHost) -> None:
+        super().__init__("perfline", __version__, protocol_cls=PerflineProtocol)
+        assert isinstance(self.protocol, PerflineProtocol)
+        self.protocol.shared = host.shared
+        self.host = host
+        self.view = ConnectionView(self.engine)
+        self.hint_wire = HintEncoder()
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.unsubscribe: Callable[[], None] | None = None
+        self.progress_tokens: dict[str, str] = {}
+        self.progress_timers: dict[str, asyncio.TimerHandle] = {}
+        self.initialized = False
+        self.on_disconnect: Callable[[], None] | None = None
+        for module in FEATURE_MODULES:
+            for item in module.FEATURES:
+                _register(self, item)
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        log.error("server error (%s): %s", getattr(source, "__name__", source), error)
+
+    def disconnect(self) -> None:
+        if self.unsubscribe is not None:
+            self.unsubscribe()
+            self.unsubscribe = None
+        if self.on_disconnect is not None:
+            self.on_disconnect()
+
+    def engine(self) -> Engine:
+        engine = self.host.engine()
+        self.attach(engine)
+        return engine
+
+    def attach(self, engine: Engine) -> None:
+        """Subscribe to the engine's events (once), handing them over to this loop."""
+        if self.unsubscribe is not None:
+            return
+        try:
+            self.loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        loop = self.loop
+
+        def listener(event: EngineEvent) -> None:
+            if not loop.is_closed():
+                loop.call_soon_threadsafe(engine_events.on_engine_event, self, event)
+
+        self.unsubscribe = engine.subscribe(listener)
+
+    def document(self, uri: str) -> Any:
+        """The client's copy of a document, or None when it is not open."""
+        try:
+            return self.workspace.get_text_document(uri)
+        except Exception:
+            return None
+
+    def refresh(self) -> None:
+        """Ask the client to re-request hints and lenses (when it supports refreshes)."""
+        caps = self.client_capabilities.workspace if self.initialized else None
+        if caps is None:
+            return
+        if caps.inlay_hint is not None and caps.inlay_hint.refresh_support:
+            self.workspace_inlay_hint_refresh(None)
+        if caps.code_lens is not None and caps.code_lens.refresh_support:
+            self.workspace_code_lens_refresh(None)
+
+    def publish_diagnostics(self) -> None:
+        diagnostics.publish(self)
+
+    def log_problems(self, problems: tuple[str, ...]) -> None:
+        for problem in problems:
+            log.warning("%s", problem)
+            if self.initialized:
+                self.window_log_message(
+                    t.LogMessageParams(type=t.MessageType.Warning, message=f"perfline: {problem}")
+                )
+
+
+def _register(server: PerflineServer, item: Feature) -> None:
+    if item.command:
+        server.command(item.method)(item.handler)
+    elif item.options is not None:
+        server.feature(item.method, item.options)(item.handler)
+    else:
+        server.feature(item.method)(item.handler)

@@ -1,0 +1,118 @@
+"""A line's hint label and a lens's figure under one client's hint settings.
+
+``line_label`` (the hint text of a source line: the index's own label with the default
+settings, else the settings' metric through their format template), ``lens_figure``
+(what a code lens sums for a line) and ``fill`` (a template with a figure's values). The
+model total of a metric other than the index's own comes from the caller (``TotalOf``,
+cached per engine state by the connection). Pure; linear in a line's entries.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from perfline.server import line_metrics
+from perfline.server.line_index import LineEntry
+from perfline.server.view import numbers
+from perfline.server.view.hint_settings import PLACEHOLDER_PATTERN, HintSettings
+
+
+@dataclass(frozen=True)
+class Figure:
+    """The figure a label shows: value, unit, metric name, share (0-1), statistic."""
+
+    value: float
+    unit: str
+    metric: str
+    share: float | None
+    statistic: str | None = None
+
+
+#: The model total of a metric for an entry's result (``None`` when unknown).
+TotalOf = Callable[[LineEntry, line_metrics.MetricKey], float | None]
+
+
+def chosen_figure(entry: LineEntry, settings: HintSettings, total_of: TotalOf) -> Figure | None:
+    """The entry's figure under ``settings``: its own, or the named metric's if it has it."""
+    own = entry.metric is not None and entry.metric.name == settings.metric
+    if settings.metric is None or own:
+        if entry.value is None or entry.metric is None:
+            return None
+        own_key = entry.metric
+        return Figure(entry.value, own_key.unit, own_key.name, entry.share, entry.statistic)
+    for metric in entry.metrics:
+        if metric.get("name") != settings.metric:
+            continue
+        value = line_metrics.numeric(metric)
+        if value is None:
+            continue
+        key = line_metrics.MetricKey(settings.metric, str(metric.get("unit", "")))
+        statistic = line_metrics.statistic_of(metric)
+        total = total_of(entry, key)
+        share = value / total if total else None
+        return Figure(value, key.unit, key.name, share, statistic)
+    return None
+
+
+def fill(template: str, figure: Figure) -> str:
+    """The template with the figure's values; an unknown share leaves no dangling
+    separator or empty brackets."""
+    share = ""
+    if figure.share is not None:
+        share = numbers.format_share(figure.share, 1.0) or ""
+    values = {
+        "value": numbers.format_value(figure.value, figure.unit),
+        "unit": figure.unit,
+        "metric": figure.metric,
+        "statistic": figure.statistic or "",
+        "share": share,
+        "marker": numbers.share_marker(figure.share),
+    }
+    text = PLACEHOLDER_PATTERN.sub(lambda m: values.get(m.group(1), ""), template)
+    text = re.sub(r"\(\s*\)|\[\s*\]", "", text)
+    text = re.sub(r"(\s*[·|,;:-])+\s*$", "", text)
+    text = re.sub(r"^\s*([·|,;:-]\s*)+", "", text)
+    return re.sub(r"\s{2,}", " ", text).strip()
+
+
+def line_label(
+    entries: Sequence[LineEntry], settings: HintSettings, total_of: TotalOf
+) -> str | None:
+    """A line's hint text under ``settings`` (``None``: no hint). Several jobs on one line
+    are joined with two spaces; with the default settings the index's labels are kept."""
+    if settings.is_default:
+        labels = [e.label for e in entries if e.label]
+        return numbers.combine_labels(labels) if labels else None
+    shares = [e.share for e in entries if e.share is not None]
+    if settings.min_share > 0 and shares and max(shares) * 100 < settings.min_share:
+        return None
+    parts = []
+    for entry in entries:
+        figure = chosen_figure(entry, settings, total_of)
+        if figure is not None:
+            text = fill(settings.format, figure)
+            if text:
+                parts.append(text)
+    return numbers.combine_labels(parts) if parts else None
+
+
+def lens_figure(
+    entries: Sequence[LineEntry], settings: HintSettings, total_of: TotalOf
+) -> tuple[float, line_metrics.MetricKey, float | None] | None:
+    """(value, metric, model total) a code lens sums for a line: the index's figure, or
+    the named metric's when the settings name one the line has."""
+    for entry in entries:
+        if settings.metric is None or (
+            entry.metric is not None and entry.metric.name == settings.metric
+        ):
+            if entry.value is not None and entry.metric is not None:
+                return entry.value, entry.metric, entry.total
+            continue
+        for metric in entry.metrics:
+            value = line_metrics.numeric(metric) if metric.get("name") == settings.metric else None
+            if value is not None:
+                key = line_metrics.MetricKey(settings.metric, str(metric.get("unit", "")))
+                return value, key, total_of(entry, key)
+    return None

@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "query": "query:command",
     "annotate": "annotate:command",
     "watch": "watch:command",
+    "export": "export:command",
 }
 
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Set everything up in ./.venv and run the whole test suite: ruff, mypy, pytest,
-# the VS Code extension's checks, and its end-to-end run in a real VS Code
+# Set everything up in ./.venv and run the whole test suite: ruff, mypy, pytest (the Model
+# Explorer overlay tests create their cached venv on first use; PERFLINE_SKIP_MODEL_EXPLORER=1
+# skips them), the HTML report in headless Chromium (PERFLINE_SKIP_BROWSER=1 skips it), the
+# VS Code extension's checks, and its end-to-end run in a real VS Code
 # (code-server + Debian's chromium; PERFLINE_SKIP_E2E=1 skips that last part).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +26,15 @@ if (cd / && "$compiled_perfline" --version) | grep -q "compiled"; then
     --import-mode=append "$@"
 else
   echo "no C compiler here: the compiled build fell back to pure Python; its run is skipped" >&2
+fi
+if [ "${PERFLINE_SKIP_BROWSER:-0}" != "1" ]; then
+  if command -v npm >/dev/null 2>&1; then
+    echo "== HTML report in headless chromium (playwright-core + Debian's chromium)"
+    bash tests/html/browser/run.sh
+  else
+    echo "npm not found: the HTML report's browser test needs Node.js 20 and npm" >&2
+    exit 1
+  fi
 fi
 if [ -f vscode-extension/package.json ]; then
   if command -v npm >/dev/null 2>&1; then

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 import shutil
@@ -21,7 +22,7 @@ from perfline.core.report_html import (
 from perfline.core.report_html.page_script import SCRIPT
 from perfline.core.report_html.page_style import STYLE
 from perfline.core.report_html.payload import build_payload
-from tests.html._documents import RECORDED, SOURCE, example_document
+from tests.html._documents import RECORDED, SOURCE, example_document, nx_processed
 
 
 class _Tags(HTMLParser):
@@ -126,6 +127,20 @@ def test_result_without_figures() -> None:
     _, parser = _page(document)
     data = json.loads(parser.data["perfline-data"])
     assert data["views"] == [] and data["summary"]["results"]
+
+
+def test_no_cyclic_garbage() -> None:
+    document = example_document()
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        gc.collect()
+        _page(document)
+        _page(nx_processed(50))
+        assert gc.collect() == 0  # nothing the renderer made needed the cyclic collector
+    finally:
+        if was:
+            gc.enable()
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Set everything up and run the whole test suite: ruff, mypy, pytest (pure Python, then the
 # compiled build), the live comparison with the reference, the VS Code extension's checks and
-# its end-to-end run in a real VS Code. Leaves ./.venv (the user's compiled install made by
-# scripts/example.sh) alone. Extra arguments go to both pytest runs.
+# the HTML report in headless Chromium, its end-to-end run in a real VS Code. Leaves ./.venv (the
+# user's compiled install made by scripts/example.sh) alone. Extra arguments go to both pytest runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,10 +13,14 @@ perfline test suite. It makes, in this checkout:
 and outside it:
   ~/.cache/perfline-oracle   a venv with the reference, mlia==0.12.3, from PyPI (live comparison
                              of 300 generated documents; PERFLINE_ORACLE_PYTHON=... uses another)
+  ~/.cache/perfline-model-explorer   Model Explorer and its ONNX/TOSA/VGF adapters with
+                             torch 2.13.0, from PyPI, for the overlay tests
+                             (PERFLINE_SKIP_MODEL_EXPLORER=1 skips them)
   ~/.cache/perfline-e2e      code-server 4.100.3 from npm, for the extension's end-to-end run
-and, for that end-to-end run only, installs system-wide with apt-get when they are missing:
-  the Debian packages chromium, ripgrep, libkrb5-dev and pkg-config.
-PERFLINE_SKIP_E2E=1 skips the end-to-end run (and these installs).
+and installs system-wide with apt-get when they are missing: the Debian package chromium (for
+the HTML report's browser test and the end-to-end run) and, for the end-to-end run only,
+ripgrep, libkrb5-dev and pkg-config.
+PERFLINE_SKIP_BROWSER=1 skips the browser test; PERFLINE_SKIP_E2E=1 skips the end-to-end run.
 SAYS
 
 python3 -m venv .venv-test
@@ -47,13 +51,22 @@ if (cd / && "$compiled_perfline" --version) | grep -q "compiled"; then
 else
   echo "no C compiler here: the compiled build fell back to pure Python; its run is skipped" >&2
 fi
+export PERFLINE_PYTHON="$PWD/.venv-test/bin/python"
+if [ "${PERFLINE_SKIP_BROWSER:-0}" != "1" ]; then
+  if command -v npm >/dev/null 2>&1; then
+    echo "== HTML report in headless chromium (playwright-core + Debian's chromium)"
+    bash tests/html/browser/run.sh
+  else
+    echo "npm not found: the HTML report's browser test needs Node.js 20 and npm" >&2
+    exit 1
+  fi
+fi
 if [ -f vscode-extension/package.json ]; then
   if command -v npm >/dev/null 2>&1; then
     echo "== vscode-extension"
     (cd vscode-extension && npm ci --no-audit --no-fund --loglevel=error && npm test)
     if [ "${PERFLINE_SKIP_E2E:-0}" != "1" ]; then
       echo "== vscode-extension end to end (code-server + headless chromium)"
-      export PERFLINE_PYTHON="$PWD/.venv-test/bin/python"
       # A browser-driven UI run can stumble on timing; one visible retry, never more.
       bash vscode-extension/test/e2e/run.sh || {
         echo "e2e failed once; retrying (see the output above for the first failure)" >&2

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import unquote, urlparse
 
-from perfline.server import line_metrics
+from perfline.core import dominant_metric
 from perfline.server.line_index import LineEntry
 from perfline.server.view import breakdowns, code_blocks, run_summary
 from perfline.server.view.engine_surface import EngineSurface, JobView, LineMap
@@ -264,12 +264,12 @@ def code_lenses(engine: EngineSurface, params: Any, lines: LineMap | None = None
     except OSError as error:
         raise ApiError(NO_RESULT, f"cannot read {path.as_posix()}: {error.strerror}") from None
 
-    def total_of(entry: LineEntry, key: line_metrics.MetricKey) -> float | None:
+    def total_of(entry: LineEntry, key: dominant_metric.MetricKey) -> float | None:
         good = engine.result(entry.job)
         results = good.document.get("results") if good is not None else None
         if not isinstance(results, list) or entry.result_index >= len(results):
             return None
-        return line_metrics.model_total(results[entry.result_index], key)
+        return dominant_metric.model_total(results[entry.result_index], key)
 
     blocks = code_blocks.lenses_of(
         source,

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from perfline.core import dominant_metric
+from perfline.core import figure_text as numbers
 from perfline.core.graph import build_graph
-from perfline.server import line_metrics
-from perfline.server.view import numbers
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class LineEntry:
     kind: str
     value: float | None
     statistic: str | None
-    metric: line_metrics.MetricKey | None
+    metric: dominant_metric.MetricKey | None
     total: float | None
     #: Lines this line calls, (file, line), when its stacks continue into deeper frames of
     #: the model's source (``x = self.blocks(x)``): its figure includes theirs.
@@ -219,7 +219,7 @@ def _skeleton(listed: Any) -> _Skeleton:
                 (str(entities[p].get("kind")), str(entities[p].get("name", p)))
                 for o in operators
                 for p in parents.get(o["id"], ())
-                if entities[p].get("kind") not in line_metrics.VIEW_KINDS
+                if entities[p].get("kind") not in dominant_metric.VIEW_KINDS
             }
         )
         placements = tuple(
@@ -253,13 +253,13 @@ def _index_result(
     listed = result.get("entities")
     skeleton = memo.skeleton(result_index, listed) if memo is not None else _skeleton(listed)
     breakdowns = breakdowns_by_entity(result)
-    key = line_metrics.choose_metric(
+    key = dominant_metric.choose_metric(
         (breakdowns.get(e["id"], ()) for e in skeleton.code_lines), configured_metric
     )
     total = None
     if key is not None:
         entities, children = skeleton.entities, skeleton.children
-        total = line_metrics.model_total(result, key, entities=entities, children=children)
+        total = dominant_metric.model_total(result, key, entities=entities, children=children)
     producer = str(result.get("producer", ""))
     mode = result.get("mode") if isinstance(result.get("mode"), str) else None
     kind = str(result.get("kind", ""))
@@ -269,7 +269,7 @@ def _index_result(
         where = file_key(line.recorded)
         line_of[entity["id"]] = (where, line.number)
         metrics = tuple(breakdowns.get(entity["id"], ()))
-        value, statistic = line_metrics.value_of(metrics, key) if key else (None, None)
+        value, statistic = dominant_metric.value_of(metrics, key) if key else (None, None)
         measured = len(line.operators)
         if value is None:
             measured = _measured(line.operators, breakdowns, skeleton, key)
@@ -308,14 +308,14 @@ def _measured(
     operators: Sequence[Mapping[str, Any]],
     breakdowns: Mapping[str, Sequence[Mapping[str, Any]]],
     skeleton: _Skeleton,
-    key: line_metrics.MetricKey | None,
+    key: dominant_metric.MetricKey | None,
 ) -> int:
     """How many ``operators`` carry ``key`` themselves or on a non-view parent."""
     if key is None:
         return 0
 
     def carries(entity_id: str) -> bool:
-        return line_metrics.value_of(breakdowns.get(entity_id, ()), key)[0] is not None
+        return dominant_metric.value_of(breakdowns.get(entity_id, ()), key)[0] is not None
 
     count = 0
     for operator in operators:
@@ -323,7 +323,7 @@ def _measured(
         if carries(operator["id"]) or any(
             carries(p)
             for p in above
-            if skeleton.entities[p].get("kind") not in line_metrics.VIEW_KINDS
+            if skeleton.entities[p].get("kind") not in dominant_metric.VIEW_KINDS
         ):
             count += 1
     return count
@@ -358,7 +358,7 @@ def _line_diagnostics(
         # A code_line is the parent of its stacks: climbing from a source operator
         # reaches its stacks, then their lines.
         starts = (e for e in entity_ids if e in skeleton.entities)
-        reached = line_metrics.ancestors(skeleton.parents, starts)
+        reached = dominant_metric.ancestors(skeleton.parents, starts)
         return sorted({line_of[e] for e in reached if e in line_of})
 
     for advice in result.get("advice") or ():

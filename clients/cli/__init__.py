@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "watch": "watch:command",
     "compare": "compare:command",
     "check": "check:command",
+    "export": "export:command",
 }
 
 

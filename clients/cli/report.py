@@ -14,6 +14,7 @@ from perfline.clients.cli.common import (
     read_json,
     write_output,
 )
+from perfline.clients.cli.html_output import write_html_report
 from perfline.core.pipeline import postprocess
 
 
@@ -38,6 +39,14 @@ from perfline.core.pipeline import postprocess
     help="perfline.toml whose [filtering] collapse rules apply (default: the nearest "
     "perfline.toml from the document's folder upwards).",
 )
+@click.option(
+    "--html",
+    "html",
+    type=click.Path(dir_okay=False),
+    default=None,
+    metavar="OUT.html",
+    help="Also write a self-contained HTML report (summary, annotated sources, chart, table).",
+)
 @collapse_options
 @guarded
 def command(
@@ -45,6 +54,7 @@ def command(
     as_json: bool,
     output_dir: str | None,
     config: str | None,
+    html: str | None,
     collapse: tuple[str, ...],
     no_default_collapse: bool,
 ) -> None:
@@ -60,4 +70,6 @@ def command(
     source = "<stdin>" if document == "-" else document
     processed = postprocess(raw, settings, source=source)
     write_output(processed, output_dir)
+    if html is not None:
+        write_html_report(processed, html, document=document, config=config)
     emit(processed, as_json)

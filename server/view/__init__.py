@@ -1,5 +1,5 @@
 """The view layer: what one connection sees, as plain data (no LSP, lsprotocol or pygls).
 
 See ``server.view.connection.ConnectionView`` and ARCHITECTURE.md. Deliberately imports
-nothing, so the line index may use ``server.view.numbers`` without importing the rest.
+nothing, so importing one of its modules costs only that module.
 """

@@ -6,7 +6,7 @@ Sections: what ran; the lines (figure, share of the model, the costliest operato
 lines marked inclusive; lines without a figure named once with the reason, never a row of
 "n/a"); the operators under them, most costly first; the model-level metrics (the ones
 the result says are unavailable are named with their reason in one sentence). Numbers
-follow ``server.view.numbers``, units are written once. Pure; linear in the lines and
+follow ``core.figure_text``, units are written once. Pure; linear in the lines and
 their operators.
 """
 
@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from perfline.server import line_metrics
+from perfline.core import dominant_metric
+from perfline.core import figure_text as numbers
 from perfline.server.line_index import LineEntry
-from perfline.server.view import numbers
 from perfline.server.view.hover_text import cell
 from perfline.server.view.line_details import OperatorRow, no_figure, operator_rows
 from perfline.server.view.result_tables import ResultTables
@@ -92,7 +92,7 @@ def _operators_section(
 
 def _model_section(tables: ResultTables) -> list[str]:
     metrics = [m for m in tables.result.get("metrics") or () if isinstance(m, dict)]
-    numeric = [(m, v) for m in metrics if (v := line_metrics.numeric(m)) is not None]
+    numeric = [(m, v) for m in metrics if (v := dominant_metric.numeric(m)) is not None]
     out = ["## Model", ""]
     if numeric:
         out += ["| metric | value |", "|---|---:|"]

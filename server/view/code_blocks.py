@@ -25,9 +25,10 @@ import ast
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from perfline.server import line_metrics
+from perfline.core import dominant_metric
+from perfline.core import figure_text as numbers
 from perfline.server.line_index import LineEntry
-from perfline.server.view import line_labels, numbers
+from perfline.server.view import line_labels
 from perfline.server.view.hint_settings import HintSettings
 from perfline.server.view.line_details import REASON_WORDS, NoFigure, Reason, no_figure
 
@@ -40,7 +41,7 @@ class LineFigure:
     and ``missing`` says why), the model total, and the lines of this file it calls."""
 
     value: float | None
-    key: line_metrics.MetricKey | None
+    key: dominant_metric.MetricKey | None
     model_total: float | None
     calls: frozenset[int] = frozenset()
     calls_elsewhere: bool = False
@@ -184,7 +185,7 @@ def _missing_text(missing: Sequence[tuple[int, Reason]]) -> str:
 def line_figure(
     entries: Sequence[LineEntry],
     file: str,
-    found: tuple[float, line_metrics.MetricKey, float | None] | None,
+    found: tuple[float, dominant_metric.MetricKey, float | None] | None,
     current_line: Callable[[str, int], int | None],
 ) -> LineFigure:
     """A covered line for ``code_blocks``: ``found`` is its figure under the client's

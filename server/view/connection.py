@@ -21,7 +21,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from perfline.server import api, line_metrics
+from perfline.core import dominant_metric
+from perfline.server import api
 from perfline.server.line_index import LineEntry
 from perfline.server.view import line_labels
 from perfline.server.view.code_blocks import lenses_of
@@ -55,7 +56,7 @@ class ConnectionView:
         self._settings_version = 0
         self._documents: dict[str, LineTracker] = {}
         self._lines: dict[str, tuple[tuple[int, int, int, int], _Lines]] = {}
-        self._totals: dict[tuple[str, int, line_metrics.MetricKey], float | None] = {}
+        self._totals: dict[tuple[str, int, dominant_metric.MetricKey], float | None] = {}
         self._totals_version = -1
         self._published: set[str] = set()
         self._tables = ResultTableCache(engine)
@@ -244,7 +245,7 @@ class ConnectionView:
             rows.append(Hint(current, len(text[current - 1].rstrip("\r")), label, tooltip))
         return tuple(rows)
 
-    def _total_of(self, entry: LineEntry, key: line_metrics.MetricKey) -> float | None:
+    def _total_of(self, entry: LineEntry, key: dominant_metric.MetricKey) -> float | None:
         """The model total of ``key`` in the result behind ``entry`` (cached per engine state)."""
         engine = self._engine()
         if self._totals_version != engine.version:
@@ -256,7 +257,7 @@ class ConnectionView:
             results = good.document.get("results") if good is not None else None
             total = None
             if isinstance(results, list) and entry.result_index < len(results):
-                total = line_metrics.model_total(results[entry.result_index], key)
+                total = dominant_metric.model_total(results[entry.result_index], key)
             self._totals[cache_key] = total
         return self._totals[cache_key]
 

@@ -5,7 +5,7 @@ model), whether the figure is inclusive (a call line: it includes the lines it c
 why there is none, then every statistic the line holds (avg, p50, p90, min, max, runs) in
 one table that names the unit once, the other metrics, the operators under the line (type,
 name, figure, share) most costly first, and what ran (``server.view.run_description``).
-Numbers follow ``server.view.numbers``; no row says "n/a". Pure; linear in the line's
+Numbers follow ``core.figure_text``; no row says "n/a". Pure; linear in the line's
 metrics and operators.
 """
 
@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from perfline.core import figure_text as numbers
 from perfline.server.line_index import LineEntry
-from perfline.server.view import numbers
 from perfline.server.view.line_details import (
     LineMetrics,
     OperatorRow,

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from perfline.server import line_metrics
+from perfline.core import dominant_metric
 from perfline.server.line_index import LineEntry
 
 Reason = Literal["conflict", "partial", "no-sample"]
@@ -136,7 +136,7 @@ def statistics(metrics: Sequence[Mapping[str, Any]]) -> LineMetrics:
     runs: int | None = None
     for metric in metrics:
         name, unit = str(metric.get("name", "")), str(metric.get("unit", ""))
-        value = line_metrics.numeric(metric)
+        value = dominant_metric.numeric(metric)
         if value is None:
             unavailable.append((name, str(metric.get("reason") or "not available")))
             continue
@@ -146,7 +146,7 @@ def statistics(metrics: Sequence[Mapping[str, Any]]) -> LineMetrics:
         qualifiers = metric.get("qualifiers")
         if isinstance(qualifiers, Mapping) and "execution" in qualifiers:
             continue  # one run's sample: the statistics summarise them
-        statistic = line_metrics.statistic_of(metric)
+        statistic = dominant_metric.statistic_of(metric)
         if statistic in STATISTIC_ORDER:
             base = _STAT_SUFFIX.sub("", name) or name
             grouped.setdefault((base, unit), {}).setdefault(str(statistic), value)
@@ -197,7 +197,7 @@ def operator_rows(
             continue
         for parent in parents.get(op_id, ()):
             above = entities.get(parent)
-            if above is None or above.get("kind") in line_metrics.VIEW_KINDS or parent in rows:
+            if above is None or above.get("kind") in dominant_metric.VIEW_KINDS or parent in rows:
                 continue
             found = _row(parent, above, breakdowns, key)
             if found is not None:
@@ -209,9 +209,9 @@ def _row(
     entity_id: str,
     entity: Mapping[str, Any],
     breakdowns: Mapping[str, Sequence[Mapping[str, Any]]],
-    key: line_metrics.MetricKey,
+    key: dominant_metric.MetricKey,
 ) -> OperatorRow | None:
-    value, statistic = line_metrics.value_of(breakdowns.get(entity_id, ()), key)
+    value, statistic = dominant_metric.value_of(breakdowns.get(entity_id, ()), key)
     if value is None:
         return None
     name = str(entity.get("name", entity_id))

@@ -13,9 +13,9 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from perfline.server import line_metrics
+from perfline.core import dominant_metric
+from perfline.core import figure_text as numbers
 from perfline.server.line_index import LineEntry
-from perfline.server.view import numbers
 from perfline.server.view.hint_settings import PLACEHOLDER_PATTERN, HintSettings
 
 
@@ -31,7 +31,7 @@ class Figure:
 
 
 #: The model total of a metric for an entry's result (``None`` when unknown).
-TotalOf = Callable[[LineEntry, line_metrics.MetricKey], float | None]
+TotalOf = Callable[[LineEntry, dominant_metric.MetricKey], float | None]
 
 
 def chosen_figure(entry: LineEntry, settings: HintSettings, total_of: TotalOf) -> Figure | None:
@@ -45,11 +45,11 @@ def chosen_figure(entry: LineEntry, settings: HintSettings, total_of: TotalOf) -
     for metric in entry.metrics:
         if metric.get("name") != settings.metric:
             continue
-        value = line_metrics.numeric(metric)
+        value = dominant_metric.numeric(metric)
         if value is None:
             continue
-        key = line_metrics.MetricKey(settings.metric, str(metric.get("unit", "")))
-        statistic = line_metrics.statistic_of(metric)
+        key = dominant_metric.MetricKey(settings.metric, str(metric.get("unit", "")))
+        statistic = dominant_metric.statistic_of(metric)
         total = total_of(entry, key)
         share = value / total if total else None
         return Figure(value, key.unit, key.name, share, statistic)
@@ -100,7 +100,7 @@ def line_label(
 
 def lens_figure(
     entries: Sequence[LineEntry], settings: HintSettings, total_of: TotalOf
-) -> tuple[float, line_metrics.MetricKey, float | None] | None:
+) -> tuple[float, dominant_metric.MetricKey, float | None] | None:
     """(value, metric, model total) a code lens sums for a line: the index's figure, or
     the named metric's when the settings name one the line has."""
     for entry in entries:
@@ -111,8 +111,10 @@ def lens_figure(
                 return entry.value, entry.metric, entry.total
             continue
         for metric in entry.metrics:
-            value = line_metrics.numeric(metric) if metric.get("name") == settings.metric else None
+            value = (
+                dominant_metric.numeric(metric) if metric.get("name") == settings.metric else None
+            )
             if value is not None:
-                key = line_metrics.MetricKey(settings.metric, str(metric.get("unit", "")))
+                key = dominant_metric.MetricKey(settings.metric, str(metric.get("unit", "")))
                 return value, key, total_of(entry, key)
     return None

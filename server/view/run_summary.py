@@ -5,7 +5,7 @@
 metrics: the preferred one, then time (``inference_time`` or a metric in ms), then cycles,
 one per unit, at most two (``12.0 ms · 83.5 inferences/s``); every available model metric
 for the tooltip (``inference_time: 12.0 ms``: the unit once), and the run's description.
-Numbers follow ``server.view.numbers``. Pure; linear in the results' model metrics.
+Numbers follow ``core.figure_text``. Pure; linear in the results' model metrics.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from perfline.server import line_metrics
-from perfline.server.view import numbers
+from perfline.core import dominant_metric
+from perfline.core import figure_text as numbers
 from perfline.server.view.run_description import describe_run
 
 
@@ -43,7 +43,7 @@ def ranked_results(document: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 def summary(document: Mapping[str, Any], preferred: str | None = None, count: int = 2) -> Summary:
     for result in ranked_results(document):
         metrics = [m for m in result.get("metrics") or () if isinstance(m, Mapping)]
-        numeric = [(m, v) for m in metrics if (v := line_metrics.numeric(m)) is not None]
+        numeric = [(m, v) for m in metrics if (v := dominant_metric.numeric(m)) is not None]
         if not numeric:
             continue
         ordered = sorted(
@@ -81,5 +81,5 @@ def unavailable(result: Mapping[str, Any]) -> Sequence[tuple[str, str]]:
     return [
         (str(m.get("name", "")), str(m.get("reason") or "not available"))
         for m in result.get("metrics") or ()
-        if isinstance(m, Mapping) and line_metrics.numeric(m) is None
+        if isinstance(m, Mapping) and dominant_metric.numeric(m) is None
     ]

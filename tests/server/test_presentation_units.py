@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from perfline.core import dominant_metric as figures
+from perfline.core import figure_text as numbers
 from perfline.core.workspace_config import PathMap
-from perfline.server import line_metrics as figures
 from perfline.server.paths import PathResolver
-from perfline.server.view import numbers
 from perfline.server.view.code_blocks import LineFigure, code_blocks
 from perfline.server.view.edit_tracking import LineTracker
 from perfline.server.view.line_details import NoFigure

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from perfline.core.dominant_metric import MetricKey
 from perfline.server.line_index import LineEntry
-from perfline.server.line_metrics import MetricKey
 from perfline.server.view.hint_settings import (
     DEFAULT_FORMAT,
     HintSettings,

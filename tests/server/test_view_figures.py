@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
+from perfline.core import figure_text as numbers
 from perfline.server.engine import Engine
 from perfline.server.line_index import build_index
-from perfline.server.view import numbers
 from perfline.server.view.connection import ConnectionView
 from perfline.server.view.engine_surface import EngineSurface
 from perfline.server.view.hint_settings import DEFAULT_FORMAT, HintSettings, read_settings

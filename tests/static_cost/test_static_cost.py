@@ -133,7 +133,7 @@ def test_unknown_shapes_and_missing_stacks_are_listed_without_numbers() -> None:
 
 
 def test_hints_show_macs_by_default() -> None:
-    from perfline.server import line_metrics as figures
+    from perfline.core import dominant_metric as figures
 
     line = [
         {"name": name, "unit": unit, "value": 1, "aggregation": "sum"}

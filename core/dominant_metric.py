@@ -4,7 +4,7 @@ Decides, per result, the *dominant* metric (the configured one, else total or
 operator cycles for estimates, else a p50/median latency, else any latency in
 ms, else the first metric found on a code line) and the model total (a
 model-level metric, else the sum over the top-most non-view entities). How the
-figures are written is ``server.view.numbers``. Pure functions over plain dicts;
+figures are written is ``core.figure_text``. Pure functions over plain dicts;
 linear in the size of a result. Used by the line index (``server.line_index``)
 and the view layer.
 """
@@ -163,10 +163,18 @@ def model_total(
                 if value is not None:
                     carrying[entity["id"]] = carrying.get(entity["id"], 0.0) + value
                     break
-    if not carrying:
-        return None
     if children is None:
         children = build_graph(list(entities.values())).children
+    return top_most_total(carrying, children)
+
+
+def top_most_total(
+    carrying: Mapping[str, float], children: Mapping[str, Sequence[str]]
+) -> float | None:
+    """The sum of ``carrying``'s figures over the entities no other carrier is above (one walk
+    down from the carriers marks those below one); None when it is not positive."""
+    if not carrying:
+        return None
     below: set[str] = set()
     stack = [c for entity_id in carrying for c in children.get(entity_id, ())]
     while stack:

@@ -1,0 +1,52 @@
+"""``perfline report --html OUT.html``: write the self-contained HTML report of a document.
+
+The workspace is the folder of the configuration in force (``--config``, else the nearest
+``perfline.toml`` above the document), else the current folder; its path maps and source roots
+decide which local file each recorded source path is (``perfline.server.report_sources``).
+The page is written next to its target and renamed into place, so a reader never sees half a
+file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from perfline.clients.cli.common import find_config, load_config
+from perfline.core.errors import InputError
+
+
+def write_html_report(
+    processed: Mapping[str, Any], target: str, *, document: str, config: str | None
+) -> Path:
+    """Render ``processed`` and write it to ``target``; returns the written path."""
+    from perfline.server.paths import PathResolver
+    from perfline.server.report_sources import render_document_html
+    from perfline.server.workspace import python_files, scan_files
+
+    config_path = find_config(config, document)
+    settings = load_config(config_path)
+    root = (config_path.parent if config_path is not None else Path.cwd()).resolve()
+    resolver = PathResolver(
+        root,
+        settings.path_maps,
+        settings.source_roots,
+        python_files(scan_files(root, settings.ignore)),
+    )
+    page = render_document_html(
+        processed, resolver.resolve, root=root, metric=settings.display.metric
+    )
+    path = Path(target)
+    if not path.parent.is_dir():
+        raise InputError(target, f"folder {path.parent} does not exist")
+    if path.is_dir():
+        raise InputError(target, "is a folder, expected an .html file to write")
+    temporary = path.with_name(f".{path.name}.tmp")
+    try:
+        temporary.write_text(page, encoding="utf-8")
+        temporary.replace(path)
+    except OSError as error:
+        temporary.unlink(missing_ok=True)
+        raise InputError(target, f"cannot write: {error.strerror or error}") from None
+    return path

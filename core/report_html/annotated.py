@@ -1,0 +1,109 @@
+"""The annotated source section: every file with figures, its lines and their operators.
+
+Code lines are grouped by the file their ``file`` attribute records; recorded paths whose
+``SourceText`` has the same display name (two recorded copies of one local file) share one view.
+Each line carries its own figure of the dominant metric (the label the editor shows), its share
+of the model total, and the operators below it (through its code stacks), largest first, at most
+``MAX_OPERATORS_LISTED`` of them with their count. Files come hottest first; a file whose text is
+missing still lists its lines, with the reason. Linear in code lines plus what lies below them
+down to the operators.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from perfline.core.report_html.entity_table import EntityTable, rounded
+from perfline.core.report_html.labels import label
+from perfline.core.report_html.result_index import OPERATOR_KIND, ResultIndex
+from perfline.core.report_html.source_text import SourceText
+
+MAX_OPERATORS_LISTED = 200
+
+
+def recorded_files(index: ResultIndex) -> list[str]:
+    """The file paths the result's code lines record, in first-seen order."""
+    seen: dict[str, None] = {}
+    for entity_id in index.graph.ids:
+        if index.kind(entity_id) == "code_line":
+            file = index.attributes(entity_id).get("file")
+            if isinstance(file, str):
+                seen.setdefault(file, None)
+    return list(seen)
+
+
+def _operators_below(index: ResultIndex, entity_id: str) -> list[str]:
+    found: list[str] = []
+    seen: set[str] = {entity_id}
+    stack = list(index.graph.children.get(entity_id, ()))
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        if index.kind(current) == OPERATOR_KIND:
+            found.append(current)
+        else:
+            stack.extend(index.graph.children.get(current, ()))
+    return found
+
+
+def annotated_files(
+    index: ResultIndex, sources: Mapping[str, SourceText], entities: EntityTable
+) -> list[dict[str, Any]]:
+    """One entry per shown file: display name, text lines (or why not), figured lines."""
+    views: dict[str, dict[str, Any]] = {}
+    heat: dict[str, float] = {}
+    metric, total = index.metric, index.total
+    for entity_id in index.graph.ids:
+        if index.kind(entity_id) != "code_line":
+            continue
+        attributes = index.attributes(entity_id)
+        file, line = attributes.get("file"), attributes.get("line")
+        if not isinstance(file, str) or isinstance(line, bool) or not isinstance(line, int):
+            continue
+        source = sources.get(file)
+        display = source.display if source is not None else file
+        view = views.get(display)
+        if view is None:
+            view = _file_view(display, source)
+            views[display] = view
+        if file not in view["recorded"]:
+            view["recorded"].append(file)
+        value = index.values.get(entity_id)
+        operators = _operators_below(index, entity_id)
+        operators.sort(key=lambda o: -index.values.get(o, float("-inf")))
+        text = label(value, metric, total) if value is not None and metric is not None else None
+        share = value / total if value is not None and total else None
+        view["lines"].append(
+            [
+                line,
+                entities.ref(entity_id),
+                rounded(value),
+                text,
+                rounded(share),
+                [entities.ref(o) for o in operators[:MAX_OPERATORS_LISTED]],
+                len(operators),
+            ]
+        )
+        if value is not None:
+            heat[display] = max(heat.get(display, 0.0), value)
+    for view in views.values():
+        view["lines"].sort(key=lambda item: item[0])
+    return sorted(views.values(), key=lambda v: -heat.get(v["display"], float("-inf")))
+
+
+def _file_view(display: str, source: SourceText | None) -> dict[str, Any]:
+    text = source.text if source is not None else None
+    missing = None
+    if text is None:
+        missing = source.missing if source is not None and source.missing else "source not found"
+    return {
+        "display": display,
+        "recorded": [],
+        "location": source.location if source is not None else None,
+        "missing": missing,
+        "text": text.splitlines() if text is not None else None,
+        "lines": [],
+    }

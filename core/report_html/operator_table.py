@@ -1,0 +1,94 @@
+"""The sortable operator table: one row per operator, one column per metric the operators carry.
+
+Columns are the (name, unit) pairs found on the operators' breakdowns, the dominant metric first,
+then in first-seen order; per-run samples (metrics qualified by ``execution``) are not columns.
+Each row: the operator, its type (``operator_types``, ``op_type`` or ``operator_type``
+attribute), its module, its source line (``file:line`` of the innermost frame), the units its
+cost is measured in, and its value in each column (``None`` where it has none: an operator inside
+a chain shared with others has no figure of its own). Linear in operators times columns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from perfline.core.report_html.entity_table import EntityTable, rounded
+from perfline.core.report_html.hierarchy import operator_line, operator_module
+from perfline.core.report_html.labels import number
+from perfline.core.report_html.result_index import ResultIndex
+from perfline.core.report_html.source_text import SourceText
+
+
+def _columns(index: ResultIndex) -> list[tuple[str, str]]:
+    seen: dict[tuple[str, str], None] = {}
+    if index.metric is not None:
+        seen[(index.metric.name, index.metric.unit)] = None
+    for operator in index.operators:
+        for metric in index.metrics.get(operator, ()):
+            qualifiers = metric.get("qualifiers")
+            if isinstance(qualifiers, Mapping) and "execution" in qualifiers:
+                continue
+            if number(metric) is None:
+                continue
+            seen.setdefault((str(metric.get("name", "")), str(metric.get("unit", ""))), None)
+    return list(seen)
+
+
+def operator_type(attributes: Mapping[str, Any]) -> str | None:
+    """The operator's type as its attributes state it."""
+    types = attributes.get("operator_types")
+    if isinstance(types, list) and types and all(isinstance(t, str) for t in types):
+        return ", ".join(types)
+    for key in ("op_type", "operator_type", "type"):
+        value = attributes.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def operator_rows(
+    index: ResultIndex, sources: Mapping[str, SourceText], entities: EntityTable
+) -> dict[str, Any]:
+    """Columns and rows of the table (strings shared through a small string list)."""
+    columns = _columns(index)
+    strings: dict[str, int] = {}
+
+    def text(value: str | None) -> int:
+        if value is None:
+            return -1
+        return strings.setdefault(value, len(strings))
+
+    rows: list[list[Any]] = []
+    for operator in index.operators:
+        module = operator_module(index, operator)
+        where = operator_line(index, operator)
+        place = None
+        if where is not None:
+            source = sources.get(where.file)
+            shown = source.display if source is not None else where.file
+            place = f"{shown}:{where.line}"
+        by_column: dict[tuple[str, str], float] = {}
+        for metric in index.metrics.get(operator, ()):
+            qualifiers = metric.get("qualifiers")
+            if isinstance(qualifiers, Mapping) and "execution" in qualifiers:
+                continue
+            value = number(metric)
+            if value is not None:
+                by_column.setdefault((str(metric.get("name")), str(metric.get("unit"))), value)
+        units = [u for u in index.units.get(operator, ()) if u != operator]
+        rows.append(
+            [
+                entities.ref(operator),
+                text(operator_type(index.attributes(operator))),
+                entities.ref(module) if module is not None else -1,
+                text(place),
+                [entities.ref(u) for u in units],
+                *(rounded(by_column.get(column)) for column in columns),
+            ]
+        )
+    return {
+        "columns": [{"name": name, "unit": unit} for name, unit in columns],
+        "strings": list(strings),
+        "rows": rows,
+    }

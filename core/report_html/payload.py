@@ -1,0 +1,194 @@
+"""The page data of the HTML report: a JSON-ready value built from the processed document.
+
+``build_payload`` = the summary (model, target, backends, and per result its kind, status,
+producer, mode, runs, metrics and warnings) plus one *view* per result that has entities with
+figures: its dominant metric and total, the entity table, the annotated files, the chart's tree
+and the operator table. The page's script renders only this value; nothing else reaches the page.
+Pure; linear in the size of the document plus the source texts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from perfline.core.report_html.annotated import annotated_files
+from perfline.core.report_html.comparison import Comparison, comparison_payload
+from perfline.core.report_html.entity_table import EntityTable, rounded
+from perfline.core.report_html.hierarchy import build_hierarchy
+from perfline.core.report_html.labels import Metric, format_value, number
+from perfline.core.report_html.operator_table import operator_rows
+from perfline.core.report_html.result_index import ResultIndex, index_document
+from perfline.core.report_html.source_text import SourceText, function_names
+
+PAYLOAD_VERSION = 1
+
+
+def _mapping(value: object) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _result_metric(metric: Mapping[str, Any]) -> dict[str, Any]:
+    value = number(metric)
+    unit = str(metric.get("unit", ""))
+    return {
+        "name": str(metric.get("name", "")),
+        "unit": unit,
+        "value": rounded(value),
+        "text": format_value(value, unit) if value is not None else None,
+        "reason": _text(metric.get("reason")),
+        "samples": metric.get("samples") if isinstance(metric.get("samples"), int) else None,
+    }
+
+
+def _runs(result: Mapping[str, Any], samples: object) -> int | None:
+    """How many runs the figures come from: recorded per-run samples, else metric samples."""
+    if isinstance(samples, Mapping):
+        lengths = [
+            len(values)
+            for per_metric in samples.values()
+            if isinstance(per_metric, Mapping)
+            for values in per_metric.values()
+            if isinstance(values, list)
+        ]
+        if lengths:
+            return max(lengths)
+    counts = [
+        m["samples"]
+        for m in result.get("metrics") or ()
+        if isinstance(m, Mapping) and isinstance(m.get("samples"), int)
+    ]
+    return max(counts) if counts else None
+
+
+def summary(document: Mapping[str, Any]) -> dict[str, Any]:
+    """What the document says about the model, target, backends and each result."""
+    model = _mapping(document.get("model"))
+    target = _mapping(document.get("target"))
+    tool = _mapping(document.get("tool"))
+    extensions = _mapping(_mapping(document.get("extensions")).get("perfline"))
+    run_samples = extensions.get("run_samples")
+    results = []
+    for position, result in enumerate(document.get("results") or ()):
+        if not isinstance(result, Mapping):
+            continue
+        samples = (
+            run_samples[position]
+            if isinstance(run_samples, list) and position < len(run_samples)
+            else None
+        )
+        results.append(
+            {
+                "position": position,
+                "kind": _text(result.get("kind")),
+                "status": _text(result.get("status")),
+                "producer": _text(result.get("producer")),
+                "mode": _text(result.get("mode")),
+                "runs": _runs(result, samples),
+                "metrics": [
+                    _result_metric(m) for m in result.get("metrics") or () if isinstance(m, Mapping)
+                ],
+                "warnings": [w for w in result.get("warnings") or () if isinstance(w, str)],
+            }
+        )
+    components = [
+        " ".join(str(c.get(k)) for k in ("type", "family") if c.get(k))
+        for c in target.get("components") or ()
+        if isinstance(c, Mapping)
+    ]
+    return {
+        "model": {
+            "name": _text(model.get("name")),
+            "format": _text(model.get("format")),
+            "hash": _text(model.get("hash")),
+            "size_bytes": model.get("size_bytes")
+            if isinstance(model.get("size_bytes"), int)
+            else None,
+        },
+        "target": {
+            "profile": _text(target.get("profile_name")),
+            "type": _text(target.get("target_type")),
+            "description": _text(target.get("description")),
+            "components": components,
+        },
+        "backends": [
+            {
+                "id": _text(b.get("id")),
+                "name": _text(b.get("name")),
+                "version": _text(b.get("version")),
+            }
+            for b in document.get("backends") or ()
+            if isinstance(b, Mapping)
+        ],
+        "tool": {"name": _text(tool.get("name")), "version": _text(tool.get("version"))},
+        "timestamp": _text(document.get("timestamp")),
+        "run_id": _text(document.get("run_id")),
+        "results": results,
+    }
+
+
+def _metric_payload(metric: Metric | None, total: float | None) -> dict[str, Any] | None:
+    if metric is None:
+        return None
+    return {
+        "name": metric.name,
+        "unit": metric.unit,
+        "statistic": metric.statistic,
+        "total": rounded(total),
+        "total_text": format_value(total, metric.unit) if total is not None else None,
+    }
+
+
+def _view(index: ResultIndex, sources: Mapping[str, SourceText], model_name: str) -> dict[str, Any]:
+    names: dict[str, list[str | None]] = {}
+
+    def function_of(file: str, line: int) -> str | None:
+        found = names.get(file)
+        if found is None:
+            source = sources.get(file)
+            found = function_names(source.text) if source is not None and source.text else []
+            names[file] = found
+        return found[line] if 0 < line < len(found) else None
+
+    entities = EntityTable(index)
+    files = annotated_files(index, sources, entities)
+    tree = build_hierarchy(index, entities, model_name, function_of)
+    table = operator_rows(index, sources, entities)
+    result = index.result
+    return {
+        "result": index.position,
+        "kind": _text(result.get("kind")),
+        "producer": _text(result.get("producer")),
+        "metric": _metric_payload(index.metric, index.total),
+        "files": files,
+        "tree": tree,
+        "table": table,
+        "entities": entities.payload(),
+    }
+
+
+def build_payload(
+    document: Mapping[str, Any],
+    sources: Mapping[str, SourceText],
+    *,
+    metric: str | None = None,
+    comparison: Comparison | None = None,
+) -> dict[str, Any]:
+    """The page data: summary, one view per result with figures, and the comparison slot."""
+    info = summary(document)
+    model_name = info["model"]["name"] or "model"
+    views = [
+        _view(index, sources, model_name)
+        for index in index_document(document, metric)
+        if index.values
+    ]
+    return {
+        "version": PAYLOAD_VERSION,
+        "summary": info,
+        "views": views,
+        "comparison": comparison_payload(comparison),
+    }

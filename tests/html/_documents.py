@@ -1,0 +1,82 @@
+"""Documents the HTML report tests read: the DS-CNN measured with ExecuTorch, and NX shapes."""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner
+
+from benchmarks.core_pipeline import nx_document
+from perfline.clients.cli import cli
+from perfline.core.pipeline import PipelineSettings, postprocess
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+DATA = ROOT / "tests" / "data"
+MEASURED = DATA / "measured" / "portable"
+SOURCE = DATA / "formats" / "dscnn" / "dscnn.py"
+RECORDED = "/home/dev/kws/dscnn.py"
+_USER_LINE = re.compile(r'File "/home/dev/kws/dscnn\.py", line (\d+)')
+
+
+@functools.cache
+def _example_text() -> str:
+    out = Path(tempfile.mkdtemp(prefix="perfline-html-example-"))
+    done = CliRunner().invoke(
+        cli,
+        [
+            "analyze",
+            str(MEASURED / "dscnn_portable.etrecord"),
+            str(MEASURED / "dscnn_portable.etdump"),
+            "--output-dir",
+            str(out),
+            "--json",
+        ],
+    )
+    assert done.exit_code == 0, done.output
+    shutil.rmtree(out, ignore_errors=True)
+    return done.stdout
+
+
+def example_document() -> dict[str, Any]:
+    """The DS-CNN's measured document, post-processed (``perfline analyze``), a fresh copy."""
+    document: dict[str, Any] = json.loads(_example_text())
+    return document
+
+
+def inspector_figures() -> tuple[dict[int, float], dict[int, int], float]:
+    """From ExecuTorch's own Inspector reading of the same ETDump: per innermost user line, the
+    summed average of its OPERATOR_CALL events and how many there are; and the sum over all."""
+    inspector = json.loads((MEASURED / "dscnn_portable.inspector.json").read_text())
+    (execute,) = [b for b in inspector["event_blocks"] if b["name"] == "Execute"]
+    lines: dict[int, float] = {}
+    counts: dict[int, int] = {}
+    total = 0.0
+    for event in execute["events"]:
+        if event["name"] != "OPERATOR_CALL":
+            continue
+        total += event["perf_ms"]["avg"]
+        for trace in event["stack_traces"].values():
+            found = _USER_LINE.findall(trace)
+            if found:
+                line = int(found[-1])
+                lines[line] = lines.get(line, 0.0) + event["perf_ms"]["avg"]
+                counts[line] = counts.get(line, 0) + 1
+                break
+    return lines, counts, total
+
+
+@functools.cache
+def _nx_text(chains: int) -> str:
+    return json.dumps(postprocess(nx_document(chains), PipelineSettings()))
+
+
+def nx_processed(chains: int) -> dict[str, Any]:
+    """An NX-shaped document of the benchmark, post-processed."""
+    document: dict[str, Any] = json.loads(_nx_text(chains))
+    return document

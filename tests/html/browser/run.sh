@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The HTML report in a real browser: headless Chromium (Debian's, installed if missing) driven by
+# playwright-core, the page opened from file:// with the network off.
+#   1. analyses the example (examples/kws: the DS-CNN measured with ExecuTorch) and writes its
+#      report with `perfline report ... --html` (sources through the example's path map);
+#   2. takes the expected line labels from `perfline annotate --json` (the editor's code path);
+#   3. drive.mjs checks the line 26 figure and its operators, zoom on click and back, hover,
+#      table sorting both ways, number formatting against Python's, that no request leaves the
+#      page, that no script error occurs, and that a 5,000-chain NX result opens with its chart
+#      folding siblings narrower than a pixel.
+# Screenshots go to tests/html/browser/screenshots/ (gitignored). Exit code 0 only if all passed.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$HERE/../../.." && pwd)
+WS=$REPO/examples/kws
+PY=${PERFLINE_PYTHON:-$REPO/.venv/bin/python}
+[ -x "$PY" ] || PY=$(command -v python3)
+SHOTS=$HERE/screenshots
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/perfline-html-test.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "checks"
+"$PY" -c 'import perfline.core.report_html' || { echo "$PY cannot import perfline (pip install -e . first)"; exit 2; }
+echo "python $PY ($(cd / && "$PY" -m perfline --version))"
+
+step "chromium"
+if ! command -v chromium >/dev/null; then
+  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium
+fi
+CHROMIUM=$(command -v chromium)
+"$CHROMIUM" --version || true
+
+step "playwright-core (pinned, tests/html/browser/package-lock.json)"
+(cd "$HERE" && npm ci --no-audit --no-fund --loglevel=error)
+
+step "the example's report"
+(cd "$WS" && "$PY" -m perfline analyze dscnn_portable.etrecord dscnn_portable.etdump \
+  --output-dir "$WORK" --json) > "$WORK/document.json"
+"$PY" -m perfline report "$WORK/document.json" --html "$WORK/report.html" \
+  --config "$WS/perfline.toml" --output-dir "$WORK" > /dev/null
+ls -l "$WORK/report.html"
+(cd "$WS" && "$PY" -m perfline annotate --json dscnn.py) > "$WORK/expected.json"
+"$PY" - "$WORK/formats.json" <<'PYTHON'
+import json, sys
+from perfline.core.figure_text import format_value
+samples = [(9.634397, "ms"), (0.0027, "ms"), (0.000012345, "ms"), (123.4, "ms"), (12.34, "us"),
+           (0, "s"), (1834, "cycles"), (2446140, "cycles"), (1.5e10, "cycles"), (950, "bytes"),
+           (0.123456, "cycles"), (0.00001234, "bytes"), (0.5, ""), (-42.5, "ms"), (0.0991, "ms"),
+           (0.5, "ms")]
+json.dump([[v, u, format_value(v, u)] for v, u in samples], open(sys.argv[1], "w"))
+PYTHON
+
+step "a large result (NX-shaped, 5,000 chains, benchmarks/core_pipeline.py)"
+(cd "$REPO" && "$PY" - "$WORK/nx.json" <<'PYTHON'
+import json, sys
+from benchmarks.core_pipeline import nx_document
+json.dump(nx_document(5000), open(sys.argv[1], "w"))
+PYTHON
+)
+"$PY" -m perfline report "$WORK/nx.json" --html "$WORK/nx.html" --output-dir "$WORK" > /dev/null
+ls -l "$WORK/nx.html"
+
+step "drive the page in headless chromium"
+mkdir -p "$SHOTS"
+rm -f "$SHOTS"/*.png
+node "$HERE/drive.mjs" --html "$WORK/report.html" --chromium "$CHROMIUM" \
+  --expected "$WORK/expected.json" --file dscnn.py --line 26 --zoom blocks --shots "$SHOTS" \
+  --formats "$WORK/formats.json" --aggregate "$WORK/nx.html"
+echo "screenshots: $SHOTS"; ls -1 "$SHOTS"

@@ -1,0 +1,151 @@
+"""The HTML page: self-contained, safe around untrusted names, webview-ready, deterministic."""
+
+from __future__ import annotations
+
+import gc
+import json
+import re
+import shutil
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from perfline.core.report_html import (
+    Comparison,
+    FigureDelta,
+    SourceText,
+    render_report_html,
+)
+from perfline.core.report_html.page_script import SCRIPT
+from perfline.core.report_html.page_style import STYLE
+from perfline.core.report_html.payload import build_payload
+from tests.html._documents import RECORDED, SOURCE, example_document, nx_processed
+
+
+class _Tags(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.data: dict[str, str] = {}
+        self._in: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        self.tags.append((tag, found))
+        self._in = found.get("id") if tag == "script" else None
+
+    def handle_data(self, data: str) -> None:
+        if self._in:
+            self.data[self._in] = self.data.get(self._in, "") + data
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in = None
+
+
+def _page(document: dict[str, Any], **options: Any) -> tuple[str, _Tags]:
+    sources = {RECORDED: SourceText("dscnn.py", SOURCE.read_text())}
+    page = render_report_html(document, sources, **options)
+    parser = _Tags()
+    parser.feed(page)
+    return page, parser
+
+
+def test_page_is_self_contained() -> None:
+    _, parser = _page(example_document())
+    for tag, attributes in parser.tags:
+        assert not {"src", "href", "action", "srcset", "poster"} & attributes.keys(), tag
+        assert tag not in ("link", "iframe", "object", "embed", "img", "base")
+    assert "url(" not in STYLE and "@import" not in STYLE
+    assert not re.search(r"\b(?:fetch|XMLHttpRequest|WebSocket|EventSource|sendBeacon)\b", SCRIPT)
+    (policy,) = [a["content"] for t, a in parser.tags if a.get("http-equiv")]
+    assert policy is not None and policy.startswith("default-src 'none';")
+    assert "connect-src" not in policy  # falls back to 'none'
+
+
+def test_embedded_data_is_the_payload() -> None:
+    document = example_document()
+    _, parser = _page(document)
+    sources = {RECORDED: SourceText("dscnn.py", SOURCE.read_text())}
+    assert json.loads(parser.data["perfline-data"]) == json.loads(
+        json.dumps(build_payload(document, sources))
+    )
+
+
+def test_untrusted_names_cannot_close_the_data_block() -> None:
+    document = example_document()
+    evil = "</script><script>alert(1)</script><!--"
+    for entity in document["results"][0]["entities"]:
+        if entity["id"] == "source_operator/conv2d_2":
+            entity["name"] = evil
+    document["model"]["name"] = "<b>model</b>"
+    page, parser = _page(document)
+    assert evil not in page and "<b>model</b>" not in page
+    assert "&lt;b&gt;model&lt;/b&gt;" in page
+    data = json.loads(parser.data["perfline-data"])
+    assert evil in data["views"][0]["entities"]["names"]
+    assert [t for t, _ in parser.tags].count("script") == 2
+
+
+def test_nonce_for_a_webview() -> None:
+    _, parser = _page(example_document(), nonce="r4nd0mN0nce+/=")
+    (policy,) = [a["content"] for t, a in parser.tags if a.get("http-equiv")]
+    assert policy is not None
+    assert "'unsafe-inline'" not in policy
+    assert "script-src 'nonce-r4nd0mN0nce+/='" in policy
+    assert "style-src 'nonce-r4nd0mN0nce+/='" in policy
+    executable = [a for t, a in parser.tags if t == "script" and a.get("type") is None]
+    assert executable and all(a.get("nonce") == "r4nd0mN0nce+/=" for a in executable)
+    assert all(a.get("nonce") for t, a in parser.tags if t == "style")
+    # A nonce-only policy blocks style attributes: neither the page nor its script writes any.
+    assert not any("style" in a for _, a in parser.tags)
+    assert 'style="' not in SCRIPT and "setAttribute('style'" not in SCRIPT
+    with pytest.raises(ValueError, match="nonce"):
+        _page(example_document(), nonce='bad" onload="x')
+
+
+def test_deterministic_and_comparison_slot() -> None:
+    document = example_document()
+    first, _ = _page(document)
+    second, _ = _page(document)
+    assert first == second
+    comparison = Comparison(
+        "baseline.json",
+        0,
+        (FigureDelta("code_line/x", "duration_avg", "ms", 1.0, 2.0, "regressed", "test"),),
+    )
+    with_baseline, parser = _page(document, comparison=comparison)
+    assert json.loads(parser.data["perfline-data"])["comparison"] is None  # nothing drawn yet
+    assert with_baseline == first
+
+
+def test_result_without_figures() -> None:
+    document = example_document()
+    document["results"][0]["breakdowns"] = []
+    _, parser = _page(document)
+    data = json.loads(parser.data["perfline-data"])
+    assert data["views"] == [] and data["summary"]["results"]
+
+
+def test_no_cyclic_garbage() -> None:
+    document = example_document()
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        gc.collect()
+        _page(document)
+        _page(nx_processed(50))
+        assert gc.collect() == 0  # nothing the renderer made needed the cyclic collector
+    finally:
+        if was:
+            gc.enable()
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_script_parses(tmp_path: Path) -> None:
+    path = tmp_path / "page.js"
+    path.write_text(SCRIPT)
+    done = subprocess.run(["node", "--check", str(path)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

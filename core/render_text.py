@@ -23,7 +23,14 @@ ROW_LIMIT = 20
 METRICS_PER_BREAKDOWN = 4
 
 
-def render_text(document: Mapping[str, Any], *, width: int = 120, ascii_only: bool = False) -> str:
+def render_text(
+    document: Mapping[str, Any],
+    *,
+    width: int = 120,
+    ascii_only: bool = False,
+    float_sums: str | None = None,
+    limit: int | None = ROW_LIMIT,
+) -> str:
     """The report as plain text (no colour codes)."""
     buffer = io.StringIO()
     console = Console(

@@ -11,7 +11,8 @@ Inputs are dispatched by kind:
 * anything else is an error naming the input.
 
 The raw document is post-processed like ``perfline report`` does and written to
-``<output-dir>/mlia-output/mlia-output.json``; estimator runs also write
+``<output-dir>/mlia-output/mlia-output.json`` (temporary file renamed over it when
+complete; nothing else there is touched); estimator runs also write
 ``<output-dir>/nx_performance_statistics.json``.
 """
 
@@ -25,11 +26,14 @@ import click
 
 from perfline.clients.cli.common import (
     collapse_options,
-    emit,
+    find_config,
+    float_sums_option,
     guarded,
+    load_config,
     pipeline_settings,
-    write_output,
+    text_options,
 )
+from perfline.clients.cli.output import print_text, write_output
 from perfline.core.errors import InputError, Problem
 from perfline.core.pipeline import PipelineSettings, postprocess
 from perfline.server.ingest import estimator as nx
@@ -170,9 +174,19 @@ def _arguments(
     "--output-dir",
     type=click.Path(file_okay=False),
     default=None,
-    help="Where mlia-output/mlia-output.json and tool outputs go (default: current folder).",
+    help="Where OUTPUT_DIR/mlia-output/mlia-output.json (replaced atomically; nothing else "
+    "in the folder is touched) and the estimator's outputs go (default: the current folder).",
+)
+@click.option(
+    "--config",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="perfline.toml whose [filtering] collapse rules and float_sums apply (default: the "
+    "nearest perfline.toml from the first input's folder upwards).",
 )
 @collapse_options
+@float_sums_option
+@text_options
 @guarded
 def command(
     inputs: tuple[str, ...],
@@ -186,8 +200,12 @@ def command(
     companion_model: str | None,
     as_json: bool,
     output_dir: str | None,
+    config: str | None,
     collapse: tuple[str, ...],
     no_default_collapse: bool,
+    float_sums: str | None,
+    limit: int | None,
+    show_all: bool,
 ) -> None:
     """Analyse a model with its backend outputs and report the standardized result.
 
@@ -198,7 +216,10 @@ def command(
     perfline analyze model.vgf --estimator /opt/nx/graph-compiler-performance-estimator
     perfline analyze model.etrecord run.etdump (measured profiling)
     """
-    settings = pipeline_settings(collapse, no_default_collapse)
+    first = next(iter((*inputs, *profiling_data)), None)
+    settings = pipeline_settings(
+        collapse, no_default_collapse, load_config(find_config(config, first)), float_sums
+    )
     cli_arguments = _arguments(inputs, estimator, system_config, compiler_config, compatibility)
     folder = Path(output_dir or ".")
     if input_kind(inputs, profiling_data) == MEASURED:
@@ -227,10 +248,11 @@ def command(
             settings=settings,
             cli_arguments=cli_arguments,
         )
-    write_output(processed, output_dir)
     if statistics is not None:
         nx.write_statistics(folder, statistics)
-    emit(processed, as_json)
+    write_output(processed, output_dir, echo=as_json)
+    if not as_json:
+        print_text(processed, float_sums=settings.float_sums, limit=None if show_all else limit)
 
 
 def _reject_estimator_options(*, estimator: str | None, compatibility: bool) -> None:

@@ -6,15 +6,23 @@ import click
 
 from perfline.clients.cli.common import (
     collapse_options,
-    emit,
     find_config,
+    float_sums_option,
     guarded,
     load_config,
+    not_a_document,
     pipeline_settings,
     read_json,
-    write_output,
+    text_options,
 )
-from perfline.core.pipeline import postprocess
+from perfline.clients.cli.output import print_text, write_output
+from perfline.core.errors import InputError
+
+OUTPUT_HELP = (
+    "Where the processed document is written: OUTPUT_DIR/mlia-output/mlia-output.json "
+    "(default: the current folder). Only that file is replaced, atomically; nothing else "
+    "in the folder is touched."
+)
 
 
 @click.command("report")
@@ -25,20 +33,17 @@ from perfline.core.pipeline import postprocess
     is_flag=True,
     help="Print the processed document as JSON on stdout (and nothing else there).",
 )
-@click.option(
-    "--output-dir",
-    type=click.Path(file_okay=False),
-    default=None,
-    help="Where mlia-output/mlia-output.json is written (default: current folder).",
-)
+@click.option("--output-dir", type=click.Path(file_okay=False), default=None, help=OUTPUT_HELP)
 @click.option(
     "--config",
     type=click.Path(dir_okay=False),
     default=None,
-    help="perfline.toml whose [filtering] collapse rules apply (default: the nearest "
-    "perfline.toml from the document's folder upwards).",
+    help="perfline.toml whose [filtering] collapse rules and float_sums apply (default: the "
+    "nearest perfline.toml from the document's folder upwards).",
 )
 @collapse_options
+@float_sums_option
+@text_options
 @guarded
 def command(
     document: str,
@@ -47,17 +52,28 @@ def command(
     config: str | None,
     collapse: tuple[str, ...],
     no_default_collapse: bool,
+    float_sums: str | None,
+    limit: int | None,
+    show_all: bool,
 ) -> None:
     """Validate DOC.json, post-process it (collapse, code lines, projection) and report it.
 
     DOC.json may be '-' for standard input. The processed document is always written to
-    OUTPUT_DIR/mlia-output/mlia-output.json.
+    OUTPUT_DIR/mlia-output/mlia-output.json (by a temporary file renamed over it when
+    complete, so DOC.json may be that very file); 'wrote PATH' goes to stderr.
     """
+    from perfline.core.pipeline import postprocess
+
     raw = read_json(document)
     settings = pipeline_settings(
-        collapse, no_default_collapse, load_config(find_config(config, document))
+        collapse, no_default_collapse, load_config(find_config(config, document)), float_sums
     )
     source = "<stdin>" if document == "-" else document
-    processed = postprocess(raw, settings, source=source)
-    write_output(processed, output_dir)
-    emit(processed, as_json)
+    try:
+        processed = postprocess(raw, settings, source=source)
+    except InputError as error:
+        raise not_a_document(raw, error) from None
+    del raw
+    write_output(processed, output_dir, echo=as_json)
+    if not as_json:
+        print_text(processed, float_sums=settings.float_sums, limit=None if show_all else limit)

@@ -1,0 +1,121 @@
+"""Where ``report`` and ``analyze`` put their result: ``DIR/mlia-output/mlia-output.json``.
+
+The document is encoded once (``core.json_codec``, C speed, the bytes of
+``json.dumps(document, indent=4) + "\\n"``), piece by piece; each piece goes to a temporary
+file beside the target and, with ``--json``, to stdout, so stdout and the file get the same
+bytes and the text is never held whole in memory. Only when the file is complete is it
+renamed over ``mlia-output.json`` (an atomic replace in the same folder): an interrupted run,
+a full disk or a closed pipe leaves the previous file, and the input when it was that file,
+as they were. Nothing else in the folder is touched; ``wrote PATH`` goes to stderr.
+
+Cost: one C encoding pass plus the writes; memory of one piece (a slice of a long list).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import IO, Any
+
+import click
+
+from perfline.core.json_codec import document_chunks
+
+OUTPUT_FOLDER = "mlia-output"
+OUTPUT_FILE = "mlia-output.json"
+
+
+def output_path(output_dir: str | None) -> Path:
+    """``<output_dir or .>/mlia-output/mlia-output.json``."""
+    return Path(output_dir or ".") / OUTPUT_FOLDER / OUTPUT_FILE
+
+
+def write_output(
+    document: Mapping[str, Any], output_dir: str | None, *, echo: bool = False
+) -> Path:
+    """Write the document's persisted form (and with ``echo`` the same bytes on stdout)."""
+    target = output_path(output_dir)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    stdout = _binary_stdout() if echo else None
+    handle, temporary = tempfile.mkstemp(
+        dir=target.parent, prefix=f".{OUTPUT_FILE}.", suffix=".tmp"
+    )
+    try:
+        with os.fdopen(handle, "wb") as file:
+            for chunk in document_chunks(document):
+                file.write(chunk)
+                if stdout is not None:
+                    stdout = _echo(stdout, chunk)
+        os.chmod(temporary, _file_mode(target))
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    if stdout is not None:
+        with contextlib.suppress(BrokenPipeError):
+            stdout.flush()
+    click.echo(f"wrote {target}", err=True)
+    return target
+
+
+def _binary_stdout() -> IO[bytes]:
+    sys.stdout.flush()
+    buffer = getattr(sys.stdout, "buffer", None)
+    return buffer if buffer is not None else sys.stdout  # type: ignore[return-value]
+
+
+def _echo(stdout: IO[bytes], chunk: bytes) -> IO[bytes] | None:
+    """Write a piece on stdout; a reader that went away (``| head``) stops the echo only."""
+    try:
+        stdout.write(chunk)
+    except BrokenPipeError:
+        _silence_stdout()
+        return None
+    return stdout
+
+
+def _silence_stdout() -> None:
+    # Python would report the broken pipe again when it flushes stdout at exit.
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
+def _file_mode(target: Path) -> int:
+    """The replaced file's permissions, else what a new file gets under the umask."""
+    try:
+        return target.stat().st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def print_text(document: Mapping[str, Any], **options: Any) -> None:
+    """The text report on stdout, at the terminal's width (``COLUMNS`` when piped)."""
+    from perfline.core.render_text import render_text
+
+    encoding = (getattr(sys.stdout, "encoding", None) or "").lower()
+    text = render_text(document, width=report_width(), ascii_only="utf" not in encoding, **options)
+    sys.stdout.write(text)
+
+
+PIPE_WIDTH = 120
+"""Columns of the text report when stdout is not a terminal and ``COLUMNS`` is not set."""
+
+
+def report_width() -> int:
+    """``COLUMNS`` if set (also when piped), else the terminal's width, else 120."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return max(40, int(columns))
+    if sys.stdout.isatty():
+        with contextlib.suppress(OSError, ValueError):
+            return max(40, os.get_terminal_size(sys.stdout.fileno()).columns)
+    return PIPE_WIDTH

@@ -1,0 +1,130 @@
+"""JSON text of documents at C speed: the persisted form, the wire form, and reading.
+
+The persisted form of a document (``mlia-output/mlia-output.json``, ``--json`` on stdout) is
+exactly ``json.dumps(document, indent=4) + "\\n"``, the reference's bytes. The standard
+library writes indented JSON in pure Python (about 1.2 s for a 60 MB document here); this
+module writes the same bytes from two C passes per piece: the standard library's C encoder
+writes compact JSON (ASCII, every number and string exactly as the indented encoder writes
+it), and ``msgspec.json.format`` re-indents that text without touching a token (about 0.25 s
+for the same document). Pieces: the top levels of the document are walked here, and long
+lists are cut into slices of ``slice_items`` items, each encoded and re-indented on its own
+and shifted to its depth; so the text is never held whole beside the document, and a
+caller writes it piece by piece (``document_chunks``). A piece the fast route cannot write
+(``NaN`` or ``Infinity``, whose tokens msgspec does not accept, lone surrogates, values JSON
+cannot hold) is written by ``json.dumps(piece, indent=4)`` itself, which gives its bytes or
+raises its error.
+
+``decode_json`` reads with ``msgspec.json.decode`` (C, about 1.6x the standard library's
+speed) and, whenever msgspec refuses a text, with ``json.loads``: msgspec accepts a subset of
+what ``json.loads`` accepts and gives the same values for it (``tests/clients/
+test_json_codec.py``), so the result, or the error and its position, is always the standard
+library's. ``encode_compact`` is the wire form (JSON-RPC bodies): the standard library's C
+encoder, compact, UTF-8.
+
+Pure: values in, bytes or values out; no I/O.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any, Final
+
+import msgspec
+
+SLICE_ITEMS: Final = 256
+"""Items of a long list encoded as one piece."""
+
+SPLIT_DEPTH: Final = 3
+"""Containers nested at most this deep are walked here, piece by piece; deeper ones are
+pieces of their own unless they are lists longer than one slice."""
+
+_INDENT: Final = 4
+_COMPACT: Final = json.JSONEncoder(separators=(",", ":"), check_circular=False)
+_ENCODE_KEY = json.encoder.encode_basestring_ascii  # the C function both encoders use
+_FAST_FAILURES: Final = (ValueError, TypeError, RecursionError, OverflowError)
+
+
+def document_bytes(document: Any) -> bytes:
+    """``(json.dumps(document, indent=4) + "\\n").encode()``, at C speed."""
+    return b"".join(document_chunks(document))
+
+
+def document_chunks(document: Any, *, slice_items: int = SLICE_ITEMS) -> Iterator[bytes]:
+    """The bytes of ``json.dumps(document, indent=4) + "\\n"``, in pieces (joined: equal)."""
+    yield from _chunks(document, 0, max(1, slice_items))
+    yield b"\n"
+
+
+def _chunks(value: Any, depth: int, slice_items: int) -> Iterator[bytes]:
+    if type(value) is dict and value and depth < SPLIT_DEPTH and _str_keys(value):
+        inner = b"\n" + b" " * (_INDENT * (depth + 1))
+        separator = b"," + inner
+        first = True
+        for key, item in value.items():
+            yield (b"{" + inner) if first else separator
+            first = False
+            yield _ENCODE_KEY(key).encode("ascii") + b": "
+            yield from _chunks(item, depth + 1, slice_items)
+        yield b"\n" + b" " * (_INDENT * depth) + b"}"
+    elif type(value) is list and value and (depth < SPLIT_DEPTH or len(value) > slice_items):
+        if depth < SPLIT_DEPTH and len(value) <= slice_items:
+            inner = b"\n" + b" " * (_INDENT * (depth + 1))
+            for index, item in enumerate(value):
+                yield (b"," + inner) if index else (b"[" + inner)
+                yield from _chunks(item, depth + 1, slice_items)
+        else:
+            yield b"["
+            for start in range(0, len(value), slice_items):
+                if start:
+                    yield b","
+                # "[" + items, each on its own line one level deeper, + "\n" + indent + "]"
+                text = _indented(value[start : start + slice_items], depth)
+                yield text[1 : text.rindex(b"\n")]
+        yield b"\n" + b" " * (_INDENT * depth) + b"]"
+    else:
+        yield _indented(value, depth)
+
+
+def _str_keys(mapping: dict[Any, Any]) -> bool:
+    return all(type(key) is str for key in mapping)
+
+
+def _indented(value: Any, depth: int) -> bytes:
+    """``json.dumps(value, indent=4)`` as it reads ``depth`` levels deep (every line after
+    the first shifted by ``4 * depth`` spaces)."""
+    try:
+        compact = _COMPACT.encode(value).encode("ascii")
+        text = msgspec.json.format(compact, indent=_INDENT)
+    except (*_FAST_FAILURES, msgspec.MsgspecError):
+        text = json.dumps(value, indent=_INDENT).encode("ascii")
+    if depth and b"\n" in text:
+        # ASCII JSON has no raw newline inside a string: every one starts a line.
+        text = text.replace(b"\n", b"\n" + b" " * (_INDENT * depth))
+    return text
+
+
+def encode_compact(value: Any) -> bytes:
+    """Compact JSON (UTF-8, non-ASCII kept) of a JSON value, for JSON-RPC bodies."""
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: written as its escape instead
+        return json.dumps(value, separators=(",", ":")).encode("ascii")
+
+
+def indented_text(value: Any, indent: int = 2) -> str:
+    """``json.dumps(value, indent=indent, ensure_ascii=False)``, at C speed."""
+    try:
+        compact = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+        return msgspec.json.format(compact, indent=indent)
+    except (*_FAST_FAILURES, msgspec.MsgspecError):
+        return json.dumps(value, indent=indent, ensure_ascii=False)
+
+
+def decode_json(text: str) -> Any:
+    """``json.loads(text)``: the same value, or the same error, at C speed."""
+    try:
+        return msgspec.json.decode(text)
+    except (msgspec.MsgspecError, RecursionError):
+        return json.loads(text)

@@ -18,6 +18,7 @@ complete; nothing else there is touched); estimator runs also write
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -43,10 +44,29 @@ ESTIMATOR = "estimator"
 MEASURED = "measured"
 
 
+def require_existing(paths: Sequence[str]) -> None:
+    """A path that is not there is reported first, before what its name suggests (a
+    misspelled ``run.etdmp`` is "no such file", not an ETRecord without an ETDump), with
+    the closest name in its folder when there is one."""
+    for item in paths:
+        path = Path(item)
+        if path.exists():
+            continue
+        folder = path.parent if str(path.parent) else Path(".")
+        try:
+            names = [entry.name for entry in folder.iterdir()] if folder.is_dir() else []
+        except OSError:
+            names = []
+        close = difflib.get_close_matches(path.name, names, n=1, cutoff=0.75)
+        hint = f" (did you mean {str(folder / close[0])!r}?)" if close else ""
+        raise InputError(item, f"no such file or folder{hint}")
+
+
 def input_kind(inputs: Sequence[str], profiling_data: Sequence[str]) -> str:
     """Which backend route the inputs belong to; unrecognized inputs raise ``InputError``."""
     from perfline.clients.cli.analyze_measured import wants_measured
 
+    require_existing([*inputs, *profiling_data])
     if wants_measured(inputs, profiling_data):
         return MEASURED
     if not inputs:

@@ -164,7 +164,7 @@ def test_query_in_process_and_via_daemon(daemon: Daemon) -> None:
     assert via.exit_code == 0, via.output
     assert json.loads(via.output)["jobs"][0]["name"] == "dscnn-measured"
     bad = runner.invoke(cli, ["query", "perfline/result", '{"job": "x"}', "-w", str(daemon.root)])
-    assert bad.exit_code == 1 and "error -32001: unknown job 'x'" in bad.output
+    assert bad.exit_code == 2 and "error -32001: unknown job 'x'" in bad.stderr
 
 
 def test_query_without_daemon_answers_in_process(tmp_path: Path, runtime: Path) -> None:

@@ -8,14 +8,16 @@ writes compact JSON (ASCII, every number and string exactly as the indented enco
 it), and ``msgspec.json.format`` re-indents that text without touching a token (about 0.25 s
 for the same document). Pieces: the top levels of the document are walked here, and long
 lists are cut into slices of ``slice_items`` items, each encoded and re-indented on its own
-and shifted to its depth; so the text is never held whole beside the document, and a
-caller writes it piece by piece (``document_chunks``). A piece the fast route cannot write
+at its depth (wrapped in one-item lists, whose lines are cut off again); so the text is
+never held whole beside the document, and a caller writes it piece by piece
+(``document_chunks``). A piece the fast route cannot write
 (``NaN`` or ``Infinity``, whose tokens msgspec does not accept, lone surrogates, values JSON
 cannot hold) is written by ``json.dumps(piece, indent=4)`` itself, which gives its bytes or
 raises its error.
 
-``decode_json`` reads with ``msgspec.json.decode`` (C, about 1.6x the standard library's
-speed) and, whenever msgspec refuses a text, with ``json.loads``: msgspec accepts a subset of
+``decode_json`` reads bytes (or text) with ``msgspec.json.decode`` (C, about 1.6x the
+standard library's speed, no decoded copy of the file) and, whenever msgspec refuses
+them, decodes them as UTF-8 and reads them with ``json.loads``: msgspec accepts a subset of
 what ``json.loads`` accepts and gives the same values for it (``tests/clients/
 test_json_codec.py``), so the result, or the error and its position, is always the standard
 library's. ``encode_compact`` is the wire form (JSON-RPC bodies): the standard library's C
@@ -45,18 +47,22 @@ _ENCODE_KEY = json.encoder.encode_basestring_ascii  # the C function both encode
 _FAST_FAILURES: Final = (ValueError, TypeError, RecursionError, OverflowError)
 
 
+Piece = bytes | memoryview
+"""A piece of the text: bytes, or a view into the bytes of a larger encoded piece."""
+
+
 def document_bytes(document: Any) -> bytes:
     """``(json.dumps(document, indent=4) + "\\n").encode()``, at C speed."""
     return b"".join(document_chunks(document))
 
 
-def document_chunks(document: Any, *, slice_items: int = SLICE_ITEMS) -> Iterator[bytes]:
+def document_chunks(document: Any, *, slice_items: int = SLICE_ITEMS) -> Iterator[Piece]:
     """The bytes of ``json.dumps(document, indent=4) + "\\n"``, in pieces (joined: equal)."""
     yield from _chunks(document, 0, max(1, slice_items))
     yield b"\n"
 
 
-def _chunks(value: Any, depth: int, slice_items: int) -> Iterator[bytes]:
+def _chunks(value: Any, depth: int, slice_items: int) -> Iterator[Piece]:
     if type(value) is dict and value and depth < SPLIT_DEPTH and _str_keys(value):
         inner = b"\n" + b" " * (_INDENT * (depth + 1))
         separator = b"," + inner
@@ -78,9 +84,8 @@ def _chunks(value: Any, depth: int, slice_items: int) -> Iterator[bytes]:
             for start in range(0, len(value), slice_items):
                 if start:
                     yield b","
-                # "[" + items, each on its own line one level deeper, + "\n" + indent + "]"
-                text = _indented(value[start : start + slice_items], depth)
-                yield text[1 : text.rindex(b"\n")]
+                # The items as they read inside the list: each on its own line, one deeper.
+                yield _indented(value[start : start + slice_items], depth, inside=True)
         yield b"\n" + b" " * (_INDENT * depth) + b"]"
     else:
         yield _indented(value, depth)
@@ -90,18 +95,36 @@ def _str_keys(mapping: dict[Any, Any]) -> bool:
     return all(type(key) is str for key in mapping)
 
 
-def _indented(value: Any, depth: int) -> bytes:
-    """``json.dumps(value, indent=4)`` as it reads ``depth`` levels deep (every line after
-    the first shifted by ``4 * depth`` spaces)."""
+def _indented(value: Any, depth: int, *, inside: bool = False) -> Piece:
+    """``json.dumps(value, indent=4)`` as it reads ``depth`` levels deep; with ``inside``
+    (a non-empty list), only what is between its brackets.
+
+    The value is encoded wrapped in ``depth`` one-item lists, so the formatter indents it
+    as deep as it stands; the wrappers' lines are then cut off (a view, no copy).
+    """
+    wrapped = value
+    for _ in range(depth):
+        wrapped = [wrapped]
     try:
-        compact = _COMPACT.encode(value).encode("ascii")
+        compact = _COMPACT.encode(wrapped).encode("ascii")
         text = msgspec.json.format(compact, indent=_INDENT)
     except (*_FAST_FAILURES, msgspec.MsgspecError):
-        text = json.dumps(value, indent=_INDENT).encode("ascii")
-    if depth and b"\n" in text:
-        # ASCII JSON has no raw newline inside a string: every one starts a line.
-        text = text.replace(b"\n", b"\n" + b" " * (_INDENT * depth))
-    return text
+        text = json.dumps(wrapped, indent=_INDENT).encode("ascii")
+    first, last = _WRAPPERS[depth] if depth < len(_WRAPPERS) else _wrappers(depth)
+    if inside:
+        first, last = first + 1, last + 1 + _INDENT * depth + 1  # "[" and "\n<indent>]"
+    return memoryview(text)[first : len(text) - last]
+
+
+def _wrappers(depth: int) -> tuple[int, int]:
+    """Lengths of the text before and after a value wrapped in ``depth`` one-item lists:
+    ``"[\\n" + "    [\\n" + ... + indent`` and ``"\\n" + indent + "]" + ... + "\\n]"``."""
+    before = sum(_INDENT * level + 2 for level in range(depth)) + _INDENT * depth
+    after = sum(1 + _INDENT * level + 1 for level in range(depth))
+    return before, after
+
+
+_WRAPPERS: Final = tuple(_wrappers(depth) for depth in range(SPLIT_DEPTH + 2))
 
 
 def encode_compact(value: Any) -> bytes:
@@ -122,9 +145,10 @@ def indented_text(value: Any, indent: int = 2) -> str:
         return json.dumps(value, indent=indent, ensure_ascii=False)
 
 
-def decode_json(text: str) -> Any:
-    """``json.loads(text)``: the same value, or the same error, at C speed."""
+def decode_json(data: bytes | str) -> Any:
+    """``json.loads(data.decode("utf-8"))``: the same value, or the same error
+    (``UnicodeDecodeError`` for bytes that are not UTF-8), at C speed."""
     try:
-        return msgspec.json.decode(text)
+        return msgspec.json.decode(data)  # rejects what is not UTF-8, as strict decoding does
     except (msgspec.MsgspecError, RecursionError):
-        return json.loads(text)
+        return json.loads(data.decode("utf-8") if isinstance(data, bytes) else data)

@@ -39,9 +39,7 @@ Cost: one ``tomllib`` parse plus one linear scan of the text to find lines.
 
 from __future__ import annotations
 
-import difflib
 import re
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -134,6 +132,8 @@ def parse_workspace_config(
     known_backends: Sequence[str] | None = None,
 ) -> WorkspaceConfig:
     """Parse ``perfline.toml`` text; ``known_backends`` (if given) checks ``jobs[].backend``."""
+    import tomllib  # here: a command without a perfline.toml never pays for it
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
@@ -530,6 +530,8 @@ class _Parser:
 
 def _expected(given: str, allowed: Sequence[str]) -> str:
     """ "did you mean 'x'? expected one of ..." (the suggestion only for a close name)."""
+    import difflib
+
     close = difflib.get_close_matches(given, allowed, n=1, cutoff=0.6)
     hint = f"did you mean {close[0]!r}? " if close else ""
     return f"{hint}expected one of {', '.join(allowed)}"
@@ -537,6 +539,8 @@ def _expected(given: str, allowed: Sequence[str]) -> str:
 
 def _misspelled(required: str, table: Mapping[str, Any]) -> bool:
     """Whether ``table`` has an unknown key that is a close misspelling of ``required``."""
+    import difflib
+
     return bool(difflib.get_close_matches(required, list(table), n=1, cutoff=0.6))
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import importlib
 import importlib.util
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -104,5 +105,38 @@ def cli() -> None:
 
 
 def main() -> None:
-    """Console-script entry point."""
-    sys.exit(cli.main(standalone_mode=True))
+    """Console-script entry point.
+
+    A command that leaves a large document behind (``report``, ``analyze``) is not
+    followed by the interpreter freeing it object by object (about a tenth of a second per
+    hundred thousand entities): once stdout and stderr are flushed, the process ends at
+    once and the OS reclaims its memory.
+    """
+    try:
+        cli.main(standalone_mode=True)
+        code: str | int | None = 0
+    except SystemExit as finished:
+        code = finished.code
+    from perfline.clients.cli.output import retained
+
+    if not retained():
+        sys.exit(code)
+    status = _exit_status(code)
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (BrokenPipeError, ValueError):
+        status = status or 1
+    if "logging" in sys.modules:
+        sys.modules["logging"].shutdown()
+    os._exit(status)
+
+
+def _exit_status(code: str | int | None) -> int:
+    """What ``sys.exit(code)`` would make the exit status."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    print(code, file=sys.stderr)
+    return 1

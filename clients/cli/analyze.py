@@ -34,7 +34,7 @@ from perfline.clients.cli.common import (
     pipeline_settings,
     text_options,
 )
-from perfline.clients.cli.output import print_text, write_output
+from perfline.clients.cli.output import print_text, retain, write_output
 from perfline.core.errors import InputError, Problem
 from perfline.core.pipeline import PipelineSettings, postprocess
 from perfline.server.ingest import estimator as nx
@@ -270,6 +270,7 @@ def command(
         )
     if statistics is not None:
         nx.write_statistics(folder, statistics)
+    retain(processed)  # freed by the end of the process, not object by object
     write_output(processed, output_dir, echo=as_json)
     if not as_json:
         print_text(processed, float_sums=settings.float_sums, limit=None if show_all else limit)

@@ -9,7 +9,6 @@ import functools
 import json
 import os
 import sys
-import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
@@ -50,6 +49,8 @@ def guarded(function: Callable[P, R]) -> Callable[P, R]:
         except Exception as error:  # an internal failure, not the user's input
             click.echo(f"internal error: {type(error).__name__}: {error}", err=True)
             if os.environ.get("PERFLINE_DEBUG"):
+                import traceback
+
                 traceback.print_exc()
             else:
                 click.echo("(set PERFLINE_DEBUG=1 for the traceback)", err=True)
@@ -70,12 +71,9 @@ def read_json(path: str) -> Any:
     except OSError as error:
         raise InputError(source, f"cannot read: {error.strerror}") from None
     try:
-        text = data.decode("utf-8")
+        return decode_json(data)
     except UnicodeDecodeError as error:
         raise InputError(source, Problem(f"byte {error.start}", "not UTF-8 text")) from None
-    del data
-    try:
-        return decode_json(text)
     except json.JSONDecodeError as error:
         raise InputError(
             source,

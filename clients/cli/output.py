@@ -16,17 +16,32 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
 import click
 
-from perfline.core.json_codec import document_chunks
+from perfline.core.json_codec import Piece, document_chunks
 
 OUTPUT_FOLDER = "mlia-output"
 OUTPUT_FILE = "mlia-output.json"
+
+
+_RETAINED: list[Any] = []
+"""The large values of the last command (its input and output documents), kept so that
+they are not freed object by object when the command returns: ``perfline.clients.cli.main``
+ends the process at once instead (one slot: a new command replaces them)."""
+
+
+def retain(*values: Any) -> None:
+    """Keep ``values`` alive to the end of the process (see ``_RETAINED``)."""
+    _RETAINED[:] = values
+
+
+def retained() -> bool:
+    """Whether a command left large values to be reclaimed by the end of the process."""
+    return bool(_RETAINED)
 
 
 def output_path(output_dir: str | None) -> Path:
@@ -41,9 +56,7 @@ def write_output(
     target = output_path(output_dir)
     target.parent.mkdir(parents=True, exist_ok=True)
     stdout = _binary_stdout() if echo else None
-    handle, temporary = tempfile.mkstemp(
-        dir=target.parent, prefix=f".{OUTPUT_FILE}.", suffix=".tmp"
-    )
+    handle, temporary = _new_temporary(target)
     try:
         with os.fdopen(handle, "wb") as file:
             for chunk in document_chunks(document):
@@ -63,13 +76,23 @@ def write_output(
     return target
 
 
+def _new_temporary(target: Path) -> tuple[int, str]:
+    """A new file beside ``target`` (``.mlia-output.json.<random>.tmp``), open for writing."""
+    while True:
+        path = target.with_name(f".{target.name}.{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), str(path)
+        except FileExistsError:
+            continue
+
+
 def _binary_stdout() -> IO[bytes]:
     sys.stdout.flush()
     buffer = getattr(sys.stdout, "buffer", None)
     return buffer if buffer is not None else sys.stdout  # type: ignore[return-value]
 
 
-def _echo(stdout: IO[bytes], chunk: bytes) -> IO[bytes] | None:
+def _echo(stdout: IO[bytes], chunk: Piece) -> IO[bytes] | None:
     """Write a piece on stdout; a reader that went away (``| head``) stops the echo only."""
     try:
         stdout.write(chunk)

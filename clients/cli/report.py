@@ -15,7 +15,7 @@ from perfline.clients.cli.common import (
     read_json,
     text_options,
 )
-from perfline.clients.cli.output import print_text, write_output
+from perfline.clients.cli.output import print_text, retain, write_output
 from perfline.core.errors import InputError
 
 OUTPUT_HELP = (
@@ -73,7 +73,7 @@ def command(
         processed = postprocess(raw, settings, source=source)
     except InputError as error:
         raise not_a_document(raw, error) from None
-    del raw
+    retain(raw, processed)  # freed by the end of the process, not object by object
     write_output(processed, output_dir, echo=as_json)
     if not as_json:
         print_text(processed, float_sums=settings.float_sums, limit=None if show_all else limit)

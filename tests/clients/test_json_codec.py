@@ -163,9 +163,11 @@ def _same(left: Any, right: Any) -> bool:
 def test_decode_reads_what_json_loads_reads(value: Any, indent: int | None) -> None:
     text = json.dumps(value, indent=indent)
     assert _same(decode_json(text), json.loads(text))
+    assert _same(decode_json(text.encode("ascii")), json.loads(text))
     raw = json.dumps(value, indent=indent, ensure_ascii=False)
     if not any(0xD800 <= ord(c) <= 0xDFFF for c in raw):
         assert _same(decode_json(raw), json.loads(raw))
+        assert _same(decode_json(raw.encode("utf-8")), json.loads(raw))
 
 
 INVALID = [
@@ -201,3 +203,24 @@ def test_decode_errors_are_json_loads_errors(text: str) -> None:
 )
 def test_what_only_json_loads_accepts_is_still_read(text: str) -> None:
     assert _same(decode_json(text), json.loads(text))
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b'"\xff"', b'"\xc3"', b'"\xed\xa0\x80"', b'"\xf4\x90\x80\x80"', b'"\xc0\xaf"', b"[1]\xff"],
+)
+def test_bytes_that_are_not_utf8_fail_as_strict_decoding_does(data: bytes) -> None:
+    with pytest.raises(UnicodeDecodeError) as theirs:
+        json.loads(data.decode("utf-8"))
+    with pytest.raises(UnicodeDecodeError) as ours:
+        decode_json(data)
+    assert ours.value.start == theirs.value.start
+
+
+def test_a_byte_order_mark_is_the_standard_librarys_error() -> None:
+    data = "\ufeff[1]".encode()
+    with pytest.raises(json.JSONDecodeError) as ours:
+        decode_json(data)
+    assert (
+        str(ours.value) == "Unexpected UTF-8 BOM (decode using utf-8-sig): line 1 column 1 (char 0)"
+    )

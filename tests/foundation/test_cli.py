@@ -267,3 +267,52 @@ def test_help_says_where_the_file_goes_and_that_nothing_else_is_touched() -> Non
         assert "--output-dir" in text
         assert "OUTPUT_DIR/mlia-output/mlia-output.json" in text, command
         assert "nothing else in the folder is touched" in text, command
+
+
+def test_a_reader_that_stops_early_leaves_the_file_complete(tmp_path: Path) -> None:
+    # `perfline report DOC --json | head -c 100`: the pipe closes long before the end.
+    from benchmarks.core_pipeline import nx_document
+
+    document = tmp_path / "nx.json"
+    document.write_text(json.dumps(nx_document(200)))
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "perfline",
+            "report",
+            str(document),
+            "--json",
+            "--output-dir",
+            str(tmp_path),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    head = process.stdout.read(100)
+    process.stdout.close()
+    errors = process.stderr.read().decode()
+    assert process.wait(timeout=120) == 0, errors
+    written = (tmp_path / "mlia-output" / "mlia-output.json").read_bytes()
+    assert written.startswith(head) and len(written) > 1_000_000
+    assert written == (json.dumps(json.loads(written), indent=4) + "\n").encode()
+    assert errors.splitlines() == [f"wrote {tmp_path / 'mlia-output' / 'mlia-output.json'}"]
+
+
+def test_the_exit_status_of_the_entry_point(tmp_path: Path) -> None:
+    # The console entry point ends a process that holds a document at once: the status and
+    # everything printed must survive that.
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    for arguments, status in (([str(CASE)], 0), ([str(bad)], 2), ([str(CASE), "--limit", "x"], 2)):
+        done = subprocess.run(
+            [sys.executable, "-m", "perfline", "report", *arguments, "--output-dir", str(tmp_path)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == status, done.stderr
+        if status == 0:
+            assert done.stdout.startswith("--- perfline report") and done.stdout.endswith("\n")

@@ -39,6 +39,7 @@ from pygls.protocol import JsonRPCResponseMessage, LanguageServerProtocol, lsp_m
 from pygls.uris import from_fs_path, to_fs_path
 
 from perfline import __version__
+from perfline.core.json_codec import encode_compact
 from perfline.core.workspace_config import CONFIG_FILE_NAME
 from perfline.server import api, figures
 from perfline.server.edits import LineTracker
@@ -105,12 +106,18 @@ class PerflineProtocol(LanguageServerProtocol):
     def _send_data(self, data: Any) -> None:
         # A response whose result was encoded ahead (inlay hints: one JSON text per hint,
         # kept with the hints) is written as it is, without walking it again.
+        # A perfline/* result (a plain dict, e.g. a whole document) is encoded by the same
+        # C-speed codec as the CLI's output (core.json_codec.encode_compact).
         result = getattr(data, "result", None)
-        if not isinstance(result, EncodedArray) or self.writer is None:
+        plain = type(data) is JsonRPCResponseMessage and type(result) is dict
+        if not (isinstance(result, EncodedArray) or plain) or self.writer is None:
             super()._send_data(data)
             return
-        body = f'{{"id":{json.dumps(data.id)},"jsonrpc":"2.0","result":{result.text()}}}'
-        payload = body.encode(self.CHARSET)
+        if isinstance(result, EncodedArray):
+            body = f'{{"id":{json.dumps(data.id)},"jsonrpc":"2.0","result":{result.text()}}}'
+            payload = body.encode(self.CHARSET)
+        else:
+            payload = encode_compact({"id": data.id, "jsonrpc": "2.0", "result": result})
         if self._include_headers:
             header = (
                 f"Content-Length: {len(payload)}\r\n"

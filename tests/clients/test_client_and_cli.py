@@ -208,6 +208,12 @@ def test_local_session_matches_the_daemon(daemon: Daemon) -> None:
         assert local.request("perfline/lineAnnotations", params) == remote.request(
             "perfline/lineAnnotations", params
         )
+        # The daemon writes perfline/result with core.json_codec.encode_compact: the same
+        # document, value for value (floats to the bit: == on the parsed values).
+        job = {"job": "dscnn-measured"}
+        here = local.request("perfline/result", job)["document"]
+        there = remote.request("perfline/result", job)["document"]
+        assert there == here and json.dumps(there) == json.dumps(here)
 
 
 def test_watch_prints_changes(daemon: Daemon) -> None:

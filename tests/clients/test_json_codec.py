@@ -135,12 +135,22 @@ def test_non_string_keys_and_tuples_as_json_dumps_writes_them() -> None:
 @given(value=JSON_VALUES)
 def test_indented_text_and_compact_are_the_standard_librarys(value: Any) -> None:
     assert indented_text(value, 2) == json.dumps(value, indent=2, ensure_ascii=False)
-    assert json.loads(encode_compact(value).decode("utf-8")) == _normalized(value)
+    # Read back as the standard library's own wire form reads back (a string with a pair of
+    # lone surrogates comes back as the one character they encode), NaN and infinities as
+    # null.
+    expected = _wire(json.loads(json.dumps(value)))
+    assert _same(json.loads(encode_compact(value).decode("utf-8")), expected)
 
 
-def _normalized(value: Any) -> Any:
-    # What a JSON round trip gives (NaN is not equal to itself: compare its text).
-    return json.loads(json.dumps(value))
+def _wire(value: Any) -> Any:
+    """The value with non-finite floats as null."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, list):
+        return [_wire(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _wire(item) for key, item in value.items()}
+    return value
 
 
 def _same(left: Any, right: Any) -> bool:

@@ -131,6 +131,11 @@ def command(
             params["job"] = job
         annotations = session.request("perfline/lineAnnotations", params)
         jobs = session.request("perfline/jobs")["jobs"]
+        if how.startswith("daemon"):
+            # A running daemon keeps its last valid configuration: say that it is broken.
+            broken = session.request("perfline/status").get("configError")
+            if broken:
+                click.echo(f"warning: {broken} (the daemon keeps its last valid one)", err=True)
         if metric is not None:
             _exit_on_missing_metric(session, metric, annotations["lines"], jobs, job)
     except RpcError as error:

@@ -246,3 +246,14 @@ def test_watch_prints_changes(daemon: Daemon) -> None:
             process.kill()
     event = json.loads(out.strip().splitlines()[0])
     assert event["job"] == "dscnn-measured" and event["kind"] == "result"
+
+
+def test_annotate_via_a_daemon_says_its_configuration_is_broken(daemon: Daemon) -> None:
+    config = daemon.root / "perfline.toml"
+    config.write_text(config.read_text().replace("[[jobs]]", "[[job]]"))
+    with Client.connect(daemon.endpoint) as client:
+        assert wait_for(lambda: client.request("perfline/status")["configError"], timeout=30)
+    result = CliRunner().invoke(cli, ["annotate", str(daemon.root / "dscnn.py"), "--no-color"])
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and "unknown table 'job'" in warnings[0]
+    assert warnings[0].endswith("(the daemon keeps its last valid one)")

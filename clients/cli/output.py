@@ -22,6 +22,7 @@ from typing import IO, Any
 
 import click
 
+from perfline.core.errors import InputError
 from perfline.core.json_codec import Piece, document_chunks
 
 OUTPUT_FOLDER = "mlia-output"
@@ -54,26 +55,86 @@ def write_output(
 ) -> Path:
     """Write the document's persisted form (and with ``echo`` the same bytes on stdout)."""
     target = output_path(output_dir)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    stdout = _binary_stdout() if echo else None
-    handle, temporary = _new_temporary(target)
     try:
-        with os.fdopen(handle, "wb") as file:
-            for chunk in document_chunks(document):
-                file.write(chunk)
-                if stdout is not None:
-                    stdout = _echo(stdout, chunk)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = _new_temporary(target)
+    except OSError as error:  # a folder that cannot be made or written: the user's path
+        raise InputError(str(target), f"cannot write: {error.strerror or error}") from None
+    writer = _Writer(os.fdopen(handle, "wb"), _binary_stdout() if echo else None)
+    try:
+        writer.start()
+        for chunk in document_chunks(document):
+            writer.put(chunk)
+        writer.finish()
         os.chmod(temporary, _file_mode(target))
         os.replace(temporary, target)
-    except BaseException:
+    except BaseException as error:
+        writer.abandon()
         with contextlib.suppress(OSError):
             os.unlink(temporary)
+        if isinstance(error, OSError) and not isinstance(error, BrokenPipeError):
+            problem = error.strerror or str(error)
+            raise click.ClickException(f"cannot write {target}: {problem}") from None
         raise
-    if stdout is not None:
-        with contextlib.suppress(BrokenPipeError):
-            stdout.flush()
     click.echo(f"wrote {target}", err=True)
     return target
+
+
+class _Writer:
+    """Writes the pieces to the file (and stdout) in a thread of its own, so that the
+    writes (which release the GIL) overlap the encoding of the next pieces. A write error
+    is raised by ``finish``; the encoder is never blocked by a writer that stopped."""
+
+    _END = object()
+
+    def __init__(self, file: IO[bytes], stdout: IO[bytes] | None) -> None:
+        import queue
+        import threading
+
+        self.file = file
+        self.stdout = stdout
+        self.error: BaseException | None = None
+        self.pieces: queue.Queue[Any] = queue.Queue(maxsize=16)
+        self.thread = threading.Thread(target=self._run, name="perfline-output", daemon=True)
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def put(self, piece: Piece) -> None:
+        if self.error is not None:
+            raise self.error
+        self.pieces.put(piece)
+
+    def finish(self) -> None:
+        self.pieces.put(self._END)
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+        if self.stdout is not None:
+            with contextlib.suppress(BrokenPipeError):
+                self.stdout.flush()
+
+    def abandon(self) -> None:
+        if self.thread.is_alive():
+            self.error = self.error or RuntimeError("abandoned")
+            self.pieces.put(self._END)
+            self.thread.join()
+        with contextlib.suppress(OSError):
+            self.file.close()
+
+    def _run(self) -> None:
+        try:
+            with self.file:
+                while (piece := self.pieces.get()) is not self._END:
+                    if self.error is not None:
+                        continue  # keep taking pieces: the encoder must never wait forever
+                    self.file.write(piece)
+                    if self.stdout is not None:
+                        self.stdout = _echo(self.stdout, piece)
+        except BaseException as error:  # raised again by finish() in the main thread
+            self.error = error
+            while self.pieces.get() is not self._END:
+                pass
 
 
 def _new_temporary(target: Path) -> tuple[int, str]:

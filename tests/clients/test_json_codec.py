@@ -234,3 +234,43 @@ def test_a_byte_order_mark_is_the_standard_librarys_error() -> None:
     assert (
         str(ours.value) == "Unexpected UTF-8 BOM (decode using utf-8-sig): line 1 column 1 (char 0)"
     )
+
+
+BOUNDARY_FLOATS = [
+    0.0,
+    -0.0,
+    1e-4,
+    -1e-4,
+    0.00012207031249999999,
+    1.2e-4,
+    9007199254740992.0,
+    9.5e15,
+    1e16 - 2,
+    1e16,
+    -1e16,
+    1.5e-5,
+    5e-324,
+    2.2250738585072014e-308,
+    1.7976931348623157e308,
+    float("nan"),
+    float("inf"),
+    -float("inf"),
+    0.1,
+    100.0,
+    123456789.125,
+    4503599627370496.5,
+]
+
+
+@pytest.mark.parametrize("value", BOUNDARY_FLOATS, ids=repr)
+def test_floats_where_notations_change(value: float) -> None:
+    # Alone, in a long sliced list, as a dict key, deep, beside DEL and non-ASCII text.
+    for document in (
+        {"v": value},
+        {"rows": [{"x": value, "i": i} for i in range(300)]},
+        {"k": {str(value): value, "n": [[value]]}, "f": {value: 1}},
+        [value, "\x7f", "é", value],
+    ):
+        for slice_items in (1, 7, 256):
+            joined = b"".join(document_chunks(document, slice_items=slice_items))
+            assert joined == _expected(document)

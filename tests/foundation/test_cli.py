@@ -242,6 +242,50 @@ def test_a_failed_write_keeps_the_previous_output_and_the_input(
     _assert_untouched(tmp_path, files)
 
 
+def test_a_full_disk_is_one_line_and_leaves_the_previous_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from perfline.clients.cli import output
+
+    target = tmp_path / "mlia-output" / "mlia-output.json"
+    target.parent.mkdir()
+    target.write_text("previous\n")
+
+    class Full:
+        def __init__(self, handle: int, mode: str) -> None:
+            os.close(handle)
+
+        def __enter__(self) -> Full:
+            return self
+
+        def __exit__(self, *_: object) -> None:
+            pass
+
+        def write(self, data: object) -> None:
+            raise OSError(28, "No space left on device")
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(output.os, "fdopen", Full)
+    result = CliRunner().invoke(cli, ["report", str(CASE), "--output-dir", str(tmp_path)])
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [f"error: cannot write {target}: No space left on device"]
+    assert target.read_text() == "previous\n"
+    assert [p.name for p in target.parent.iterdir()] == ["mlia-output.json"]
+
+
+def test_an_output_dir_under_a_file_is_one_line(tmp_path: Path) -> None:
+    blocker = tmp_path / "out"
+    blocker.write_text("")
+    where = blocker / "run"
+    result = CliRunner().invoke(cli, ["report", str(CASE), "--output-dir", str(where)])
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        f"error: {where / 'mlia-output' / 'mlia-output.json'}: cannot write: Not a directory"
+    ]
+
+
 def test_json_on_stdout_and_in_the_file_are_the_reference_bytes(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["report", str(CASE), "--json", "--output-dir", str(tmp_path)])
     assert result.exit_code == 0, result.stderr

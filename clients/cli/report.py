@@ -62,18 +62,22 @@ def command(
     OUTPUT_DIR/mlia-output/mlia-output.json (by a temporary file renamed over it when
     complete, so DOC.json may be that very file); 'wrote PATH' goes to stderr.
     """
+    from perfline.core.collection import collection_paused
     from perfline.core.pipeline import postprocess
 
-    raw = read_json(document)
-    settings = pipeline_settings(
-        collapse, no_default_collapse, load_config(find_config(config, document)), float_sums
-    )
     source = "<stdin>" if document == "-" else document
-    try:
-        processed = postprocess(raw, settings, source=source)
-    except InputError as error:
-        raise not_a_document(raw, error) from None
-    retain(raw, processed)  # freed by the end of the process, not object by object
-    write_output(processed, output_dir, echo=as_json)
+    # Reading, like the post-processing, builds a large acyclic tree: the cyclic collector
+    # would scan it again and again (0.6 of 0.9 s of reading at 20,000 chains) for nothing.
+    with collection_paused():
+        raw = read_json(document)
+        settings = pipeline_settings(
+            collapse, no_default_collapse, load_config(find_config(config, document)), float_sums
+        )
+        try:
+            processed = postprocess(raw, settings, source=source)
+        except InputError as error:
+            raise not_a_document(raw, error) from None
+        retain(raw, processed)  # freed by the end of the process, not object by object
+        write_output(processed, output_dir, echo=as_json)
     if not as_json:
         print_text(processed, float_sums=settings.float_sums, limit=None if show_all else limit)

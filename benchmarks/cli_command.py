@@ -135,7 +135,7 @@ def _timed_process(command: list[str], env: dict[str, str], timeout: float) -> d
     errors.start()
     deadline = time.monotonic() + timeout
     while True:
-        pid, status, _ = os.wait4(process.pid, os.WNOHANG)
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
         if pid:
             break
         if time.monotonic() > deadline:
@@ -150,6 +150,7 @@ def _timed_process(command: list[str], env: dict[str, str], timeout: float) -> d
         raise RuntimeError(errors.head.decode(errors="replace").strip()[-300:] or "failed")
     return {
         "seconds": seconds,
+        "cpu_seconds": usage.ru_utime + usage.ru_stime,
         "stdout_crc32": drain.crc,
         "stdout_bytes": drain.size,
     }
@@ -243,7 +244,8 @@ def _print_table(
     )
     print(
         f"{'chains':>7} {'in MB':>6} {'out MB':>7} {'whole s':>8} {'(median)':>9}"
-        f" {'postproc':>8} {'share':>6} {'beyond':>7} {'b/pp':>6} {'read':>6} {'write':>6}"
+        f" {'cpu':>7} {'postproc':>8} {'share':>6} {'beyond':>7} {'b/pp':>6}"
+        f" {'read':>6} {'write':>6}"
         f" {'imports':>7} {'peak MB':>8} {'reference s':>12} {'ratio':>7} {'agree':>6}"
     )
     for size in sizes:
@@ -254,7 +256,8 @@ def _print_table(
         peak = max(float(run["peak_kb"]) for run in runs[size]) / 1024
         line = (
             f"{size:>7} {input_bytes[size] / 1e6:>6.1f} {best['stdout_bytes'] / 1e6:>7.1f}"
-            f" {whole:>8.3f} {f'({median:.3f})':>9} {post:>8.3f} {post / whole:>6.0%}"
+            f" {whole:>8.3f} {f'({median:.3f})':>9} {best['cpu_seconds']:>7.3f}"
+            f" {post:>8.3f} {post / whole:>6.0%}"
             f" {beyond:>7.3f} {beyond / max(post, 1e-9):>6.0%} {best['read']:>6.3f}"
             f" {best['write']:>6.3f} {best['imports']:>7.3f} {peak:>8.0f}"
         )

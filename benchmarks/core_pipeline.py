@@ -4,6 +4,8 @@
         [--adversarial 16,20,24,28] [--vs-reference PYTHON] [--reference-max 400]
         [--repeat 5] [--short-rounds 25] [--stage postprocess|collapse|projection]
         [--torch-share 0.42] [--float-values] [--no-default-collapse] [--instructions]
+    .venv/bin/python benchmarks/core_pipeline.py --cli [--sizes 400,1000,5000,20000]
+        [--repeat 3] [--vs-reference PYTHON] [--reference-max 400]
 
 Builds NX-shaped documents (with the shared builder, ``tests/documents.py``:
 segments, cascades, chains with integer ``sum`` breakdowns, performance groups,
@@ -29,6 +31,10 @@ alone; ``--torch-share`` is the share of stacks that run through a torch frame
 tenth of the integer one, like an estimator's milliseconds): sums then round
 differently by order, so no closed form applies and covers are searched in the
 reference's order (``perfline.core.projection.float_covers``).
+
+``--cli`` times the whole command ``perfline report DOC --json`` instead, process start
+and I/O included, with postprocess's share, peak RSS and (``--vs-reference``) the
+reference's same command in the same run: see ``benchmarks/cli_command.py``.
 
 ``--instructions`` also counts, once per size, the instructions the compiled
 ``postprocess`` executes (valgrind's callgrind, collecting only inside that
@@ -252,6 +258,9 @@ def _rounds(
     return runs
 
 
+SIZES = "50,200,1000,5000,20000"
+CLI_SIZES = "400,1000,5000,20000"
+
 STAGES = ("postprocess", "collapse", "projection")
 """What ``--stage`` can time (the first is the default)."""
 
@@ -261,7 +270,7 @@ SHORT_SECONDS = 0.5
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="50,200,1000,5000,20000")
+    parser.add_argument("--sizes", default=None, help=f"default {SIZES}; with --cli {CLI_SIZES}")
     parser.add_argument("--adversarial", default="16,20,24,28")
     parser.add_argument("--vs-reference", metavar="PYTHON")
     parser.add_argument("--reference-max", type=int, default=400)
@@ -307,7 +316,18 @@ def main() -> int:
         action="store_true",
         help="also count the instructions of postprocess per size (valgrind, compiled build)",
     )
+    parser.add_argument(
+        "--cli",
+        action="store_true",
+        help="time the whole `perfline report DOC --json` command (benchmarks/cli_command.py)",
+    )
     args = parser.parse_args()
+    if args.cli:
+        from cli_command import run_cli_benchmark
+
+        sizes = [int(s) for s in (args.sizes or CLI_SIZES).split(",") if s]
+        return run_cli_benchmark(sizes, max(1, args.repeat), args.vs_reference, args.reference_max)
+    args.sizes = args.sizes or SIZES
     ours = _OURS.format(
         root=str(ROOT),
         here=str(Path(__file__).resolve().parent),

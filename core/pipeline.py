@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from perfline.core.code_lines import code_line_entities, derive_code_lines
 from perfline.core.collapse import apply_collapse, collapse_result, plan_collapse
@@ -35,11 +35,13 @@ from perfline.core.validation import validate_document
 
 @dataclass(frozen=True)
 class PipelineSettings:
-    """What the post-processing may be told: extra collapse rules, and whether
-    the producers' default rules apply (``--no-default-collapse`` turns them off)."""
+    """What the post-processing may be told: extra collapse rules, whether the
+    producers' default rules apply (``--no-default-collapse`` turns them off), and how
+    float figures are summed (``float_sums``: "exact", deviation D6, or "reference")."""
 
     collapse_rules: tuple[CollapseRule, ...] = ()
     use_backend_defaults: bool = True
+    float_sums: Literal["exact", "reference"] = "exact"
 
 
 def postprocess(

@@ -1,29 +1,61 @@
 """The text report of a standardized-output document.
 
-Sections, each skipped when empty: target, model, backends, then per result:
-status, producer, mode, warnings, errors, metrics (unavailable ones show
-their reason), entities (Name/Kind/ID/Placement, plus a Reason column only
-when a shown entity has a reported reason), breakdowns, checks and advice.
-Pure: renders to a string at a given width, with ASCII borders when asked
-(non-UTF-8 terminals).
+Sections, each skipped when empty: target, model, backends, then per result: status,
+producer, mode, the float-sums mode (only for a result whose figures are sums of floats),
+warnings, errors, the source lines (file:line, figure, share, top operator; only for a
+result with code lines, and first), metrics (unavailable ones show their reason),
+breakdowns (one column per metric, the dominant metric first and the others in the order
+they first appear; the metrics that do not fit are named below the table), entities
+(Name/Kind/ID/Placement, plus a Reason column only when a shown entity has a reported
+reason), checks and advice. Rows with figures are sorted by the dominant metric, heaviest
+first; each table shows ``limit`` rows (``None``: all) and says how many it left out.
+
+Every table follows ``core.text_table``'s box style and width rule (never wider than the
+report, no number split or cut). Pure: renders to a string at a given width, with ASCII
+borders when asked (non-UTF-8 terminals).
 """
 
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from perfline.core import figure_text
+from perfline.core.report_rows import (
+    Metric,
+    breakdown_metrics,
+    code_line_rows,
+    dominant_metric,
+    figures,
+    has_float_sums,
+    sorted_by,
+    values_by_entity,
+)
+from perfline.core.text_table import ASCII_ELLIPSIS, ELLIPSIS, Column, print_table, wrap
+
 ROW_LIMIT = 20
-#: Metrics shown per breakdown row; the JSON output has them all.
-METRICS_PER_BREAKDOWN = 4
+
+#: What the float-sums modes mean, as the report says it.
+FLOAT_SUMS_TEXT = {
+    "exact": "exact (each figure is the correctly rounded sum of its origins' values; "
+    "--float-sums reference gives mlia 0.12.3's order and rounding)",
+    "reference": "reference (figures added up in mlia 0.12.3's order, with its rounding)",
+}
 
 
-def render_text(document: Mapping[str, Any], *, width: int = 120, ascii_only: bool = False) -> str:
+def render_text(
+    document: Mapping[str, Any],
+    *,
+    width: int = 120,
+    ascii_only: bool = False,
+    float_sums: str | None = None,
+    limit: int | None = ROW_LIMIT,
+) -> str:
     """The report as plain text (no colour codes)."""
     buffer = io.StringIO()
     console = Console(
@@ -36,13 +68,11 @@ def render_text(document: Mapping[str, Any], *, width: int = 120, ascii_only: bo
         highlight=False,
         soft_wrap=False,
     )
-    frame = box.ASCII if ascii_only else box.SQUARE
-    plain = box.SIMPLE if not ascii_only else box.ASCII2
-
+    report = _Report(console, width, ascii_only, float_sums, limit)
     console.print(f"--- perfline report {'-' * max(0, width - 21)}"[:width])
-    _target_section(console, document.get("target"), plain)
-    _model_section(console, document.get("model"), plain)
-    _backends_section(console, document.get("backends"), frame)
+    _target_section(console, document.get("target"), width, ascii_only)
+    _model_section(console, document.get("model"), width, ascii_only)
+    report.backends(document.get("backends"))
     results = document.get("results")
     if isinstance(results, list) and results:
         console.print()
@@ -50,20 +80,23 @@ def render_text(document: Mapping[str, Any], *, width: int = 120, ascii_only: bo
         for number, result in enumerate(results, start=1):
             if isinstance(result, Mapping):
                 console.print()
-                _result_section(console, number, result, frame, plain)
+                report.result(number, result)
     return buffer.getvalue()
 
 
-def _kv_table(rows: Sequence[tuple[str, str]], style: box.Box | None) -> Table:
+def _kv_table(rows: Sequence[tuple[str, str]], width: int, ascii_only: bool) -> Table:
+    """Borderless key/value rows; values wrapped here at spaces (never a number split)."""
     table = Table(show_header=False, box=None, pad_edge=False, padding=(0, 2, 0, 2))
+    keys = max((len(key) for key, _ in rows), default=0)
+    room = max(10, width - keys - 6)
     table.add_column(no_wrap=True)
-    table.add_column(overflow="fold")
+    table.add_column(no_wrap=True, overflow="crop", max_width=room)
     for key, value in rows:
-        table.add_row(key, value)
+        table.add_row(key, wrap(value, room, ellipsis=ASCII_ELLIPSIS if ascii_only else ELLIPSIS))
     return table
 
 
-def _target_section(console: Console, target: object, style: box.Box) -> None:
+def _target_section(console: Console, target: object, width: int, ascii_only: bool) -> None:
     if not isinstance(target, Mapping):
         return
     rows: list[tuple[str, str]] = []
@@ -89,10 +122,10 @@ def _target_section(console: Console, target: object, style: box.Box) -> None:
     if rows:
         console.print()
         console.print("Target information:")
-        console.print(_kv_table(rows, style))
+        console.print(_kv_table(rows, width, ascii_only))
 
 
-def _model_section(console: Console, model: object, style: box.Box) -> None:
+def _model_section(console: Console, model: object, width: int, ascii_only: bool) -> None:
     if not isinstance(model, Mapping):
         return
     rows = [
@@ -105,72 +138,289 @@ def _model_section(console: Console, model: object, style: box.Box) -> None:
     if rows:
         console.print()
         console.print("Model information:")
-        console.print(_kv_table(rows, style))
+        console.print(_kv_table(rows, width, ascii_only))
 
 
-def _backends_section(console: Console, backends: object, style: box.Box) -> None:
-    if not isinstance(backends, list) or not backends:
-        return
-    table = Table(box=style)
-    for column in ("ID", "Name", "Version"):
-        table.add_column(column, overflow="fold")
-    for backend in backends:
-        if isinstance(backend, Mapping):
-            table.add_row(*(str(backend.get(k) or "-") for k in ("id", "name", "version")))
-    console.print()
-    console.print("Backends:")
-    console.print(table)
+class _Report:
+    """The tables of one report: its console, width, frame style and row limit."""
+
+    def __init__(
+        self,
+        console: Console,
+        width: int,
+        ascii_only: bool,
+        float_sums: str | None,
+        limit: int | None,
+    ) -> None:
+        self.console = console
+        self.width = width
+        self.ascii_only = ascii_only
+        self.float_sums = float_sums
+        self.limit = limit
+
+    def table(self, title: str, columns: Sequence[Column], total: int, noun: str) -> None:
+        """A titled table of the first ``limit`` rows (the columns hold them), and a line
+        saying how many of ``total`` rows it shows when it does not show them all."""
+        self.console.print()
+        self.console.print(title, markup=False)
+        print_table(self.console, columns, width=self.width, ascii_only=self.ascii_only)
+        shown = max((len(c.cells) for c in columns), default=0)
+        if shown < total:
+            self.console.print(
+                f"Showing {shown} of {total} {noun} (--limit N for more, --all for all).",
+                markup=False,
+            )
+
+    def take(self, rows: Sequence[Any]) -> Sequence[Any]:
+        return rows if self.limit is None else rows[: self.limit]
+
+    def backends(self, backends: object) -> None:
+        if not isinstance(backends, list) or not backends:
+            return
+        rows = [b for b in backends if isinstance(b, Mapping)]
+        columns = [
+            Column(header, one_line=True, cells=[str(b.get(key) or "-") for b in rows])
+            for header, key in (("ID", "id"), ("Name", "name"), ("Version", "version"))
+        ]
+        self.console.print()
+        self.table("Backends:", columns, len(rows), "backends")
+
+    def result(self, number: int, result: Mapping[str, Any]) -> None:
+        console = self.console
+        console.print(f"Result {number}: {str(result.get('kind', '')).title()}", markup=False)
+        rows = [
+            (label, str(result[field]))
+            for field, label in (("status", "Status"), ("producer", "Producer"), ("mode", "Mode"))
+            if result.get(field)
+        ]
+        if self.float_sums in FLOAT_SUMS_TEXT and has_float_sums(result):
+            rows.append(("Float sums", FLOAT_SUMS_TEXT[self.float_sums]))
+        console.print(_kv_table(rows, self.width, self.ascii_only))
+        for field, label in (("warnings", "Warnings"), ("errors", "Errors")):
+            items = result.get(field)
+            if isinstance(items, list) and items:
+                console.print(f"{label}:")
+                for item in items:
+                    console.print(wrap(f"  - {item}", self.width, indent="    "), markup=False)
+        entities = [e for e in result.get("entities") or [] if isinstance(e, Mapping)]
+        names = {str(e.get("id")): str(e.get("name") or e.get("id")) for e in entities}
+        key = dominant_metric(result)
+        self.source_lines(result, key)
+        self.metrics(result.get("metrics"))
+        self.breakdowns(result, entities, names, key)
+        self.entities(result, entities, key)
+        self.checks(result.get("checks"))
+        self.advice(result.get("advice"), names)
+
+    def source_lines(self, result: Mapping[str, Any], key: Metric | None) -> None:
+        """file:line | figure | share of the total | the heaviest operator under the line
+        and its share of the line; heaviest lines first (results with code lines only)."""
+        rows = code_line_rows(result, key)
+        if not rows:
+            return
+        shown = self.take(rows)
+        unit = f" ({key[1]})" if key and key[1] else ""
+        figure = f"{key[0]}{unit}" if key else "Figure"
+        columns = [
+            Column("Line", one_line=True, keep="end", cells=[r.where for r in shown]),
+            Column(
+                figure, number=True, cells=[_value(r.value, key[1] if key else "") for r in shown]
+            ),
+            Column("Share", number=True, cells=[_share(r.share) for r in shown]),
+            Column(
+                "Top operator",
+                one_line=True,
+                keep="end",
+                want=24,
+                cells=[r.top or "-" for r in shown],
+                short=[r.top_name or "-" for r in shown],
+            ),
+            Column(
+                "Of line",
+                number=True,
+                cells=[
+                    _share(r.top_value / r.value) if r.top_value is not None and r.value else "-"
+                    for r in shown
+                ],
+            ),
+        ]
+        self.table("Source lines: heaviest first", columns, len(rows), "source lines")
+
+    def metrics(self, metrics: object) -> None:
+        """Metric | Value | Unit; an unavailable metric shows ``n/a [k]`` and its reason is
+        printed once, as footnote k, below the table (many share one reason)."""
+        if not isinstance(metrics, list) or not metrics:
+            return
+        reasons: dict[str, int] = {}
+        names, values, units = [], [], []
+        for metric in metrics:
+            if not isinstance(metric, Mapping):
+                continue
+            if "value" in metric:
+                value = format_value(metric["value"], str(metric.get("unit") or ""))
+            else:
+                reason = str(metric.get("reason") or "no reason given")
+                value = f"n/a [{reasons.setdefault(reason, len(reasons) + 1)}]"
+            names.append(str(metric.get("name")))
+            values.append(value)
+            units.append(str(metric.get("unit") or ""))
+        columns = [
+            Column("Metric", one_line=True, cells=names),
+            Column("Value", number=True, cells=values),
+            Column("Unit", one_line=True, cells=units),
+        ]
+        self.table("Metrics:", columns, len(names), "metrics")
+        for reason, number in reasons.items():
+            self.console.print(f"  [{number}] {reason}", markup=False)
+
+    def breakdowns(
+        self,
+        result: Mapping[str, Any],
+        entities: list[Mapping[str, Any]],
+        names: Mapping[str, str],
+        key: Metric | None,
+    ) -> None:
+        """Name | Kind | one column per metric (the dominant first), heaviest first."""
+        breakdowns = [b for b in result.get("breakdowns") or [] if isinstance(b, Mapping)]
+        if not breakdowns:
+            return
+        kinds = {str(e.get("id")): str(e.get("kind") or "") for e in entities}
+        order = breakdown_metrics(result)
+        if key is not None:
+            order = [key, *(m for m in order if m != key)]
+        weights = {i: float(figures(b)[key]) for i, b in enumerate(breakdowns) if key in figures(b)}
+        shown = self.take(sorted_by(breakdowns, weights))
+        values = [_metric_cells(b) for b in shown]
+        entity_ids = [str(b.get("entity_id")) for b in shown]
+        columns = [
+            Column("Name", one_line=True, keep="end", cells=[names.get(i, i) for i in entity_ids]),
+            Column(
+                "Kind",
+                one_line=True,
+                min_width=4,
+                want=15,
+                cells=[kinds.get(i, "") for i in entity_ids],
+            ),
+        ]
+        for index, (name, unit) in enumerate(order):
+            header = f"{name} ({unit})" if unit else name
+            cells = [row.get((name, unit), "") for row in values]
+            columns.append(Column(header, number=True, optional=index > 0, cells=cells))
+        title = f"Breakdowns: by {key[0]}, heaviest first" if key else "Breakdowns:"
+        self.console.print()
+        self.console.print(title, markup=False)
+        kept = print_table(self.console, columns, width=self.width, ascii_only=self.ascii_only)
+        left_out = [c.header for c in columns if c not in kept]
+        if left_out:
+            self.console.print(
+                f"Not shown at this width: {', '.join(left_out)} (--json has every metric).",
+                markup=False,
+            )
+        if len(shown) < len(breakdowns):
+            self.console.print(
+                f"Showing {len(shown)} of {len(breakdowns)} breakdowns "
+                "(--limit N for more, --all for all).",
+                markup=False,
+            )
+
+    def entities(
+        self, result: Mapping[str, Any], entities: list[Mapping[str, Any]], key: Metric | None
+    ) -> None:
+        if not entities:
+            return
+        reasons = _entity_reasons(result)
+        values = values_by_entity(result, key) if key is not None else {}
+        weights = {
+            i: values[str(e.get("id"))]
+            for i, e in enumerate(entities)
+            if str(e.get("id")) in values
+        }
+        shown = self.take(sorted_by(entities, weights))
+        columns = [
+            Column(
+                "Name", one_line=True, keep="end", cells=[str(e.get("name") or "") for e in shown]
+            ),
+            Column(
+                "Kind",
+                one_line=True,
+                min_width=4,
+                want=15,
+                cells=[str(e.get("kind") or "") for e in shown],
+            ),
+            Column("ID", one_line=True, keep="end", cells=[str(e.get("id") or "") for e in shown]),
+            Column(
+                "Placement", one_line=True, cells=[str(e.get("placement") or "-") for e in shown]
+            ),
+        ]
+        if any(str(e.get("id")) in reasons for e in shown):
+            columns.append(
+                Column("Reason", cells=[reasons.get(str(e.get("id")), "") for e in shown])
+            )
+        title = f"Entities: by {key[0]}, heaviest first" if weights and key else "Entities:"
+        self.table(title, columns, len(entities), "entities")
+
+    def checks(self, checks: object) -> None:
+        if not isinstance(checks, list) or not checks:
+            return
+        rows = [c for c in checks if isinstance(c, Mapping)]
+        shown = self.take(rows)
+        columns = [
+            Column("Check", one_line=True, cells=[str(c.get("id")) for c in shown]),
+            Column(
+                "Status", one_line=True, min_width=4, cells=[str(c.get("status")) for c in shown]
+            ),
+            Column(
+                "Entity",
+                one_line=True,
+                keep="end",
+                cells=[str(c.get("entity_id") or "-") for c in shown],
+            ),
+        ]
+        self.table("Checks:", columns, len(rows), "checks")
+
+    def advice(self, advice: object, names: Mapping[str, str]) -> None:
+        if not isinstance(advice, list) or not advice:
+            return
+        rows = [a for a in advice if isinstance(a, Mapping)]
+        shown = self.take(rows)
+        affected = [
+            ", ".join(names.get(str(i), str(i)) for i in a.get("affected_entity_ids") or []) or "-"
+            for a in shown
+        ]
+        columns = [
+            Column(
+                "Severity",
+                one_line=True,
+                min_width=4,
+                cells=[str(a.get("severity")) for a in shown],
+            ),
+            Column("Category", one_line=True, cells=[str(a.get("category")) for a in shown]),
+            Column("Message", min_width=20, cells=[str(a.get("message")) for a in shown]),
+            Column("Entities", cells=affected),
+        ]
+        self.table("Advice:", columns, len(rows), "pieces of advice")
 
 
-def _result_section(
-    console: Console, number: int, result: Mapping[str, Any], frame: box.Box, plain: box.Box
-) -> None:
-    console.print(f"Result {number}: {str(result.get('kind', '')).title()}")
-    rows = [
-        (label, str(result[key]))
-        for key, label in (("status", "Status"), ("producer", "Producer"), ("mode", "Mode"))
-        if result.get(key)
-    ]
-    console.print(_kv_table(rows, plain))
-    for key, label in (("warnings", "Warnings"), ("errors", "Errors")):
-        items = result.get(key)
-        if isinstance(items, list) and items:
-            console.print(f"{label}:")
-            for item in items:
-                console.print(f"  - {item}")
-    entities = [e for e in result.get("entities") or [] if isinstance(e, Mapping)]
-    names = {str(e.get("id")): str(e.get("name") or e.get("id")) for e in entities}
-    _metrics_table(console, result.get("metrics"), frame)
-    _entities_table(console, entities, _entity_reasons(result), frame)
-    _breakdowns_table(console, result.get("breakdowns"), entities, names, frame)
-    _checks_table(console, result.get("checks"), frame)
-    _advice_table(console, result.get("advice"), names, plain)
+def _metric_cells(breakdown: Mapping[str, Any]) -> dict[Metric, str]:
+    cells: dict[Metric, str] = {}
+    for metric in breakdown.get("metrics") or ():
+        if isinstance(metric, Mapping):
+            key = (str(metric.get("name")), str(metric.get("unit") or ""))
+            cells.setdefault(
+                key, format_value(metric["value"], key[1]) if "value" in metric else "n/a"
+            )
+    return cells
 
 
-def _metrics_table(console: Console, metrics: object, style: box.Box) -> None:
-    """Metric | Value | Unit; an unavailable metric shows ``n/a [k]`` and its reason
-    is printed once, as footnote k, below the table (many share one reason)."""
-    if not isinstance(metrics, list) or not metrics:
-        return
-    table = Table(box=style)
-    table.add_column("Metric", overflow="fold")
-    table.add_column("Value", justify="right", overflow="fold")
-    table.add_column("Unit", overflow="fold")
-    reasons: dict[str, int] = {}
-    for metric in metrics:
-        if not isinstance(metric, Mapping):
-            continue
-        if "value" in metric:
-            value = format_value(metric["value"])
-        else:
-            reason = str(metric.get("reason") or "no reason given")
-            number = reasons.setdefault(reason, len(reasons) + 1)
-            value = f"n/a [{number}]"
-        table.add_row(str(metric.get("name")), value, str(metric.get("unit") or ""))
-    console.print("Metrics:")
-    console.print(table)
-    for reason, number in reasons.items():
-        console.print(f"  [{number}] {reason}", markup=False)
+def _value(value: float | None, unit: str) -> str:
+    return "-" if value is None else format_value(value, unit)
+
+
+def _share(share: float | None) -> str:
+    """A fraction of the model as the editor writes it (``core.figure_text``)."""
+    if share is None:
+        return "-"
+    return figure_text.format_share(share, 1.0) or "-"
 
 
 def _entity_reasons(result: Mapping[str, Any]) -> dict[str, str]:
@@ -191,122 +441,14 @@ def _entity_reasons(result: Mapping[str, Any]) -> dict[str, str]:
     return {entity_id: "; ".join(texts) for entity_id, texts in reasons.items()}
 
 
-def _entities_table(
-    console: Console,
-    entities: list[Mapping[str, Any]],
-    reasons: Mapping[str, str],
-    style: box.Box,
-) -> None:
-    if not entities:
-        return
-    shown = entities[:ROW_LIMIT]
-    with_reason = any(str(e.get("id")) in reasons for e in shown)
-    table = Table(box=style)
-    for column in ("Name", "Kind", "ID", "Placement"):
-        table.add_column(column, overflow="fold")
-    if with_reason:
-        table.add_column("Reason", overflow="fold")
-    for entity in shown:
-        row = [
-            str(entity.get("name") or ""),
-            str(entity.get("kind") or ""),
-            str(entity.get("id") or ""),
-            str(entity.get("placement") or "-"),
-        ]
-        if with_reason:
-            row.append(reasons.get(str(entity.get("id")), ""))
-        table.add_row(*row)
-    console.print("Entities:")
-    console.print(table)
-    if len(entities) > ROW_LIMIT:
-        console.print(f"Showing {ROW_LIMIT} of {len(entities)} entities.")
-
-
-def _breakdowns_table(
-    console: Console,
-    breakdowns: object,
-    entities: list[Mapping[str, Any]],
-    names: Mapping[str, str],
-    style: box.Box,
-) -> None:
-    if not isinstance(breakdowns, list) or not breakdowns:
-        return
-    kinds = {str(e.get("id")): str(e.get("kind") or "") for e in entities}
-    table = Table(box=style)
-    for column in ("Name", "Kind", "ID"):
-        table.add_column(column, overflow="fold")
-    table.add_column("Metrics", overflow="fold", ratio=1)
-    for breakdown in breakdowns[:ROW_LIMIT]:
-        if not isinstance(breakdown, Mapping):
-            continue
-        entity_id = str(breakdown.get("entity_id"))
-        metrics = [m for m in breakdown.get("metrics") or [] if isinstance(m, Mapping)]
-        figures = ", ".join(
-            f"{m.get('name')}={format_value(m['value'])} {m.get('unit', '')}".rstrip()
-            if "value" in m
-            else f"{m.get('name')}=unavailable"
-            for m in metrics[:METRICS_PER_BREAKDOWN]
-        )
-        if len(metrics) > METRICS_PER_BREAKDOWN:
-            figures += f", ... (+{len(metrics) - METRICS_PER_BREAKDOWN} more)"
-        table.add_row(names.get(entity_id, entity_id), kinds.get(entity_id, ""), entity_id, figures)
-    console.print("Breakdowns:")
-    console.print(table)
-    if any(
-        isinstance(b, Mapping) and len(b.get("metrics") or []) > METRICS_PER_BREAKDOWN
-        for b in breakdowns[:ROW_LIMIT]
-    ):
-        console.print(
-            f"(first {METRICS_PER_BREAKDOWN} metrics of each breakdown; --json shows all)"
-        )
-    if len(breakdowns) > ROW_LIMIT:
-        console.print(f"Showing {ROW_LIMIT} of {len(breakdowns)} breakdowns.")
-
-
-def _checks_table(console: Console, checks: object, style: box.Box) -> None:
-    if not isinstance(checks, list) or not checks:
-        return
-    table = Table(box=style)
-    for column in ("Check", "Status", "Entity"):
-        table.add_column(column, overflow="fold")
-    for check in checks[:ROW_LIMIT]:
-        if isinstance(check, Mapping):
-            table.add_row(
-                str(check.get("id")), str(check.get("status")), str(check.get("entity_id") or "-")
-            )
-    console.print("Checks:")
-    console.print(table)
-    if len(checks) > ROW_LIMIT:
-        console.print(f"Showing {ROW_LIMIT} of {len(checks)} checks.")
-
-
-def _advice_table(
-    console: Console, advice: object, names: Mapping[str, str], style: box.Box
-) -> None:
-    if not isinstance(advice, list) or not advice:
-        return
-    table = Table(box=style)
-    for column in ("Severity", "Category", "Message", "Entities"):
-        table.add_column(column, overflow="fold")
-    for item in advice:
-        if isinstance(item, Mapping):
-            affected = [names.get(str(i), str(i)) for i in item.get("affected_entity_ids") or []]
-            table.add_row(
-                str(item.get("severity")),
-                str(item.get("category")),
-                str(item.get("message")),
-                ", ".join(affected) or "-",
-            )
-    console.print("Advice:")
-    console.print(table)
-
-
-def format_value(value: object) -> str:
-    """A metric value for people: integers as they are, floats to 6 significant digits."""
+def format_value(value: object, unit: str = "") -> str:
+    """A metric value for people, by the one rounding rule of the editor and the CLI
+    (``core.figure_text.format_number``: ``9.63`` ms, ``1.8k`` cycles); booleans and other
+    non-numbers as they are."""
     if isinstance(value, bool):
         return str(value).lower()
-    if isinstance(value, float):
-        return f"{value:.6g}"
+    if isinstance(value, int | float) and math.isfinite(value):
+        return figure_text.format_number(value, unit)
     return str(value)
 
 

@@ -7,6 +7,8 @@ that line and ``perfline report`` can print it.
 
 The file (every table optional)::
 
+    float_sums = "exact"              # top level, before any table: "exact" | "reference"
+
     [workspace]
     source_roots = ["."]              # folders where relative stack paths are looked up
     ignore = ["build/**"]             # extra globs the watcher ignores
@@ -31,13 +33,16 @@ The file (every table optional)::
     [onnxruntime]                     # and [static], [static.target]: the backends' settings,
     warmup_runs = 1                   # parsed by perfline.core.backends.settings
 
+Every problem names its line and column (the key, or the value when the value is wrong);
+an unknown name close to a known one says which was meant, and a misspelled required key
+is one problem (the unknown name), not two.
+
 Cost: one ``tomllib`` parse plus one linear scan of the text to find lines.
 """
 
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,7 +54,10 @@ from perfline.core.errors import InputError, Problem
 
 CONFIG_FILE_NAME = "perfline.toml"
 
-_TOP_KEYS = ("workspace", "path_map", "jobs", "filtering", "display", *BACKEND_TABLES)
+_TOP_KEYS = ("workspace", "path_map", "jobs", "filtering", "display", "float_sums", *BACKEND_TABLES)
+
+FLOAT_SUMS_MODES = ("exact", "reference")
+"""``float_sums``: correctly rounded sums (deviation D6, the default) or mlia 0.12.3's."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +100,7 @@ class WorkspaceConfig:
     display: DisplaySettings = DisplaySettings()
     #: ``[onnxruntime]`` and ``[static]`` (parsed by ``core.backends.settings``).
     backends: BackendSettings = field(default_factory=BackendSettings)
+    float_sums: str = "exact"
 
 
 @dataclass(frozen=True)
@@ -112,7 +121,12 @@ class WorkspaceConfigError(InputError):
         super().__init__(
             source,
             [
-                Problem(f"line {p.line}" + (f" ({p.key})" if p.key else ""), p.message)
+                Problem(
+                    f"line {p.line}"
+                    + (f", column {p.column}" if p.column else "")
+                    + (f" ({p.key})" if p.key else ""),
+                    p.message,
+                )
                 for p in problems
             ],
         )
@@ -125,6 +139,8 @@ def parse_workspace_config(
     known_backends: Sequence[str] | None = None,
 ) -> WorkspaceConfig:
     """Parse ``perfline.toml`` text; ``known_backends`` (if given) checks ``jobs[].backend``."""
+    import tomllib  # here: a command without a perfline.toml never pays for it
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
@@ -149,7 +165,8 @@ def _toml_error_position(message: str, text: str) -> tuple[int, int]:
     match = re.search(r"at line (\d+), column (\d+)", message)
     if match:
         return int(match.group(1)), int(match.group(2))
-    return max(1, text.count("\n") + 1), 0
+    lines = text.splitlines() or [""]  # "at end of document": just after its last character
+    return len(lines), len(lines[-1]) + 1
 
 
 class _Locator:
@@ -174,8 +191,11 @@ class _Locator:
 
     def table(self, name: str, index: int | None = None) -> int:
         if index is None:
-            for header, is_array, number in self.headers:
-                if header == name and not is_array:
+            for header, _, number in self.headers:
+                if header == name:
+                    return number
+            for header, _, number in self.headers:
+                if header.startswith(name + "."):  # only sub-tables: [name.sub]
                     return number
             return self.key((), name)
         count = -1
@@ -210,9 +230,33 @@ class _Locator:
             return self.table(table[0], table[1])
         return 1
 
+    def column(self, line: int, key: str, *, value: bool = False) -> int:
+        """The 1-based column of ``key`` (or of its value) on ``line``; a header's ``[``;
+        else the line's first character (0 for a line that is not there)."""
+        if not 1 <= line <= len(self.lines):
+            return 0
+        text = self.lines[line - 1]
+        name = re.escape(key.rsplit(".", 1)[-1].split("[", 1)[0])
+        found = re.search(rf"(^|[{{,]|\s)\s*(?P<key>\"{name}\"|'{name}'|{name})\s*=\s*", text)
+        if found is not None:
+            return (found.end() if value else found.start("key")) + 1
+        stripped = len(text) - len(text.lstrip())
+        return stripped + 1 if text.strip() else 0
+
 
 def _describe(value: object) -> str:
     return type(value).__name__ if not isinstance(value, bool) else "boolean"
+
+
+def _shown(value: object) -> str:
+    """A bad value as the message quotes it (strings quoted, long ones cut)."""
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, Mapping):
+        text = "a table"
+    else:
+        text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 class _Parser:
@@ -221,16 +265,20 @@ class _Parser:
         self.known_backends = known_backends
         self.problems: list[ConfigProblem] = []
 
-    def fail(self, line: int, key: str, message: str) -> None:
-        self.problems.append(ConfigProblem(line, key, message))
+    def fail(self, line: int, key: str, message: str, *, value: bool = False) -> None:
+        """A problem at ``line``; the column is the key's, or with ``value`` its value's."""
+        value = value or message.startswith("expected")
+        column = self.at.column(line, key, value=value) if key else 0
+        self.problems.append(ConfigProblem(line, key, message, column))
 
     def config(self, data: Mapping[str, Any]) -> WorkspaceConfig:
-        for key in data:
+        for key, value in data.items():
             if key not in _TOP_KEYS:
+                what = "table" if isinstance(value, Mapping | list) else "key"
                 self.fail(
                     self.at.table(key) or self.at.key((), key),
                     key,
-                    f"unknown table {key!r}; expected one of {', '.join(_TOP_KEYS)}",
+                    f"unknown {what} {key!r}; {_expected(key, _TOP_KEYS)}",
                 )
         source_roots, ignore = self.workspace(data.get("workspace", {}))
         path_maps = self.path_maps(data.get("path_map", []))
@@ -242,6 +290,7 @@ class _Parser:
             self.fail,
             lambda table, key: self.at.key((table, None), key) if key else self.at.table(table),
         )
+        float_sums = self.float_sums(data.get("float_sums", FLOAT_SUMS_MODES[0]))
         return WorkspaceConfig(
             jobs=jobs,
             path_maps=path_maps,
@@ -251,7 +300,18 @@ class _Parser:
             use_backend_defaults=use_defaults,
             display=display,
             backends=backends,
+            float_sums=float_sums,
         )
+
+    def float_sums(self, value: object) -> str:
+        if isinstance(value, str) and value in FLOAT_SUMS_MODES:
+            return value
+        self.fail(
+            self.at.key((), "float_sums"),
+            "float_sums",
+            f"expected {' or '.join(repr(m) for m in FLOAT_SUMS_MODES)}, got {_shown(value)}",
+        )
+        return FLOAT_SUMS_MODES[0]
 
     def _table(self, value: object, name: str) -> Mapping[str, Any] | None:
         if isinstance(value, Mapping):
@@ -263,7 +323,7 @@ class _Parser:
         self, value: object, line: int, key: str, *, non_empty: bool = False
     ) -> tuple[str, ...]:
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-            self.fail(line, key, "expected an array of non-empty strings")
+            self.fail(line, key, f"expected an array of non-empty strings, got {_shown(value)}")
             return ()
         if non_empty and not value:
             self.fail(line, key, "expected at least one entry")
@@ -281,7 +341,7 @@ class _Parser:
                 self.fail(
                     self.at.key(where, key),
                     f"{prefix}.{key}",
-                    f"unknown key {key!r}; expected one of {', '.join(allowed)}",
+                    f"unknown key {key!r}; {_expected(key, allowed)}",
                 )
 
     def workspace(self, value: object) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -341,7 +401,7 @@ class _Parser:
             self.fail(
                 self.at.key(where, "use_backend_defaults"),
                 "filtering.use_backend_defaults",
-                f"expected a boolean, got {_describe(use_defaults)}",
+                f"expected true or false, got {_shown(use_defaults)}",
             )
             use_defaults = True
         rules: list[CollapseRule] = []
@@ -404,7 +464,11 @@ class _Parser:
         self._unknown_keys(table, ("metric",), where, "display")
         metric = table.get("metric")
         if metric is not None and (not isinstance(metric, str) or not metric):
-            self.fail(self.at.key(where, "metric"), "display.metric", "expected a non-empty string")
+            self.fail(
+                self.at.key(where, "metric"),
+                "display.metric",
+                f"expected a non-empty string, got {_shown(metric)}",
+            )
             metric = None
         return DisplaySettings(metric=metric)
 
@@ -426,19 +490,23 @@ class _Parser:
             if not isinstance(backend, str) or not backend:
                 at = self.at.key(where, "backend") if "backend" in entry else line
                 self.fail(
-                    at, f"{key}.backend", "expected a non-empty string naming the job's backend"
+                    at,
+                    f"{key}.backend",
+                    "expected a non-empty string naming the job's backend"
+                    + (f", got {_shown(backend)}" if "backend" in entry else ""),
                 )
                 backend = None
             elif self.known_backends is not None and backend not in self.known_backends:
                 self.fail(
                     self.at.key(where, "backend"),
                     f"{key}.backend",
-                    f"unknown backend {backend!r}; "
-                    f"expected one of {', '.join(self.known_backends)}",
+                    f"unknown backend {backend!r}; {_expected(backend, self.known_backends)}",
+                    value=True,
                 )
                 backend = None
             if "inputs" not in entry:
-                self.fail(line, f"{key}.inputs", "missing key 'inputs' (paths or globs)")
+                if not _misspelled("inputs", entry):  # else the unknown key is the problem
+                    self.fail(line, f"{key}.inputs", "missing key 'inputs' (paths or globs)")
                 inputs: tuple[str, ...] = ()
             else:
                 inputs = self._strings(
@@ -471,6 +539,22 @@ class _Parser:
             if backend is not None and inputs:
                 jobs.append(JobSpec(name, backend, inputs, dict(options), line))
         return tuple(jobs)
+
+
+def _expected(given: str, allowed: Sequence[str]) -> str:
+    """ "did you mean 'x'? expected one of ..." (the suggestion only for a close name)."""
+    import difflib
+
+    close = difflib.get_close_matches(given, allowed, n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    return f"{hint}expected one of {', '.join(allowed)}"
+
+
+def _misspelled(required: str, table: Mapping[str, Any]) -> bool:
+    """Whether ``table`` has an unknown key that is a close misspelling of ``required``."""
+    import difflib
+
+    return bool(difflib.get_close_matches(required, list(table), n=1, cutoff=0.6))
 
 
 def _stem(path: str) -> str:

@@ -7,6 +7,7 @@ current folder / the given file); else, where allowed, an in-process session.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -76,7 +77,22 @@ def open_session(
             f"no running daemon serves {workspace}; start one with "
             f"`perfline serve --tcp 127.0.0.1:PORT -w {workspace}`"
         )
+    exit_on_config_error(workspace)
     return LocalSession(workspace, metric=metric), "in-process analysis"
+
+
+def exit_on_config_error(workspace: Path) -> None:
+    """A workspace whose ``perfline.toml`` is invalid is never analysed with another
+    configuration (nor with jobs discovered instead): print every problem (file, line,
+    column, what was expected) on stderr and exit 2."""
+    from perfline.server.jobs.registry import default_registry
+    from perfline.server.workspace import load_config
+
+    error = load_config(workspace, known_backends=list(default_registry())).error
+    if error is None:
+        return
+    click.echo(f"error: {error.with_source(str(workspace / CONFIG)).render()}", err=True)
+    sys.exit(2)
 
 
 def daemon_options(function: Any) -> Any:

@@ -11,12 +11,14 @@ Inputs are dispatched by kind:
 * anything else is an error naming the input.
 
 The raw document is post-processed like ``perfline report`` does and written to
-``<output-dir>/mlia-output/mlia-output.json``; estimator runs also write
+``<output-dir>/mlia-output/mlia-output.json`` (temporary file renamed over it when
+complete; nothing else there is touched); estimator runs also write
 ``<output-dir>/nx_performance_statistics.json``.
 """
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -25,11 +27,14 @@ import click
 
 from perfline.clients.cli.common import (
     collapse_options,
-    emit,
+    find_config,
+    float_sums_option,
     guarded,
+    load_config,
     pipeline_settings,
-    write_output,
+    text_options,
 )
+from perfline.clients.cli.output import print_text, retain, write_output
 from perfline.core.errors import InputError, Problem
 from perfline.core.pipeline import PipelineSettings, postprocess
 
@@ -38,10 +43,29 @@ ESTIMATOR = "estimator"
 MEASURED = "measured"
 
 
+def require_existing(paths: Sequence[str]) -> None:
+    """A path that is not there is reported first, before what its name suggests (a
+    misspelled ``run.etdmp`` is "no such file", not an ETRecord without an ETDump), with
+    the closest name in its folder when there is one."""
+    for item in paths:
+        path = Path(item)
+        if path.exists():
+            continue
+        folder = path.parent if str(path.parent) else Path(".")
+        try:
+            names = [entry.name for entry in folder.iterdir()] if folder.is_dir() else []
+        except OSError:
+            names = []
+        close = difflib.get_close_matches(path.name, names, n=1, cutoff=0.75)
+        hint = f" (did you mean {str(folder / close[0])!r}?)" if close else ""
+        raise InputError(item, f"no such file or folder{hint}")
+
+
 def input_kind(inputs: Sequence[str], profiling_data: Sequence[str]) -> str:
     """Which backend route the inputs belong to; unrecognized inputs raise ``InputError``."""
     from perfline.clients.cli.analyze_measured import wants_measured
 
+    require_existing([*inputs, *profiling_data])
     if wants_measured(inputs, profiling_data):
         return MEASURED
     if not inputs:
@@ -188,9 +212,19 @@ def _arguments(
     "--output-dir",
     type=click.Path(file_okay=False),
     default=None,
-    help="Where mlia-output/mlia-output.json and tool outputs go (default: current folder).",
+    help="Where OUTPUT_DIR/mlia-output/mlia-output.json (replaced atomically; nothing else "
+    "in the folder is touched) and the estimator's outputs go (default: the current folder).",
+)
+@click.option(
+    "--config",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="perfline.toml whose [filtering] collapse rules and float_sums apply (default: the "
+    "nearest perfline.toml from the first input's folder upwards).",
 )
 @collapse_options
+@float_sums_option
+@text_options
 @guarded
 def command(
     inputs: tuple[str, ...],
@@ -207,8 +241,12 @@ def command(
     optimized_model: str | None,
     as_json: bool,
     output_dir: str | None,
+    config: str | None,
     collapse: tuple[str, ...],
     no_default_collapse: bool,
+    float_sums: str | None,
+    limit: int | None,
+    show_all: bool,
 ) -> None:
     """Analyse a model with its backend outputs and report the standardized result.
 
@@ -221,7 +259,10 @@ def command(
     perfline analyze model.onnx profile.json... (ONNX Runtime profiles)
     perfline analyze model.onnx|model.pt2|model.tosa --static (static cost)
     """
-    settings = pipeline_settings(collapse, no_default_collapse)
+    first = next(iter((*inputs, *profiling_data)), None)
+    settings = pipeline_settings(
+        collapse, no_default_collapse, load_config(find_config(config, first)), float_sums
+    )
     cli_arguments = _arguments(inputs, estimator, system_config, compiler_config, compatibility)
     folder = Path(output_dir or ".")
     from perfline.clients.cli.analyze_onnxruntime import reject_route_options, wants_onnxruntime
@@ -280,12 +321,14 @@ def command(
             settings=settings,
             cli_arguments=cli_arguments,
         )
-    write_output(processed, output_dir)
     if statistics is not None:
         from perfline.server.ingest import estimator as nx
 
         nx.write_statistics(folder, statistics)
-    emit(processed, as_json)
+    retain(processed)  # freed by the end of the process, not object by object
+    write_output(processed, output_dir, echo=as_json)
+    if not as_json:
+        print_text(processed, float_sums=settings.float_sums, limit=None if show_all else limit)
 
 
 def _reject_estimator_options(*, estimator: str | None, compatibility: bool) -> None:

@@ -4,7 +4,11 @@ Each annotated line gets its inlay-hint label in a left margin, and each
 function / ``nn.Module`` class with figures gets its code-lens title above it,
 as an editor shows them (both rendered by the server: ``perfline/lineAnnotations``
 and ``perfline/codeLenses``). Uses the daemon serving the file's workspace if one
-runs, else analyses the workspace in-process.
+runs, else analyses the workspace in-process (never with a broken ``perfline.toml``:
+its problems are printed and the exit status is 2).
+
+On a terminal the margin is coloured by each line's share of the total
+(``share_color``), so hot lines stand out; ``--no-color`` or a pipe gives plain text.
 """
 
 from __future__ import annotations
@@ -16,16 +20,37 @@ from typing import Any
 
 import click
 
-from perfline.clients.cli._connect import daemon_options, find_workspace, open_session
+from perfline.clients.cli._connect import Session, daemon_options, find_workspace, open_session
 from perfline.clients.rpc import RpcError
+
+#: The margin colour of each share level of ``core.figure_text.share_level`` (0 to 3), the
+#: levels the editor's hot-line marker uses: one rule for what counts as hot.
+LEVEL_COLORS: tuple[str, ...] = ("bright_black", "green", "yellow", "red")
+
+
+def share_color(share: float | None) -> str | None:
+    """The margin colour of a line with this share of the total (None: no colour): red from
+    half of the model, yellow from a fifth, green from 5%, dim below (the marker's levels)."""
+    if share is None:
+        return None
+    from perfline.core.figure_text import share_level
+
+    return LEVEL_COLORS[share_level(share)]
+
+
+def _line_share(item: dict[str, Any]) -> float | None:
+    shares = [e["share"] for e in item.get("entities", []) if isinstance(e.get("share"), float)]
+    return max(shares) if shares else None
 
 
 def render(source: str, lines: list[dict[str, Any]], lenses: dict[int, str], color: bool) -> str:
     labels: dict[int, str] = {}
+    shares: dict[int, float | None] = {}
     for item in lines:
         number = item.get("currentLine") or item["line"]
         if item.get("label"):
             labels[number] = item["label"]
+            shares[number] = _line_share(item)
     width = max((len(v) for v in labels.values()), default=0)
     text_lines = source.splitlines()
     digits = len(str(len(text_lines)))
@@ -38,13 +63,14 @@ def render(source: str, lines: list[dict[str, Any]], lenses: dict[int, str], col
         label = labels.get(number, "")
         margin = label.rjust(width)
         if color and label:
-            margin = click.style(margin, fg="yellow", bold=True)
+            colour = share_color(shares.get(number))
+            margin = click.style(margin, fg=colour, bold=colour in ("red", "yellow"))
         out.append(f"{number:>{digits}}   {margin} │ {text}")
     return "\n".join(out) + "\n"
 
 
 @click.command("annotate")
-@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("file", type=click.Path(path_type=Path))
 @daemon_options
 @click.option("--job", help="Only this job's figures.")
 @click.option("--json", "as_json", is_flag=True, help="Print the line annotations as JSON.")
@@ -63,16 +89,27 @@ def command(
     color: bool | None,
 ) -> None:
     """Print FILE with performance figures in the margin."""
+    if not file.is_file():
+        problem = "is a folder, expected a source file" if file.is_dir() else "no such file"
+        click.echo(f"error: {file}: {problem}", err=True)
+        sys.exit(2)
     path = file.resolve()
     root = (workspace or find_workspace(path)).resolve()
     session, how = open_session(tcp, socket_path, root, allow_local=True, metric=metric)
     try:
-        params: dict[str, Any] = {"file": str(path)}
+        params: dict[str, Any] = {"file": str(path), "metrics": metric is not None}
         if job:
             params["job"] = job
         annotations = session.request("perfline/lineAnnotations", params)
         lenses = session.request("perfline/codeLenses", params)["lenses"]
         jobs = session.request("perfline/jobs")["jobs"]
+        if how.startswith("daemon"):
+            # A running daemon keeps its last valid configuration: say that it is broken.
+            broken = session.request("perfline/status").get("configError")
+            if broken:
+                click.echo(f"warning: {broken} (the daemon keeps its last valid one)", err=True)
+        if metric is not None:
+            _exit_on_missing_metric(session, metric, annotations["lines"], jobs, job)
     except RpcError as error:
         click.echo(f"perfline annotate: {error.message}", err=True)
         sys.exit(2)
@@ -96,3 +133,41 @@ def command(
         )
         if any(info.get("error") for info in jobs) or not jobs:
             sys.exit(2)
+
+
+def _exit_on_missing_metric(
+    session: Session,
+    metric: str,
+    lines: list[dict[str, Any]],
+    jobs: list[dict[str, Any]],
+    job: str | None,
+) -> None:
+    """``--metric`` naming a metric no breakdown of the results has (so no line can show
+    it): say so, list the breakdowns' metrics, exit 2."""
+    on_lines = {
+        m.get("name") for item in lines for e in item.get("entities", []) for m in e["metrics"]
+    }
+    if metric in on_lines:
+        return
+    names: set[str] = set()
+    for info in jobs:
+        if (job is not None and info["name"] != job) or not info.get("hasResult"):
+            continue
+        document = session.request("perfline/result", {"job": info["name"]})["document"]
+        names.update(_metric_names(document))
+    if metric in names or not names:
+        return
+    click.echo(
+        f"error: --metric {metric!r}: the results have no such metric; "
+        f"their figures are {', '.join(sorted(names))}",
+        err=True,
+    )
+    sys.exit(2)
+
+
+def _metric_names(document: dict[str, Any]) -> set[str]:
+    names: set[str] = set()
+    for result in document.get("results") or ():
+        for breakdown in result.get("breakdowns") or ():
+            names.update(str(m.get("name")) for m in breakdown.get("metrics") or ())
+    return names

@@ -1,6 +1,6 @@
-"""Shared plumbing of the CLI commands: reading input documents, collapse
-options, writing ``mlia-output/mlia-output.json``, printing the report, and
-turning errors into exit statuses (2 for bad input, 1 for internal failure).
+"""Shared plumbing of the CLI commands: reading input documents, the collapse and
+float-sums options, the configuration, and turning errors into exit statuses (2 for bad
+input, 1 for internal failure). Writing the result and the text report: ``output.py``.
 """
 
 from __future__ import annotations
@@ -8,29 +8,27 @@ from __future__ import annotations
 import functools
 import json
 import os
-import shutil
 import sys
-import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import click
 
-from perfline.core.collapse_rules import parse_rule
 from perfline.core.errors import InputError, Problem
-from perfline.core.pipeline import PipelineSettings
-from perfline.core.render_text import render_text
+from perfline.core.json_codec import decode_json
 from perfline.core.workspace_config import (
     CONFIG_FILE_NAME,
+    FLOAT_SUMS_MODES,
     WorkspaceConfig,
     parse_workspace_config,
 )
 
+if TYPE_CHECKING:
+    from perfline.core.pipeline import PipelineSettings
+
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 1
-OUTPUT_FOLDER = "mlia-output"
-OUTPUT_FILE = "mlia-output.json"
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -51,6 +49,8 @@ def guarded(function: Callable[P, R]) -> Callable[P, R]:
         except Exception as error:  # an internal failure, not the user's input
             click.echo(f"internal error: {type(error).__name__}: {error}", err=True)
             if os.environ.get("PERFLINE_DEBUG"):
+                import traceback
+
                 traceback.print_exc()
             else:
                 click.echo("(set PERFLINE_DEBUG=1 for the traceback)", err=True)
@@ -63,17 +63,17 @@ def read_json(path: str) -> Any:
     """Parse a JSON file (``-`` is standard input); errors name the line and column."""
     source = "<stdin>" if path == "-" else path
     try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
     except FileNotFoundError:
         raise InputError(source, "no such file") from None
     except IsADirectoryError:
         raise InputError(source, "is a folder, expected a JSON file") from None
-    except UnicodeDecodeError as error:
-        raise InputError(source, Problem(f"byte {error.start}", "not UTF-8 text")) from None
     except OSError as error:
         raise InputError(source, f"cannot read: {error.strerror}") from None
     try:
-        return json.loads(text)
+        return decode_json(data)
+    except UnicodeDecodeError as error:
+        raise InputError(source, Problem(f"byte {error.start}", "not UTF-8 text")) from None
     except json.JSONDecodeError as error:
         raise InputError(
             source,
@@ -83,6 +83,8 @@ def read_json(path: str) -> Any:
         raise InputError(
             source, "JSON nested too deeply to read (expected a standardized-output document)"
         ) from None
+    except ValueError as error:  # an integer with more digits than Python converts
+        raise InputError(source, f"cannot read the JSON: {error}") from None
 
 
 def collapse_options(function: Callable[P, R]) -> Callable[P, R]:
@@ -101,11 +103,11 @@ def collapse_options(function: Callable[P, R]) -> Callable[P, R]:
     )(function)
 
 
-def find_config(explicit: str | None, near: str) -> Path | None:
+def find_config(explicit: str | None, near: str | None) -> Path | None:
     """``--config`` if given, else the nearest ``perfline.toml`` from ``near``'s folder upwards."""
     if explicit is not None:
         return Path(explicit)
-    if near == "-":
+    if near is None or near == "-":
         return None
     folder = Path(near).resolve().parent
     for candidate in (folder, *folder.parents):
@@ -126,44 +128,95 @@ def load_config(path: Path | None) -> WorkspaceConfig:
     return parse_workspace_config(text, source=str(path))
 
 
+def float_sums_option(function: Callable[P, R]) -> Callable[P, R]:
+    """``--float-sums {exact,reference}`` (default: ``float_sums`` of perfline.toml, else exact)."""
+    return click.option(
+        "--float-sums",
+        "float_sums",
+        type=click.Choice(FLOAT_SUMS_MODES),
+        default=None,
+        help="How figures added up from float values are summed: 'exact' (correctly rounded "
+        "sum of the origins' values, the default) or 'reference' (mlia 0.12.3's order and "
+        "rounding, byte for byte). Default: float_sums in perfline.toml, else exact.",
+    )(function)
+
+
 def pipeline_settings(
     collapse: tuple[str, ...],
     no_default_collapse: bool,
     config: WorkspaceConfig | None = None,
+    float_sums: str | None = None,
 ) -> PipelineSettings:
-    """Settings from the configuration's ``[filtering]`` plus the command-line options."""
+    """Settings from the configuration (``[filtering]``, ``float_sums``) and the options;
+    an option given on the command line wins over the file."""
+    from perfline.core.collapse_rules import parse_rule
+    from perfline.core.pipeline import PipelineSettings
+
     config = config or WorkspaceConfig()
     rules = config.collapse_rules + tuple(parse_rule(text) for text in collapse)
+    mode = float_sums or config.float_sums
+    assert mode in FLOAT_SUMS_MODES
     return PipelineSettings(
         collapse_rules=rules,
         use_backend_defaults=config.use_backend_defaults and not no_default_collapse,
+        float_sums="reference" if mode == "reference" else "exact",
     )
 
 
-def to_json_text(document: Mapping[str, Any]) -> str:
-    """The canonical JSON text of a document (4-space indent, trailing newline)."""
-    return json.dumps(document, indent=4) + "\n"
+DEFAULT_LIMIT = 20
+"""Rows per table of the text report unless ``--limit N`` or ``--all``."""
 
 
-def write_output(document: Mapping[str, Any], output_dir: str | None) -> Path:
-    """Write ``<output_dir>/mlia-output/mlia-output.json`` (the folder is re-created)."""
-    folder = Path(output_dir or ".") / OUTPUT_FOLDER
-    if folder.is_dir():
-        shutil.rmtree(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    target = folder / OUTPUT_FILE
-    temporary = target.with_suffix(".json.tmp")
-    temporary.write_text(to_json_text(document), encoding="utf-8")
-    temporary.replace(target)
-    return target
+def text_options(function: Callable[P, R]) -> Callable[P, R]:
+    """``--limit N`` (rows per table of the text report) and ``--all``."""
+    function = click.option(
+        "--all", "show_all", is_flag=True, help="Every row of every table of the text report."
+    )(function)
+    return click.option(
+        "--limit",
+        type=click.IntRange(min=1),
+        default=DEFAULT_LIMIT,
+        show_default=True,
+        metavar="N",
+        help="Rows per table of the text report (the heaviest first).",
+    )(function)
 
 
-def emit(document: Mapping[str, Any], as_json: bool) -> None:
-    """Print the processed document: canonical JSON, or the text report."""
-    if as_json:
-        sys.stdout.write(to_json_text(document))
-        return
-    width = shutil.get_terminal_size((120, 24)).columns if sys.stdout.isatty() else 120
-    encoding = (getattr(sys.stdout, "encoding", None) or "").lower()
-    ascii_only = "utf" not in encoding
-    sys.stdout.write(render_text(document, width=width, ascii_only=ascii_only))
+class NotADocumentError(InputError):
+    """A JSON file that is not a standardized-output document: one line says so, then the
+    validation's details."""
+
+    def __init__(self, source: str | None, summary: str, details: InputError) -> None:
+        self.summary = summary
+        self.details = details
+        super().__init__(source, details.problems)
+
+    def render(self) -> str:
+        head = f"{self.source}: " if self.source else ""
+        lines = [f"{head}not a standardized-output document (schema 1.2.0): {self.summary}"]
+        lines.extend(f"  - {problem}" for problem in self.problems)
+        return "\n".join(lines)
+
+
+def not_a_document(raw: Any, error: InputError) -> InputError:
+    """``error``, headed by "not a standardized-output document" when ``raw`` does not even
+    look like one (not an object, or neither ``schema_version`` nor ``results``)."""
+    if isinstance(raw, dict) and ("schema_version" in raw or "results" in raw):
+        return error
+    if isinstance(raw, dict):
+        keys = ", ".join(repr(key) for key in list(raw)[:5]) or "none"
+        more = ", ..." if len(raw) > 5 else ""
+        summary = f"it has no schema_version and no results (its keys: {keys}{more})"
+    else:
+        summary = f"it is a JSON {_json_type(raw)}, not an object"
+    return NotADocumentError(error.source, summary, error)
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    return "number"

@@ -8,15 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.table import Table
 
 from perfline.clients.cli.common import guarded
 from perfline.core.errors import InputError
 from perfline.core.formats.identity import SourceFrame, SourceOperator
 from perfline.core.formats.models import ModelOperators, model_operators
-
-PIPE_WIDTH = 160
 
 
 def _read_model(path: str) -> bytes:
@@ -73,15 +69,26 @@ def command(model: str, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(_document(model, found), indent=2))
         return
-    table = Table(title=f"{model} ({found.format}, {len(found.operators)} operators)")
-    table.add_column("ID", no_wrap=True)
-    table.add_column("Type", min_width=12, overflow="fold")
-    table.add_column("Name", min_width=12, overflow="fold")
-    table.add_column("Location", min_width=16, overflow="fold")
-    for operator in found.operators:
-        table.add_row(operator.id, operator.op_type, operator.name, _location_text(operator))
-    # A pipe or a file gets a wide table rather than rich's 80-column default.
-    console = Console(soft_wrap=False, width=None if sys.stdout.isatty() else PIPE_WIDTH)
-    console.print(table)
+    from rich.console import Console
+
+    from perfline.clients.cli.output import report_width
+    from perfline.core.text_table import Column, print_table
+
+    width = report_width()
+    encoding = (getattr(sys.stdout, "encoding", None) or "").lower()
+    console = Console(width=width, color_system=None, highlight=False, emoji=False, soft_wrap=False)
+    console.print(f"{model} ({found.format}, {len(found.operators)} operators)", markup=False)
+    operators = found.operators
+    print_table(
+        console,
+        [
+            Column("ID", one_line=True, keep="end", want=24, cells=[o.id for o in operators]),
+            Column("Type", min_width=12, cells=[o.op_type for o in operators]),
+            Column("Name", min_width=12, cells=[o.name for o in operators]),
+            Column("Location", min_width=16, cells=[_location_text(o) for o in operators]),
+        ],
+        width=width,
+        ascii_only="utf" not in encoding,
+    )
     for note in found.notes:
         console.print(f"note: {note}", markup=False, highlight=False)

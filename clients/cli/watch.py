@@ -15,7 +15,12 @@ from typing import Any
 
 import click
 
-from perfline.clients.cli._connect import daemon_options, endpoint_from_options, find_workspace
+from perfline.clients.cli._connect import (
+    daemon_options,
+    endpoint_from_options,
+    exit_on_config_error,
+    find_workspace,
+)
 from perfline.clients.rpc import Client, RpcError
 
 
@@ -80,6 +85,7 @@ def _watch_local(root: Path, as_json: bool, count: int) -> None:
     from perfline.server.engine import Engine, EngineEvent
     from perfline.server.watcher import Watcher
 
+    exit_on_config_error(root)
     events: queue.Queue[EngineEvent] = queue.Queue()
     engine = Engine(root)
     engine.subscribe(events.put)

@@ -2,7 +2,8 @@
 
 Inlay hints are encoded to JSON once per hint (``HintEncoder``, cached per file state) and
 a request writes the encoded slice as it is (``EncodedArray``); the ``perfline/*``
-results are plain JSON values that skip cattrs' unstructuring. Both override private
+results are plain JSON values that skip cattrs' unstructuring and are encoded by the CLI's
+C-speed codec. Both override private
 methods of pygls' ``JsonRPCProtocol`` (``_send_data``, ``_serialize_message``), so this
 module is pinned to the pygls release it was written against (``PYGLS_VERSION``);
 ``tests/server/test_lsp_wire.py`` fails loudly when the installed pygls differs or the
@@ -23,6 +24,7 @@ from typing import Any, Protocol
 from lsprotocol import types as t
 from pygls.protocol import JsonRPCProtocol, JsonRPCResponseMessage
 
+from perfline.core.json_codec import encode_compact
 from perfline.server.view.shapes import Hint
 
 #: The pygls release whose private ``_send_data`` / ``_serialize_message`` are overridden.
@@ -93,13 +95,19 @@ class FastWire(JsonRPCProtocol):
     """The two overrides (mixed into the LSP protocol class)."""
 
     def _send_data(self, data: Any) -> None:
-        # A response whose result was encoded ahead is written as it is, without walking it.
+        # A response whose result was encoded ahead is written as it is, without walking it;
+        # a perfline/* result (a plain dict, e.g. a whole document) is encoded by the CLI's
+        # C-speed codec (``core.json_codec.encode_compact``: strict JSON, no NaN).
         result = getattr(data, "result", None)
-        if not isinstance(result, EncodedArray) or self.writer is None:
+        plain = type(data) is JsonRPCResponseMessage and type(result) is dict
+        if not (isinstance(result, EncodedArray) or plain) or self.writer is None:
             super()._send_data(data)
             return
-        body = f'{{"id":{json.dumps(data.id)},"jsonrpc":"2.0","result":{result.text()}}}'
-        payload = body.encode(self.CHARSET)
+        if isinstance(result, EncodedArray):
+            body = f'{{"id":{json.dumps(data.id)},"jsonrpc":"2.0","result":{result.text()}}}'
+            payload = body.encode(self.CHARSET)
+        else:
+            payload = encode_compact({"id": data.id, "jsonrpc": "2.0", "result": result})
         if self._include_headers:
             header = (
                 f"Content-Length: {len(payload)}\r\n"

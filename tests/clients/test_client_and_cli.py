@@ -164,7 +164,7 @@ def test_query_in_process_and_via_daemon(daemon: Daemon) -> None:
     assert via.exit_code == 0, via.output
     assert json.loads(via.output)["jobs"][0]["name"] == "dscnn-measured"
     bad = runner.invoke(cli, ["query", "perfline/result", '{"job": "x"}', "-w", str(daemon.root)])
-    assert bad.exit_code == 1 and "error -32001: unknown job 'x'" in bad.output
+    assert bad.exit_code == 2 and "error -32001: unknown job 'x'" in bad.stderr
 
 
 def test_query_without_daemon_answers_in_process(tmp_path: Path, runtime: Path) -> None:
@@ -208,6 +208,12 @@ def test_local_session_matches_the_daemon(daemon: Daemon) -> None:
         assert local.request("perfline/lineAnnotations", params) == remote.request(
             "perfline/lineAnnotations", params
         )
+        # The daemon writes perfline/result with core.json_codec.encode_compact: the same
+        # document, value for value (floats to the bit: == on the parsed values).
+        job = {"job": "dscnn-measured"}
+        here = local.request("perfline/result", job)["document"]
+        there = remote.request("perfline/result", job)["document"]
+        assert there == here and json.dumps(there) == json.dumps(here)
 
 
 def test_watch_prints_changes(daemon: Daemon) -> None:
@@ -240,3 +246,14 @@ def test_watch_prints_changes(daemon: Daemon) -> None:
             process.kill()
     event = json.loads(out.strip().splitlines()[0])
     assert event["job"] == "dscnn-measured" and event["kind"] == "result"
+
+
+def test_annotate_via_a_daemon_says_its_configuration_is_broken(daemon: Daemon) -> None:
+    config = daemon.root / "perfline.toml"
+    config.write_text(config.read_text().replace("[[jobs]]", "[[job]]"))
+    with Client.connect(daemon.endpoint) as client:
+        assert wait_for(lambda: client.request("perfline/status")["configError"], timeout=30)
+    result = CliRunner().invoke(cli, ["annotate", str(daemon.root / "dscnn.py"), "--no-color"])
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and "unknown table 'job'" in warnings[0]
+    assert warnings[0].endswith("(the daemon keeps its last valid one)")

@@ -54,12 +54,15 @@ def test_ascii_mode_has_no_box_drawing() -> None:
     assert not any(ord(char) > 127 for char in text)
 
 
-def test_long_breakdowns_show_their_first_metrics() -> None:
+def test_breakdown_metrics_are_columns_and_those_that_do_not_fit_are_named() -> None:
     document = minimal_document()
     document["results"][0]["breakdowns"][0]["metrics"] = [
         {"name": f"m{i}", "value": i, "unit": "cycles", "aggregation": "sum"} for i in range(7)
     ]
-    text = render_text(document, width=120)
-    assert "m3=3 cycles, ... (+3 more)" in text
-    assert "m4=" not in text
-    assert "--json shows all" in text
+    text = render_text(document, width=80)
+    header = next(line for line in text.splitlines() if "m0 (cycles)" in line)
+    assert header.index("m0 (cycles)") < header.index("m1 (cycles)")  # the order they come in
+    assert "m6 (cycles)" not in header
+    words = " ".join(text.split())
+    assert "Not shown at this width:" in words and "m6 (cycles)" in words
+    assert "--json has every metric" in words

@@ -61,7 +61,7 @@ def _cli_document(backend: str, tmp_path: Path) -> dict[str, Any]:
         cli, ["analyze", str(record), str(dump), "--json", "--output-dir", str(tmp_path)]
     )
     assert outcome.exit_code == 0, outcome.output
-    document: dict[str, Any] = json.loads(outcome.output)
+    document: dict[str, Any] = json.loads(outcome.stdout)
     return document
 
 
@@ -251,7 +251,7 @@ def test_cli_json_output(tmp_path: Path) -> None:
         ],
     )
     assert outcome.exit_code == 0, outcome.output
-    document = json.loads(outcome.output)
+    document = json.loads(outcome.stdout)
     assert document["results"][0]["mode"] == "measured"
     assert document["results"][0]["producer"] == "neural-technology-profiling-data"
     assert (tmp_path / "mlia-output" / "mlia-output.json").is_file()
@@ -267,6 +267,6 @@ def test_perfline_analyze_dispatches_etrecord_etdump(tmp_path: Path) -> None:
         cli, ["analyze", str(record), str(dump), "--json", "--output-dir", str(tmp_path)]
     )
     assert outcome.exit_code == 0, outcome.output
-    result = json.loads(outcome.output)["results"][0]
+    result = json.loads(outcome.stdout)["results"][0]
     assert result["mode"] == "measured"
     assert any(entity["kind"] == "code_line" for entity in result["entities"])

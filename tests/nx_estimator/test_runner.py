@@ -46,7 +46,8 @@ for kind in ("performance_database.dat", "debug_database.dat", "network_performa
 
 def _analyze(*args: str) -> tuple[int, str]:
     result = CliRunner().invoke(cli, ["analyze", *args])
-    return result.exit_code, result.output
+    # With --json, stdout alone is the document (stderr has the "wrote PATH" line).
+    return result.exit_code, result.stdout if "--json" in args else result.output
 
 
 def test_successful_run_gives_the_same_result_as_its_outputs(tmp_path: Path) -> None:

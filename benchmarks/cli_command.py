@@ -1,0 +1,270 @@
+"""The ``--cli`` mode of ``core_pipeline.py``: ``perfline report DOC --json`` as users run it.
+
+For each size, the NX-shaped document of ``core_pipeline.nx_document`` is written to a file
+(``json.dumps(indent=4)``, as a producer writes it) and the whole command runs in a fresh
+process: interpreter start, imports, reading, post-processing, writing
+``mlia-output/mlia-output.json`` and the same bytes on stdout, which the benchmark reads
+from a pipe as ``| jq`` would (and checks that they are the file's bytes). The process is
+``perfline.clients.cli.main`` under a small wrapper that times, inside the same run, the
+calls the report command makes to ``read_json``, ``postprocess`` and ``write_output``, and
+the imports before ``main`` starts; the whole command's wall time is taken by the parent
+(start to exit) and its peak RSS from the kernel (``wait4``).
+
+With ``--vs-reference PYTHON`` the same command of the reference runs on the sizes up to
+``--reference-max`` chains, in the same round: a fresh process that imports mlia, reads the
+file, post-processes it with the NX default collapse rule, persists
+``mlia-output/mlia-output.json`` with mlia's own persistence and prints mlia's JSON (what
+``mlia ... --json`` does after an analysis). The ratio is the reference's wall time over
+ours; ``agree`` compares the two outputs' ``results``.
+
+Printed per size: the command's wall time (fastest of the rounds, median beside it),
+postprocess's time in that run and its share of the command, the time beyond postprocess
+and its ratio to postprocess (the target: at most 30% at 20,000 chains), peak RSS, and the
+reference.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import zlib
+from pathlib import Path
+from typing import IO, Any
+
+from core_pipeline import NX_RULE, nx_document
+
+_WRAPPER = """
+import atexit, json, os, sys, time
+started = time.perf_counter()
+from perfline.clients import cli
+from perfline.clients.cli import report
+from perfline.core import pipeline
+spent = {"imports": time.perf_counter() - started, "read": 0.0, "postprocess": 0.0,
+         "write": 0.0}
+def timed(name, function):
+    def wrapper(*args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            spent[name] += time.perf_counter() - start
+    return wrapper
+report.read_json = timed("read", report.read_json)
+report.write_output = timed("write", report.write_output)
+pipeline.postprocess = timed("postprocess", pipeline.postprocess)
+if hasattr(report, "postprocess"):  # a build whose report module imports it at its top
+    report.postprocess = pipeline.postprocess
+def save():
+    from perfline.build_info import core_build
+    spent["build"] = core_build()
+    with open("/proc/self/status") as status:  # the peak of this process since its exec
+        for line in status:
+            if line.startswith("VmHWM:"):
+                spent["peak_kb"] = int(line.split()[1])
+    with open(os.environ["PERFLINE_BENCH_TIMES"], "w") as out:
+        json.dump(spent, out)
+atexit.register(save)
+exit_now = os._exit
+def exit_after_saving(status):  # main() ends a process that retains a document at once
+    save()
+    exit_now(status)
+os._exit = exit_after_saving
+sys.argv = ["perfline", *sys.argv[1:]]
+cli.main()
+"""
+
+_REFERENCE = """
+import json, logging, sys
+from pathlib import Path
+logging.disable(logging.CRITICAL)
+from mlia.core.output_persistence import persist_standardized_output
+from mlia.core.output_postprocessing import postprocess_standardized_output
+from mlia.core.output_rendering import standardized_output_to_json
+from mlia.core.settings import ApplicationSettings, CollapseRule, FilteringSettings
+document_path, output_dir = sys.argv[1], Path(sys.argv[2]) / "mlia-output"
+with open(document_path, encoding="utf-8") as handle:
+    document = json.load(handle)
+rule = CollapseRule(kind={kind!r}, attribute={attribute!r}, globs={globs!r})
+settings = ApplicationSettings(filtering=FilteringSettings(collapse=(rule,)))
+output = postprocess_standardized_output(document, settings)
+output_dir.mkdir(parents=True, exist_ok=True)
+persist_standardized_output(output, output_dir)
+sys.stdout.write(standardized_output_to_json(output) + "\\n")
+"""
+
+
+class _Drain(threading.Thread):
+    """Reads a pipe to its end, keeping only the bytes' count and CRC-32 (a cheap check that
+    they are the file's bytes; a reader as light as this takes little CPU from the run)."""
+
+    def __init__(self, pipe: IO[bytes]) -> None:
+        super().__init__(daemon=True)
+        self.pipe = pipe
+        self.crc = 0
+        self.size = 0
+        self.head = b""
+
+    def run(self) -> None:
+        while chunk := self.pipe.read(1 << 20):
+            if len(self.head) < 1 << 16:
+                self.head += chunk[: 1 << 16]
+            self.crc = zlib.crc32(chunk, self.crc)
+            self.size += len(chunk)
+
+
+def _timed_process(command: list[str], env: dict[str, str], timeout: float) -> dict[str, Any]:
+    """Run to exit with stdout drained; wall seconds and stdout's size and CRC-32."""
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        command,
+        cwd="/",
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    drain = _Drain(process.stdout)
+    drain.start()
+    errors = _Drain(process.stderr)
+    errors.start()
+    deadline = time.monotonic() + timeout
+    while True:
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.monotonic() > deadline:
+            process.kill()
+            raise RuntimeError(f"timed out after {timeout:.0f} s")
+        time.sleep(0.002)
+    seconds = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    drain.join()
+    errors.join()
+    if process.returncode != 0:
+        raise RuntimeError(errors.head.decode(errors="replace").strip()[-300:] or "failed")
+    return {
+        "seconds": seconds,
+        "cpu_seconds": usage.ru_utime + usage.ru_stime,
+        "stdout_crc32": drain.crc,
+        "stdout_bytes": drain.size,
+    }
+
+
+def _ours(document: Path, output_dir: Path) -> dict[str, Any]:
+    times = output_dir / "times.json"
+    env = {**os.environ, "PERFLINE_BENCH_TIMES": str(times)}
+    command = [
+        sys.executable,
+        "-c",
+        _WRAPPER,
+        "report",
+        str(document),
+        "--json",
+        "--output-dir",
+        str(output_dir),
+    ]
+    run = _timed_process(command, env, timeout=3600)
+    run.update(json.loads(times.read_text()))
+    written = (output_dir / "mlia-output" / "mlia-output.json").read_bytes()
+    if zlib.crc32(written) != run["stdout_crc32"] or len(written) != run["stdout_bytes"]:
+        raise SystemExit("perfline printed other bytes on stdout than it wrote to the file")
+    run["results_digest"] = _results_digest(written)
+    return run
+
+
+def _theirs(python: str, document: Path, output_dir: Path) -> dict[str, Any]:
+    script = _REFERENCE.format(kind=NX_RULE[0], attribute=NX_RULE[1], globs=NX_RULE[2])
+    command = [python, "-c", script, str(document), str(output_dir)]
+    run = _timed_process(command, dict(os.environ), timeout=3600)
+    written = (output_dir / "mlia-output" / "mlia-output.json").read_bytes()
+    run["results_digest"] = _results_digest(written)
+    return run
+
+
+def _results_digest(text: bytes) -> str:
+    results = json.loads(text)["results"]
+    compact = json.dumps(results, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(compact.encode()).hexdigest()
+
+
+def run_cli_benchmark(
+    sizes: list[int], rounds: int, reference: str | None, reference_max: int
+) -> int:
+    """Time the command per size, ``rounds`` rounds side by side; print the table."""
+    with tempfile.TemporaryDirectory(prefix="perfline-cli-bench-") as scratch:
+        folder = Path(scratch)
+        documents = {}
+        for size in sizes:
+            path = folder / f"nx-{size}.json"
+            path.write_text(json.dumps(nx_document(size), indent=4) + "\n", encoding="utf-8")
+            documents[size] = path
+        runs: dict[int, list[dict[str, Any]]] = {size: [] for size in sizes}
+        references: dict[int, list[dict[str, Any]]] = {size: [] for size in sizes}
+        for number in range(1, rounds + 1):
+            for size in sizes:
+                print(
+                    f"round {number}/{rounds}: perfline report, {size} chains",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                runs[size].append(_ours(documents[size], folder / f"ours-{size}"))
+                if reference and size <= reference_max:
+                    print(
+                        f"round {number}/{rounds}: reference, {size} chains",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+                    references[size].append(
+                        _theirs(reference, documents[size], folder / f"ref-{size}")
+                    )
+        _print_table(sizes, runs, references, {s: p.stat().st_size for s, p in documents.items()})
+    return 0
+
+
+def _print_table(
+    sizes: list[int],
+    runs: dict[int, list[dict[str, Any]]],
+    references: dict[int, list[dict[str, Any]]],
+    input_bytes: dict[int, int],
+) -> None:
+    build = runs[sizes[0]][0]["build"]
+    print(
+        f"timing: `perfline report DOC --json --output-dir DIR`, stdout read from a pipe; "
+        f"perfline core: {build} ({sys.executable})"
+    )
+    print(
+        "seconds: wall time of the whole process (start to exit), fastest run (median); "
+        "postprocess, read, write, imports: inside that run; beyond = whole - postprocess"
+    )
+    print(
+        f"{'chains':>7} {'in MB':>6} {'out MB':>7} {'whole s':>8} {'(median)':>9}"
+        f" {'cpu':>7} {'postproc':>8} {'share':>6} {'beyond':>7} {'b/pp':>6}"
+        f" {'read':>6} {'write':>6}"
+        f" {'imports':>7} {'peak MB':>8} {'reference s':>12} {'ratio':>7} {'agree':>6}"
+    )
+    for size in sizes:
+        best = min(runs[size], key=lambda run: float(run["seconds"]))
+        median = statistics.median(float(run["seconds"]) for run in runs[size])
+        whole, post = float(best["seconds"]), float(best["postprocess"])
+        beyond = whole - post
+        peak = max(float(run["peak_kb"]) for run in runs[size]) / 1024
+        line = (
+            f"{size:>7} {input_bytes[size] / 1e6:>6.1f} {best['stdout_bytes'] / 1e6:>7.1f}"
+            f" {whole:>8.3f} {f'({median:.3f})':>9} {best['cpu_seconds']:>7.3f}"
+            f" {post:>8.3f} {post / whole:>6.0%}"
+            f" {beyond:>7.3f} {beyond / max(post, 1e-9):>6.0%} {best['read']:>6.3f}"
+            f" {best['write']:>6.3f} {best['imports']:>7.3f} {peak:>8.0f}"
+        )
+        if references[size]:
+            theirs = min(references[size], key=lambda run: float(run["seconds"]))
+            agree = "yes" if theirs["results_digest"] == best["results_digest"] else "NO"
+            line += f" {theirs['seconds']:>12.2f} {theirs['seconds'] / whole:>6.0f}x {agree:>6}"
+        print(line, flush=True)

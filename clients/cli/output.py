@@ -1,0 +1,205 @@
+"""Where ``report`` and ``analyze`` put their result: ``DIR/mlia-output/mlia-output.json``.
+
+The document is encoded once (``core.json_codec``, C speed, the bytes of
+``json.dumps(document, indent=4) + "\\n"``), piece by piece; each piece goes to a temporary
+file beside the target and, with ``--json``, to stdout, so stdout and the file get the same
+bytes and the text is never held whole in memory. Only when the file is complete is it
+renamed over ``mlia-output.json`` (an atomic replace in the same folder): an interrupted run,
+a full disk or a closed pipe leaves the previous file, and the input when it was that file,
+as they were. Nothing else in the folder is touched; ``wrote PATH`` goes to stderr.
+
+Cost: one C encoding pass plus the writes; memory of one piece (a slice of a long list).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import IO, Any
+
+import click
+
+from perfline.core.errors import InputError
+from perfline.core.json_codec import Piece, document_chunks
+
+OUTPUT_FOLDER = "mlia-output"
+OUTPUT_FILE = "mlia-output.json"
+
+
+_RETAINED: list[Any] = []
+"""The large values of the last command (its input and output documents), kept so that
+they are not freed object by object when the command returns: ``perfline.clients.cli.main``
+ends the process at once instead (one slot: a new command replaces them)."""
+
+
+def retain(*values: Any) -> None:
+    """Keep ``values`` alive to the end of the process (see ``_RETAINED``)."""
+    _RETAINED[:] = values
+
+
+def retained() -> bool:
+    """Whether a command left large values to be reclaimed by the end of the process."""
+    return bool(_RETAINED)
+
+
+def output_path(output_dir: str | None) -> Path:
+    """``<output_dir or .>/mlia-output/mlia-output.json``."""
+    return Path(output_dir or ".") / OUTPUT_FOLDER / OUTPUT_FILE
+
+
+def write_output(
+    document: Mapping[str, Any], output_dir: str | None, *, echo: bool = False
+) -> Path:
+    """Write the document's persisted form (and with ``echo`` the same bytes on stdout)."""
+    target = output_path(output_dir)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = _new_temporary(target)
+    except OSError as error:  # a folder that cannot be made or written: the user's path
+        raise InputError(str(target), f"cannot write: {error.strerror or error}") from None
+    writer = _Writer(os.fdopen(handle, "wb"), _binary_stdout() if echo else None)
+    try:
+        writer.start()
+        for chunk in document_chunks(document):
+            writer.put(chunk)
+        writer.finish()
+        os.chmod(temporary, _file_mode(target))
+        os.replace(temporary, target)
+    except BaseException as error:
+        writer.abandon()
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        if isinstance(error, OSError) and not isinstance(error, BrokenPipeError):
+            problem = error.strerror or str(error)
+            raise click.ClickException(f"cannot write {target}: {problem}") from None
+        raise
+    click.echo(f"wrote {target}", err=True)
+    return target
+
+
+class _Writer:
+    """Writes the pieces to the file (and stdout) in a thread of its own, so that the
+    writes (which release the GIL) overlap the encoding of the next pieces. A write error
+    is raised by ``finish``; the encoder is never blocked by a writer that stopped."""
+
+    _END = object()
+
+    def __init__(self, file: IO[bytes], stdout: IO[bytes] | None) -> None:
+        import queue
+        import threading
+
+        self.file = file
+        self.stdout = stdout
+        self.error: BaseException | None = None
+        self.pieces: queue.Queue[Any] = queue.Queue(maxsize=16)
+        self.thread = threading.Thread(target=self._run, name="perfline-output", daemon=True)
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def put(self, piece: Piece) -> None:
+        if self.error is not None:
+            raise self.error
+        self.pieces.put(piece)
+
+    def finish(self) -> None:
+        self.pieces.put(self._END)
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+        if self.stdout is not None:
+            with contextlib.suppress(BrokenPipeError):
+                self.stdout.flush()
+
+    def abandon(self) -> None:
+        if self.thread.is_alive():
+            self.error = self.error or RuntimeError("abandoned")
+            self.pieces.put(self._END)
+            self.thread.join()
+        with contextlib.suppress(OSError):
+            self.file.close()
+
+    def _run(self) -> None:
+        try:
+            with self.file:
+                while (piece := self.pieces.get()) is not self._END:
+                    if self.error is not None:
+                        continue  # keep taking pieces: the encoder must never wait forever
+                    self.file.write(piece)
+                    if self.stdout is not None:
+                        self.stdout = _echo(self.stdout, piece)
+        except BaseException as error:  # raised again by finish() in the main thread
+            self.error = error
+            while self.pieces.get() is not self._END:
+                pass
+
+
+def _new_temporary(target: Path) -> tuple[int, str]:
+    """A new file beside ``target`` (``.mlia-output.json.<random>.tmp``), open for writing."""
+    while True:
+        path = target.with_name(f".{target.name}.{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), str(path)
+        except FileExistsError:
+            continue
+
+
+def _binary_stdout() -> IO[bytes]:
+    sys.stdout.flush()
+    buffer = getattr(sys.stdout, "buffer", None)
+    return buffer if buffer is not None else sys.stdout  # type: ignore[return-value]
+
+
+def _echo(stdout: IO[bytes], chunk: Piece) -> IO[bytes] | None:
+    """Write a piece on stdout; a reader that went away (``| head``) stops the echo only."""
+    try:
+        stdout.write(chunk)
+    except BrokenPipeError:
+        _silence_stdout()
+        return None
+    return stdout
+
+
+def _silence_stdout() -> None:
+    # Python would report the broken pipe again when it flushes stdout at exit.
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
+def _file_mode(target: Path) -> int:
+    """The replaced file's permissions, else what a new file gets under the umask."""
+    try:
+        return target.stat().st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def print_text(document: Mapping[str, Any], **options: Any) -> None:
+    """The text report on stdout, at the terminal's width (``COLUMNS`` when piped)."""
+    from perfline.core.render_text import render_text
+
+    encoding = (getattr(sys.stdout, "encoding", None) or "").lower()
+    text = render_text(document, width=report_width(), ascii_only="utf" not in encoding, **options)
+    sys.stdout.write(text)
+
+
+PIPE_WIDTH = 120
+"""Columns of the text report when stdout is not a terminal and ``COLUMNS`` is not set."""
+
+
+def report_width() -> int:
+    """``COLUMNS`` if set (also when piped), else the terminal's width, else 120."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return max(40, int(columns))
+    if sys.stdout.isatty():
+        with contextlib.suppress(OSError, ValueError):
+            return max(40, os.get_terminal_size(sys.stdout.fileno()).columns)
+    return PIPE_WIDTH

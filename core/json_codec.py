@@ -1,0 +1,172 @@
+"""JSON text of documents at C speed: the persisted form, the wire form, and reading.
+
+The persisted form of a document (``mlia-output/mlia-output.json``, ``--json`` on stdout) is
+exactly ``json.dumps(document, indent=4) + "\\n"``, the reference's bytes. The standard
+library writes indented JSON in pure Python (about 1.2 s for a 60 MB document here); this
+module writes the same bytes from two C passes per piece: the standard library's C encoder
+writes compact JSON (ASCII, every number and string exactly as the indented encoder writes
+it), and ``msgspec.json.format`` re-indents that text without touching a token (about 0.25 s
+for the same document). Pieces: the top levels of the document are walked here, and long
+lists are cut into slices of ``slice_items`` items, each encoded and re-indented on its own
+at its depth (wrapped in one-item lists, whose lines are cut off again); so the text is
+never held whole beside the document, and a caller writes it piece by piece
+(``document_chunks``). A piece the fast route cannot write
+(``NaN`` or ``Infinity``, whose tokens msgspec does not accept, lone surrogates, values JSON
+cannot hold) is written by ``json.dumps(piece, indent=4)`` itself, which gives its bytes or
+raises its error.
+
+``decode_json`` reads bytes (or text) with ``msgspec.json.decode`` (C, about 1.6x the
+standard library's speed, no decoded copy of the file) and, whenever msgspec refuses
+them, decodes them as UTF-8 and reads them with ``json.loads``: msgspec accepts a subset of
+what ``json.loads`` accepts and gives the same values for it (``tests/clients/
+test_json_codec.py``), so the result, or the error and its position, is always the standard
+library's. ``encode_compact`` is the wire form (JSON-RPC bodies): msgspec's encoder, compact,
+UTF-8, the same values (not the same bytes as ``json.dumps``).
+
+Pure: values in, bytes or values out; no I/O.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from typing import Any, Final
+
+import msgspec
+
+SLICE_ITEMS: Final = 256
+"""Items of a long list encoded as one piece."""
+
+SPLIT_DEPTH: Final = 3
+"""Containers nested at most this deep are walked here, piece by piece; deeper ones are
+pieces of their own unless they are lists longer than one slice."""
+
+_INDENT: Final = 4
+_COMPACT: Final = json.JSONEncoder(separators=(",", ":"), check_circular=False)
+_ENCODE_KEY = json.encoder.encode_basestring_ascii  # the C function both encoders use
+_FAST_FAILURES: Final = (ValueError, TypeError, RecursionError, OverflowError)
+
+
+Piece = bytes | memoryview
+"""A piece of the text: bytes, or a view into the bytes of a larger encoded piece."""
+
+
+def document_bytes(document: Any) -> bytes:
+    """``(json.dumps(document, indent=4) + "\\n").encode()``, at C speed."""
+    return b"".join(document_chunks(document))
+
+
+def document_chunks(document: Any, *, slice_items: int = SLICE_ITEMS) -> Iterator[Piece]:
+    """The bytes of ``json.dumps(document, indent=4) + "\\n"``, in pieces (joined: equal)."""
+    yield from _chunks(document, 0, max(1, slice_items))
+    yield b"\n"
+
+
+def _chunks(value: Any, depth: int, slice_items: int) -> Iterator[Piece]:
+    if type(value) is dict and value and depth < SPLIT_DEPTH and _str_keys(value):
+        inner = b"\n" + b" " * (_INDENT * (depth + 1))
+        separator = b"," + inner
+        first = True
+        for key, item in value.items():
+            yield (b"{" + inner) if first else separator
+            first = False
+            yield _ENCODE_KEY(key).encode("ascii") + b": "
+            yield from _chunks(item, depth + 1, slice_items)
+        yield b"\n" + b" " * (_INDENT * depth) + b"}"
+    elif type(value) is list and value and (depth < SPLIT_DEPTH or len(value) > slice_items):
+        if depth < SPLIT_DEPTH and len(value) <= slice_items:
+            inner = b"\n" + b" " * (_INDENT * (depth + 1))
+            for index, item in enumerate(value):
+                yield (b"," + inner) if index else (b"[" + inner)
+                yield from _chunks(item, depth + 1, slice_items)
+        else:
+            yield b"["
+            for start in range(0, len(value), slice_items):
+                if start:
+                    yield b","
+                # The items as they read inside the list: each on its own line, one deeper.
+                yield _indented(value[start : start + slice_items], depth, inside=True)
+        yield b"\n" + b" " * (_INDENT * depth) + b"]"
+    else:
+        yield _indented(value, depth)
+
+
+def _str_keys(mapping: dict[Any, Any]) -> bool:
+    return all(type(key) is str for key in mapping)
+
+
+def _indented(value: Any, depth: int, *, inside: bool = False) -> Piece:
+    """``json.dumps(value, indent=4)`` as it reads ``depth`` levels deep; with ``inside``
+    (a non-empty list), only what is between its brackets.
+
+    The value is encoded wrapped in ``depth`` one-item lists, so the formatter indents it
+    as deep as it stands; the wrappers' lines are then cut off (a view, no copy).
+    """
+    wrapped = value
+    for _ in range(depth):
+        wrapped = [wrapped]
+    try:
+        compact = _COMPACT.encode(wrapped).encode("ascii")
+        text = msgspec.json.format(compact, indent=_INDENT)
+    except (*_FAST_FAILURES, msgspec.MsgspecError):
+        text = json.dumps(wrapped, indent=_INDENT).encode("ascii")
+    first, last = _WRAPPERS[depth] if depth < len(_WRAPPERS) else _wrappers(depth)
+    if inside:
+        first, last = first + 1, last + 1 + _INDENT * depth + 1  # "[" and "\n<indent>]"
+    return memoryview(text)[first : len(text) - last]
+
+
+def _wrappers(depth: int) -> tuple[int, int]:
+    """Lengths of the text before and after a value wrapped in ``depth`` one-item lists:
+    ``"[\\n" + "    [\\n" + ... + indent`` and ``"\\n" + indent + "]" + ... + "\\n]"``."""
+    before = sum(_INDENT * level + 2 for level in range(depth)) + _INDENT * depth
+    after = sum(1 + _INDENT * level + 1 for level in range(depth))
+    return before, after
+
+
+_WRAPPERS: Final = tuple(_wrappers(depth) for depth in range(SPLIT_DEPTH + 2))
+
+
+def encode_compact(value: Any) -> bytes:
+    """Compact UTF-8 JSON of a JSON value, for JSON-RPC bodies (``msgspec.json.encode``,
+    about 6x the standard library's compact encoder).
+
+    It reads back (``json.loads``) as the same value, every float to the same bits; a
+    float JSON cannot hold (NaN, an infinity) is written ``null``, where ``json.dumps``
+    writes ``NaN``, which JSON parsers reject. Lone surrogates are escaped as the standard
+    library escapes them.
+    """
+    try:
+        return msgspec.json.encode(value)
+    except (*_FAST_FAILURES, msgspec.MsgspecError, UnicodeEncodeError):
+        return json.dumps(_finite(value), separators=(",", ":")).encode("ascii")
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with NaN and infinities as ``None`` (what msgspec writes for them)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, list | tuple):
+        return [_finite(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    return value
+
+
+def indented_text(value: Any, indent: int = 2) -> str:
+    """``json.dumps(value, indent=indent, ensure_ascii=False)``, at C speed."""
+    try:
+        compact = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+        return msgspec.json.format(compact, indent=indent)
+    except (*_FAST_FAILURES, msgspec.MsgspecError):
+        return json.dumps(value, indent=indent, ensure_ascii=False)
+
+
+def decode_json(data: bytes | str) -> Any:
+    """``json.loads(data.decode("utf-8"))``: the same value, or the same error
+    (``UnicodeDecodeError`` for bytes that are not UTF-8), at C speed."""
+    try:
+        return msgspec.json.decode(data)  # rejects what is not UTF-8, as strict decoding does
+    except (msgspec.MsgspecError, RecursionError):
+        return json.loads(data.decode("utf-8") if isinstance(data, bytes) else data)

@@ -89,6 +89,7 @@ class GroundState:
         return PipelineSettings(
             collapse_rules=self.config.collapse_rules,
             use_backend_defaults=self.config.use_backend_defaults,
+            float_sums="reference" if self.config.float_sums == "reference" else "exact",
         )
 
     # -------------------------------------------------------------------- files

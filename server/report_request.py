@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from perfline.core.errors import InputError
+from perfline.core.report_html import report_title
 from perfline.server import api
 from perfline.server.report_sources import render_document_html
 from perfline.server.view.engine_surface import EngineSurface
@@ -132,11 +133,7 @@ def report_page(engine: EngineSurface, params: Any) -> dict[str, Any]:
     label = f"job {name} (generation {good.generation})"
     baseline = baseline_document(engine, name, p)
     comparison = _comparison(baseline, good.document, label) if baseline is not None else None
-    from perfline.core.report_html import report_title
-
-    title = report_title(good.document)
-    if comparison is not None:
-        title = title.replace("perfline report", "perfline compare", 1)
+    title = report_title(good.document, compared=comparison is not None)
     try:
         page = render_document_html(
             good.document,

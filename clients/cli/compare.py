@@ -251,7 +251,6 @@ def _write_html(
 ) -> None:
     """The new run's report page against the baseline (sources as in the workspace now)."""
     from perfline.clients.cli.html_output import write_html_report
-    from perfline.core.report_html import report_title
 
     root = Path(request.source_root)
     write_html_report(
@@ -261,7 +260,6 @@ def _write_html(
         config=request.config,
         root=root,
         comparison=comparison,
-        title=report_title(document).replace("perfline report", "perfline compare", 1),
     )
 
 

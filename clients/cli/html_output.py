@@ -29,7 +29,6 @@ def write_html_report(
     config: str | None,
     root: Path | None = None,
     comparison: Comparison | None = None,
-    title: str | None = None,
 ) -> Path:
     """Render ``processed`` (against its baseline: ``comparison``) and write it to ``target``;
     returns the written path."""
@@ -53,7 +52,6 @@ def write_html_report(
         root=root,
         metric=settings.display.metric,
         comparison=comparison,
-        title=title,
     )
     path = Path(target)
     if not path.parent.is_dir():

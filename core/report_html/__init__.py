@@ -35,11 +35,12 @@ if TYPE_CHECKING:  # the compare core (and numpy) load only for a compare view
 __all__ = ["SourceText", "render_report_html", "report_title"]
 
 
-def report_title(document: Mapping[str, Any]) -> str:
-    """``perfline report: <model name>``."""
+def report_title(document: Mapping[str, Any], *, compared: bool = False) -> str:
+    """``perfline report: <model name>`` (``perfline compare: ...`` for the compare view)."""
     model = document.get("model")
     name = model.get("name") if isinstance(model, Mapping) else None
-    return f"perfline report: {name}" if isinstance(name, str) and name else "perfline report"
+    what = "perfline compare" if compared else "perfline report"
+    return f"{what}: {name}" if isinstance(name, str) and name else what
 
 
 def render_report_html(
@@ -55,4 +56,5 @@ def render_report_html(
     ``comparison``: the document compared with a baseline, ``document`` its new run)."""
     with collection_paused():  # many small containers, no cycles: the collector finds nothing
         payload = build_payload(document, sources, metric=metric, comparison=comparison)
-        return render_page(payload, title=title or report_title(document), nonce=nonce)
+        shown = title or report_title(document, compared=comparison is not None)
+        return render_page(payload, title=shown, nonce=nonce)

@@ -145,7 +145,7 @@ SCRIPT: Final = r"""
   var CMP = data.comparison, C = null;
   var SIG_MARK = { regressed: '\u25b2', improved: '\u25bc', unchanged: '~', inconclusive: '?' };
   var SIG_TEXT = { regressed: 'regressed', improved: 'improved',
-    unchanged: 'unchanged within noise', inconclusive: 'inconclusive',
+    unchanged: 'unchanged or within noise', inconclusive: 'inconclusive',
     added: 'new in this run', none: 'no figure to compare' };
   var SIG_ORDER = ['regressed', 'improved', 'unchanged', 'inconclusive', 'added', 'none'];
   function indexComparison(view) {
@@ -169,9 +169,10 @@ SCRIPT: Final = r"""
   function deltaText(row) {
     if (row[1] === null) { return 'new in this run'; }
     if (row[3] === null) { return SIG_MARK.inconclusive + ' ' + fmtValue(row[1], rowUnit(row)); }
-    return SIG_MARK[sigOf(row)] + ' ' + signed(row[3], rowUnit(row)) + ' (' +
+    return markOf(sigOf(row), row[3]) + ' ' + signed(row[3], rowUnit(row)) + ' (' +
       relative(row[3], row[1]) + ')';
   }
+  function markOf(sig, delta) { return sig === 'unchanged' && delta === 0 ? '=' : SIG_MARK[sig]; }
   function deltaTitle(row) {
     var unit = rowUnit(row), sig = sigOf(row), parts = [];
     parts.push('baseline ' + fmtValue(row[1], unit), 'new ' + fmtValue(row[2], unit));
@@ -695,7 +696,7 @@ SCRIPT: Final = r"""
           (m[6] !== null ? ', adjusted p = ' + m[6] : '');
         var change = m[4] === null ? '\u2014' :
           signed(m[4], m[1]) + ' (' + relative(m[4], m[2]) + ')';
-        var mark = SIG_MARK[sig] ? SIG_MARK[sig] + ' ' : '';
+        var mark = SIG_MARK[sig] ? markOf(sig, m[4]) + ' ' : '';
         return '<tr><td class="mono">' + esc(m[0]) + '</td><td class="num">' +
           esc(m[2] !== null ? fmtValue(m[2], m[1]) : '\u2014') + '</td><td class="num">' +
           esc(m[3] !== null ? fmtValue(m[3], m[1]) : '\u2014') + '</td><td class="num sig-' +
@@ -748,6 +749,15 @@ SCRIPT: Final = r"""
     html += '<h3>Only in one run</h3><p id="compare-counts">' + cv.added_count +
       ' entit' + (cv.added_count === 1 ? 'y' : 'ies') + ' with figures only in this run, ' +
       cv.removed_count + ' only in the baseline.</p>';
+    var kinds = Object.keys(cv.counts).filter(function (k) {
+      return cv.counts[k].added || cv.counts[k].removed;
+    });
+    if (kinds.length) {
+      html += '<p class="muted">All entities, with figures or not: ' + kinds.map(function (k) {
+        var c = cv.counts[k];
+        return esc(k) + ' ' + c.common + ' in both, ' + c.added + ' new, ' + c.removed + ' gone';
+      }).join('; ') + '.</p>';
+    }
     [['added', 'This run only', 'figure'], ['removed', 'Baseline only', 'baseline figure']]
       .forEach(function (part) {
         var rows = cv[part[0]], count = cv[part[0] + '_count'];

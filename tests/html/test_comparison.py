@@ -196,6 +196,10 @@ def _with_figures(document: Mapping[str, Any]) -> set[tuple[Any, ...]]:
     return keys
 
 
+def _other(status: str) -> str:
+    return {"added": "removed", "removed": "added"}[status]
+
+
 def test_added_and_removed_entities_are_listed() -> None:
     base, new = _nx_pair(200, 10)
     for old, current, status in ((base, new, "added"), (new, base, "removed")):
@@ -210,7 +214,8 @@ def test_added_and_removed_entities_are_listed() -> None:
         }
         lines = {key for key in expected if key[0] == "line"}
         assert lines and lines <= shown
-        other = {"added": "removed", "removed": "added"}[status]
+        assert listed["counts"]["chain"] == {"common": 200, status: 10, _other(status): 0}
+        other = _other(status)
         assert listed[f"{other}_count"] == 0 and listed[other] == []
         # Code stacks are aligned too but never shown: the count holds what the page lists.
         assert listed[f"{status}_count"] == len(expected) + sum(

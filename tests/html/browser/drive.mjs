@@ -16,7 +16,9 @@
  *      in the source (its bar and delta cell), in the chart (the pixels of its node) and in the
  *      table (sorted by change, the operators under it first), the --noise line (a change the
  *      comparison judged noise) carries no change colour anywhere, the compare section tallies
- *      the lines and its link shows the regressed line, and no request leaves the page.
+ *      the lines and its link shows the regressed line, and no request leaves the page;
+ *   8. with --changes PAGE.html (a compare view of runs whose entities differ) and --changes-json:
+ *      the entities only the new run has are listed, as many as `perfline compare --json` counts.
  * Screenshots go to --shots. Exit code 0 only if every check passed.
  * With --measure it only opens the page and prints {"readyAt": ms, "wall": ms} as JSON (the
  * benchmark's time to interactive).
@@ -45,6 +47,8 @@ const { values: args } = parseArgs({
     'compare-json': { type: 'string' },
     regressed: { type: 'string', default: '26' },
     noise: { type: 'string', default: '40' },
+    changes: { type: 'string' },
+    'changes-json': { type: 'string' },
     timeout: { type: 'string', default: '60000' },
   },
 });
@@ -402,6 +406,32 @@ if (args.compare) {
   check('no request leaves the compare page', compareOthers.length === 0, `${compareOthers.length} others`);
   check('no script errors on the compare page', errors.length === 0, errors.join(' | ') || 'none');
   await shot('compare-full', { fullPage: true });
+}
+
+// 8. Entities only one run has.
+if (args.changes) {
+  const changesUrl = pathToFileURL(args.changes).href;
+  const before = requests.length;
+  await page.goto(changesUrl, { waitUntil: 'load', timeout });
+  await page.waitForSelector('html[data-ready="1"]', { timeout });
+  const json = JSON.parse(readFileSync(args['changes-json'], 'utf8'));
+  const added = json.results.flatMap((r) => r.entities).filter((e) => e.status === 'added');
+  const lines = added.filter((e) => e.kind === 'code_line').map((e) => `${e.file.split('/').pop()}:${e.new_line}`);
+  await page.locator('#compare-added summary').click();
+  const listed = await page.$$eval('#compare-added tbody tr', (trs) => trs.map((tr) =>
+    [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+  const summary = (await page.locator('#compare-added summary').textContent()) ?? '';
+  const shownLines = listed.filter((r) => r[0] === 'code_line').map((r) => r[2]);
+  check('compare: entities only in the new run listed',
+    added.length > 0 && summary.includes(`(${added.length})`) && listed.length === Math.min(added.length, 200) &&
+      lines.every((l) => shownLines.includes(l)),
+    `perfline compare --json: ${added.length} added (${lines.length} code lines: ${lines.join(', ')}); ` +
+      `page: "${summary}", ${listed.length} rows, code lines ${shownLines.join(', ')}`);
+  await page.locator('#compare').scrollIntoViewIfNeeded();
+  await shot('compare-added');
+  const changesOthers = requests.slice(before).filter((r) => r !== changesUrl);
+  check('no request leaves the changes page', changesOthers.length === 0 && errors.length === 0,
+    `${changesOthers.length} others, errors: ${errors.join(' | ') || 'none'}`);
 }
 
 const failed = results.filter((r) => !r.ok);

@@ -17,14 +17,22 @@ of the Python running this script (install the compiled build to measure it):
 and opens the page ``--repeat`` times from ``file://`` in a fresh headless Chromium with the
 network off (``tests/html/browser/drive.mjs --measure``), reporting the time from navigation
 start until the page's script has drawn everything and is listening (``readyAt``, the page's
-own clock) and the wall time from ``goto`` to that point, fastest and median. Needs Node.js,
-npm (``npm ci`` in ``tests/html/browser`` is run if needed) and Chromium.
+own clock) and the wall time from ``goto`` to that point, fastest and median.
+
+The compare case (``--no-compare`` skips it): the same document as the baseline and, as the new
+run, a copy in which one chain in 20 is 30% slower and another one in 20 is 20% faster (every
+metric of those chains' breakdowns); ``perfline compare BASE NEW --html OUT.html`` on the raw
+documents (both post-processed and compared, as a user runs it) against the same command
+without ``--html`` (the difference is what the compare view costs), the page's size, and its
+time to interactive as above. Needs Node.js, npm (``npm ci`` in ``tests/html/browser`` is run
+if needed) and Chromium.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import random
 import shutil
 import statistics
 import subprocess
@@ -140,12 +148,70 @@ def _case(chains: int, folder: Path, chromium: str, repeat: int, cli_runs: int) 
     }
 
 
+def _variant(document: dict[str, Any], seed: int = 7) -> dict[str, Any]:
+    """A copy with one chain in 20 30% slower and another one in 20 20% faster."""
+    copy: dict[str, Any] = json.loads(json.dumps(document))
+    rng = random.Random(seed)
+    for breakdown in copy["results"][0]["breakdowns"]:
+        if not breakdown["entity_id"].startswith("chain/"):
+            continue
+        draw = rng.random()
+        factor = 1.3 if draw < 0.05 else 0.8 if draw < 0.1 else 1.0
+        if factor != 1.0:
+            for metric in breakdown["metrics"]:
+                if isinstance(metric.get("value"), int | float):
+                    metric["value"] = round(metric["value"] * factor)
+    return copy
+
+
+def _compare_case(
+    chains: int, folder: Path, chromium: str, repeat: int, cli_runs: int
+) -> dict[str, Any]:
+    _workspace(folder, chains)
+    base, new = folder / "base.json", folder / "new.json"
+    document = nx_document(chains)
+    base.write_text(json.dumps(document))
+    new.write_text(json.dumps(_variant(document)))
+    page = folder / "compare.html"
+    args = ["compare", str(base), str(new), "--source-root", str(folder)]
+    plain_runs: list[float] = []
+    html_runs: list[float] = []
+    for _ in range(cli_runs):
+        plain_runs.append(_perfline(args, folder))
+        html_runs.append(_perfline([*args, "--html", str(page)], folder))
+    opened = [_open(page, chromium) for _ in range(repeat)]
+    for item in opened:
+        if item["errors"] or item["requests"] != 1:
+            raise RuntimeError(f"page errors or requests: {item}")
+    ready = [float(o["readyAt"]) for o in opened]
+    wall = [float(o["wall"]) for o in opened]
+    return {
+        "bytes": page.stat().st_size,
+        "compare": min(plain_runs),
+        "with_html": min(html_runs),
+        "ready": (min(ready), statistics.median(ready)),
+        "wall": (min(wall), statistics.median(wall)),
+    }
+
+
+def _print_compare(size: int, case: dict[str, Any]) -> None:
+    ready, wall = case["ready"], case["wall"]
+    print(
+        f"{size:>7} {case['bytes'] / 1e6:>8.2f} MB {case['with_html']:>9.2f} s"
+        f" {case['compare']:>8.2f} s {case['with_html'] - case['compare']:>8.2f} s"
+        f" {ready[0]:>10.0f} ms (median {ready[1]:>5.0f})"
+        f" {wall[0]:>8.0f} ms (median {wall[1]:>5.0f})",
+        flush=True,
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="5000,20000")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--cli-runs", type=int, default=3)
     parser.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
+    parser.add_argument("--no-compare", action="store_true", help="skip the compare view")
     args = parser.parse_args()
     if shutil.which("node") is None:
         sys.exit("node is not installed (Node.js 20 and npm are needed to drive Chromium)")
@@ -173,6 +239,20 @@ def main() -> None:
             f" {wall[0]:>8.0f} ms (median {wall[1]:>5.0f})",
             flush=True,
         )
+    if args.no_compare:
+        return
+    print(
+        "\ncompare view: `perfline compare BASE NEW` on the raw documents, fastest of"
+        f" {args.cli_runs} runs without and with --html (HTML part = the difference)"
+    )
+    print(
+        f"{'chains':>7} {'HTML size':>11} {'--html':>11} {'compare':>10} {'HTML part':>10}"
+        f" {'interactive (page clock)':>25} {'goto -> interactive':>21}"
+    )
+    for size in (int(s) for s in args.sizes.split(",")):
+        with tempfile.TemporaryDirectory(prefix="perfline-html-bench-") as folder:
+            compared = _compare_case(size, Path(folder), args.chromium, args.repeat, args.cli_runs)
+        _print_compare(size, compared)
 
 
 if __name__ == "__main__":

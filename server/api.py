@@ -348,6 +348,20 @@ def summary(engine: EngineSurface, params: Any, lines: LineMap | None = None) ->
     )
 
 
+def report_html(engine: EngineSurface, params: Any, lines: LineMap | None = None) -> dict[str, Any]:
+    """A job's HTML report page, the compare view with a baseline (``server/report_request``,
+    imported on first use: the renderer and the compare core load only when asked)."""
+    from perfline.server.report_request import report_page
+
+    return report_page(engine, params)
+
+
+#: The param readers other method modules share (``server/report_request``).
+params_object = _params
+param_string = _string
+job_name = _job_name
+
+
 def reanalyze(engine: EngineSurface, params: Any, lines: LineMap | None = None) -> dict[str, Any]:
     p = _params(params)
     name = _job_name(engine, p, required=False)
@@ -372,6 +386,10 @@ METHODS: dict[str, Method] = {
     "perfline/codeLenses": code_lenses,
     "perfline/breakdown": breakdown,
     "perfline/summary": summary,
+    "perfline/reportHtml": report_html,
 }
+
+#: Methods the LSP shell answers on a worker thread (they take long: rendering, comparing).
+THREADED_METHODS = frozenset({"perfline/reportHtml"})
 
 RESULT_CHANGED = "perfline/resultChanged"

@@ -3,19 +3,24 @@
 ``read_sources`` reads, for every file path the document's code lines record, the workspace file
 that path resolves to (``PathResolver``: path maps, source roots, unique suffix; never a file
 outside the workspace, never a library frame). ``render_document_html`` is what the CLI
-(``perfline report --html``) and the daemon (a VS Code webview, later) call: the same page for
-the same document and workspace. The daemon passes ``locations=True`` so a click on a line can
-name the local file; a report written for sharing leaves local paths out. Cost: one read per
-distinct recorded file (at most ``MAX_SOURCE_BYTES`` each) plus the renderer's linear pass.
+(``perfline report --html``, ``perfline compare --html``) and the daemon (``perfline/reportHtml``,
+the VS Code webview) call: the same page for the same document and workspace, the compare view
+when a comparison is given (the document is its new run). The daemon passes ``locations=True``
+so a click on a line can name the local file; a report written for sharing leaves local paths
+out. Cost: one read per distinct recorded file (at most ``MAX_SOURCE_BYTES`` each) plus the
+renderer's linear pass.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from perfline.core.report_html import Comparison, SourceText, render_report_html
+from perfline.core.report_html import SourceText, render_report_html
+
+if TYPE_CHECKING:
+    from perfline.core.compare.comparison import Comparison
 
 MAX_SOURCE_BYTES = 16 * 1024 * 1024
 
@@ -89,7 +94,11 @@ def render_document_html(
     comparison: Comparison | None = None,
     nonce: str | None = None,
     locations: bool = False,
+    title: str | None = None,
 ) -> str:
-    """The report page of a processed document, with its sources read through ``resolve``."""
+    """The report page of a processed document, with its sources read through ``resolve``
+    (``comparison``: the document against a baseline, the compare view)."""
     sources = read_sources(document, resolve, root=root, locations=locations)
-    return render_report_html(document, sources, metric=metric, comparison=comparison, nonce=nonce)
+    return render_report_html(
+        document, sources, metric=metric, comparison=comparison, nonce=nonce, title=title
+    )

@@ -5,7 +5,9 @@ processed), a folder holding ``mlia-output/mlia-output.json`` (the output of
 ``perfline report`` or ``analyze``), or the inputs ``perfline analyze`` takes,
 joined with commas (``model.etrecord,run.etdump``) or as a folder of estimator
 outputs; those are analysed first. The table shows one row per code line
-(largest significant changes first); ``--json`` prints every entity's deltas.
+(largest significant changes first); ``--json`` prints every entity's deltas;
+``--html OUT.html`` also writes the compare view of the HTML report (the new run's page
+with base, new and delta of every figure, coloured by significance).
 Warnings (partial overlap, line mapping) go to standard error.
 
 The shared options and the loading live here too; ``check.py`` uses them.
@@ -134,6 +136,14 @@ def run_comparison(
     base: str, new: str, request: CompareRequest
 ) -> tuple[Comparison, SourceVersions]:
     """Load both sides, map the changed files' lines, compare."""
+    comparison, sources, _ = compare_sides(base, new, request)
+    return comparison, sources
+
+
+def compare_sides(
+    base: str, new: str, request: CompareRequest
+) -> tuple[Comparison, SourceVersions, dict[str, Any]]:
+    """``run_comparison``, and the new run's processed document."""
     check_revision(request.base_rev, "--base-rev")
     check_revision(request.new_rev, "--new-rev")
     root = Path(request.source_root)
@@ -164,7 +174,7 @@ def run_comparison(
         base_source=base_label,
         new_source=new_label,
     )
-    return comparison, sources
+    return comparison, sources, new_document
 
 
 def load_side(spec: str, role: str, settings: PipelineSettings) -> tuple[dict[str, Any], str]:
@@ -236,6 +246,23 @@ def _analysed(inputs: list[str], settings: PipelineSettings) -> dict[str, Any]:
     return processed
 
 
+def _write_html(
+    comparison: Comparison, document: dict[str, Any], target: str, request: CompareRequest
+) -> None:
+    """The new run's report page against the baseline (sources as in the workspace now)."""
+    from perfline.clients.cli.html_output import write_html_report
+
+    root = Path(request.source_root)
+    write_html_report(
+        document,
+        target,
+        document=str(root / "x"),
+        config=request.config,
+        root=root,
+        comparison=comparison,
+    )
+
+
 def report_warnings(comparison: Comparison, sources: SourceVersions) -> None:
     """Warnings and line-mapping notes on standard error."""
     for warning in comparison.warnings:
@@ -251,6 +278,13 @@ def report_warnings(comparison: Comparison, sources: SourceVersions) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print every entity's deltas as JSON.")
 @click.option("--changes-only", is_flag=True, help="With --json: only entities that changed.")
 @click.option("--all", "show_all", is_flag=True, help="Show every line, not the top 30.")
+@click.option(
+    "--html",
+    "html",
+    default=None,
+    metavar="OUT.html",
+    help="Also write the compare view of the HTML report (self-contained, opens offline).",
+)
 @guarded
 def command(
     base: str,
@@ -258,6 +292,7 @@ def command(
     as_json: bool,
     changes_only: bool,
     show_all: bool,
+    html: str | None,
     **options: Any,
 ) -> None:
     """Compare NEW with the baseline BASE: per-line base, new, delta and significance.
@@ -265,14 +300,18 @@ def command(
     \b
     perfline compare main/mlia-output.json mlia-output/mlia-output.json
     perfline compare base.etrecord,base.etdump new.etrecord,new.etdump --json
+    perfline compare BASE NEW --html compare.html
     """
     import json
 
     from perfline.core.compare.json_form import comparison_json
     from perfline.core.compare.table import render_comparison
 
-    comparison, sources = run_comparison(base, new, CompareRequest(**options))
+    request = CompareRequest(**options)
+    comparison, sources, new_document = compare_sides(base, new, request)
     report_warnings(comparison, sources)
+    if html is not None:
+        _write_html(comparison, new_document, html, request)
     if as_json:
         data = comparison_json(comparison, changes_only=changes_only)
         # Compact: the standard library writes indented JSON with its slow Python encoder.

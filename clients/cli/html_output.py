@@ -1,33 +1,45 @@
-"""``perfline report --html OUT.html``: write the self-contained HTML report of a document.
+"""``perfline report --html OUT.html`` and ``perfline compare --html OUT.html``: write the
+self-contained HTML report of a document (the compare view when given its comparison).
 
 The workspace is the folder of the configuration in force (``--config``, else the nearest
-``perfline.toml`` above the document), else the current folder; its path maps and source roots
-decide which local file each recorded source path is (``perfline.server.report_sources``).
-The page is written next to its target and renamed into place, so a reader never sees half a
-file.
+``perfline.toml`` above the document), else ``root`` (``perfline compare``'s ``--source-root``)
+or the current folder; its path maps and source roots decide which local file each recorded
+source path is (``perfline.server.report_sources``). The page is written next to its target and
+renamed into place, so a reader never sees half a file.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from perfline.clients.cli.common import find_config, load_config
 from perfline.core.errors import InputError
 
+if TYPE_CHECKING:
+    from perfline.core.compare.comparison import Comparison
+
 
 def write_html_report(
-    processed: Mapping[str, Any], target: str, *, document: str, config: str | None
+    processed: Mapping[str, Any],
+    target: str,
+    *,
+    document: str,
+    config: str | None,
+    root: Path | None = None,
+    comparison: Comparison | None = None,
 ) -> Path:
-    """Render ``processed`` and write it to ``target``; returns the written path."""
+    """Render ``processed`` (against its baseline: ``comparison``) and write it to ``target``;
+    returns the written path."""
     from perfline.server.paths import PathResolver
     from perfline.server.report_sources import render_document_html
     from perfline.server.workspace import python_files, scan_files
 
     config_path = find_config(config, document)
     settings = load_config(config_path)
-    root = (config_path.parent if config_path is not None else Path.cwd()).resolve()
+    fallback = root if root is not None else Path.cwd()
+    root = (config_path.parent if config_path is not None else fallback).resolve()
     resolver = PathResolver(
         root,
         settings.path_maps,
@@ -35,7 +47,11 @@ def write_html_report(
         python_files(scan_files(root, settings.ignore)),
     )
     page = render_document_html(
-        processed, resolver.resolve, root=root, metric=settings.display.metric
+        processed,
+        resolver.resolve,
+        root=root,
+        metric=settings.display.metric,
+        comparison=comparison,
     )
     path = Path(target)
     if not path.parent.is_dir():

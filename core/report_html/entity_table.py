@@ -49,6 +49,14 @@ class EntityTable:
         self.values.append(rounded(self._index.values.get(entity_id)))
         return position
 
+    def find(self, entity_id: str) -> int | None:
+        """The entity's number if the page mentions it (never adds it)."""
+        return self._positions.get(entity_id)
+
+    def kind_of(self, ref: int) -> str:
+        """The kind of entity number ``ref``."""
+        return self._index.kind(self.ids[ref])
+
     def payload(self) -> dict[str, Any]:
         return {
             "ids": self.ids,

@@ -29,14 +29,18 @@ _BODY = """<header>
 <noscript><p class="warn">This report draws its chart, sources and tables with JavaScript;
 the figures themselves are in the page's embedded data.</p></noscript>
 <section><h2>Summary</h2><div id="summary"></div></section>
+<section id="compare" hidden><h2>Compared with the baseline</h2><div id="compare-body"></div>
+</section>
 <p id="no-view" class="muted" hidden>No result of this document has figures on its entities.</p>
 <section class="needs-view" id="hierarchy"><h2>Where the cost goes</h2>
 <div class="toolbar"><div id="crumbs"></div><button id="chart-reset" type="button">Reset zoom
-</button></div>
-<div class="legend"><span><i class="k-module"></i>module</span><span><i class="k-function"></i>
-function</span><span><i class="k-line"></i>line</span><span><i class="k-operator"></i>operator
-</span><span><i class="k-unit"></i>chain / unit</span><span><i class="k-more"></i>context, or
-narrower than a pixel</span></div>
+</button><select id="chart-colour" hidden><option value="change">colour by change</option>
+<option value="kind">colour by kind</option></select></div>
+<div class="legend sig-legend" id="change-legend" hidden></div>
+<div class="legend" id="kind-legend"><span><i class="k-module"></i>module</span><span>
+<i class="k-function"></i>function</span><span><i class="k-line"></i>line</span><span>
+<i class="k-operator"></i>operator</span><span><i class="k-unit"></i>chain / unit</span><span>
+<i class="k-more"></i>context, or narrower than a pixel</span></div>
 <div id="chart-box"><canvas id="chart"></canvas><div id="tip"></div></div>
 </section>
 <section class="needs-view" id="sources"><h2>Source</h2><div id="files"></div></section>

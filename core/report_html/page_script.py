@@ -9,8 +9,16 @@ operator table (sortable by any column, filtered, 200 rows at a time). Numbers a
 the same rules as ``labels.py``. When the page runs in a VS Code webview (``acquireVsCodeApi``)
 a click on a line number posts ``{type: "openLine", file, line}``; elsewhere it dispatches a
 ``perfline-open-line`` event. ``window.perflineReport`` exposes the state tests and hosts read
-(``readyAt``: milliseconds from navigation start to interactive). ``applyComparison`` is where
-the compare view will colour deltas; it does nothing yet.
+(``readyAt``: milliseconds from navigation start to interactive).
+
+With a baseline (``data.comparison`` and each view's ``comparison``) the page is the compare
+view: every figure it shows (a source line's, an operator's under it, a chart node's, an
+operator table row's) also shows its baseline and the delta with its significance, as the
+compare core judged it; only ``regressed`` and ``improved`` are coloured as changes (lines get a
+coloured bar and delta cell, table cells the same classes, chart nodes the same colours, read
+from the style sheet's custom properties); the chart can be coloured by change or by kind; the
+compare section (``applyComparison``) holds the legend, how figures were judged, the lines by
+significance, the result-level metrics and the entities only one run has.
 """
 
 from __future__ import annotations
@@ -132,6 +140,56 @@ SCRIPT: Final = r"""
   function entityKind(i) { return i < 0 ? '' : V.entities.kinds[V.entities.kind[i]]; }
   function entityValue(i) { return i < 0 ? null : V.entities.value[i]; }
 
+  // ---- the compare view: a view's deltas by entity (rows [entity, base, new, delta,
+  // significance, p, note(, unit)]) ----
+  var CMP = data.comparison, C = null;
+  var SIG_MARK = { regressed: '\u25b2', improved: '\u25bc', unchanged: '~', inconclusive: '?' };
+  var SIG_TEXT = { regressed: 'regressed', improved: 'improved',
+    unchanged: 'unchanged or within noise', inconclusive: 'inconclusive',
+    added: 'new in this run', none: 'no figure to compare' };
+  var SIG_ORDER = ['regressed', 'improved', 'unchanged', 'inconclusive', 'added', 'none'];
+  function indexComparison(view) {
+    if (!CMP || !view.comparison) { return null; }
+    var byEntity = {};
+    view.comparison.deltas.forEach(function (row) { byEntity[row[0]] = row; });
+    return { view: view.comparison, byEntity: byEntity };
+  }
+  function deltaOf(e) { return C !== null && e >= 0 ? (C.byEntity[e] || null) : null; }
+  function sigOf(row) { return row[1] === null ? 'added' : CMP.significances[row[4]]; }
+  function rowUnit(row) { return row.length > 7 ? C.view.strings[row[7]] : C.view.metric.unit; }
+  function signed(v, unit) {
+    return (v > 0 ? '+' : v < 0 ? '-' : '\u00b1') + fmtValue(Math.abs(v), unit);
+  }
+  function relative(d, base) {
+    if (d === null || base === null) { return null; }
+    if (base === 0) { return d === 0 ? '0%' : 'from zero'; }
+    var r = 100 * d / Math.abs(base), a = Math.abs(r);
+    return (r > 0 ? '+' : r < 0 ? '-' : '') + (a < 10 ? a.toFixed(1) : a.toFixed(0)) + '%';
+  }
+  function deltaText(row) {
+    if (row[1] === null) { return 'new in this run'; }
+    if (row[3] === null) { return SIG_MARK.inconclusive + ' ' + fmtValue(row[1], rowUnit(row)); }
+    return markOf(sigOf(row), row[3]) + ' ' + signed(row[3], rowUnit(row)) + ' (' +
+      relative(row[3], row[1]) + ')';
+  }
+  function markOf(sig, delta) { return sig === 'unchanged' && delta === 0 ? '=' : SIG_MARK[sig]; }
+  function deltaTitle(row) {
+    var unit = rowUnit(row), sig = sigOf(row), parts = [];
+    parts.push('baseline ' + fmtValue(row[1], unit), 'new ' + fmtValue(row[2], unit));
+    if (row[3] !== null) {
+      parts.push(signed(row[3], unit) + ' (' + relative(row[3], row[1]) + ')');
+    }
+    var note = row[6] >= 0 ? C.view.strings[row[6]] : '';
+    var p = row[5] !== null && row[5] !== undefined ? 'adjusted p = ' + row[5] : '';
+    parts.push(SIG_TEXT[sig] + (note ? ': ' + note : '') + (p ? ', ' + p : ''));
+    return parts.join(' \u00b7 ');
+  }
+  function legendHtml() {
+    return SIG_ORDER.map(function (s) {
+      return '<span><i class="s-' + s + '"></i>' + esc(SIG_TEXT[s]) + '</span>';
+    }).join('');
+  }
+
   // ---- icicle chart ----
   var KIND_COLOURS = { model: '#8d99ae', module: '#5b8def', 'function': '#3bb3a0',
     line: '#f2b134', operator: '#f0733a', unit: '#a77bca', more: '#b8bec7' };
@@ -147,7 +205,16 @@ SCRIPT: Final = r"""
     }
     var canvas = $('chart'), box = $('chart-box'), tip = $('tip');
     var ctx = canvas.getContext('2d'), focus = 0, hits = [], width = 0, aggregates = 0;
+    var colourBy = C !== null ? 'change' : 'kind', sigColours = {};
     function kindOf(node) { return tree.kinds[tree.kind[node]]; }
+    function changeOf(node) {
+      var row = deltaOf(tree.entity[node]);
+      return row ? sigOf(row) : 'none';
+    }
+    function colourOf(node) {
+      if (colourBy === 'change') { return sigColours[changeOf(node)]; }
+      return KIND_COLOURS[kindOf(node)] || '#999';
+    }
     function label(node) {
       return tree.label[node] !== null ? tree.label[node] : entityName(tree.entity[node]);
     }
@@ -183,13 +250,16 @@ SCRIPT: Final = r"""
           }
           return;
         }
-        rect(cx, depth[c] * ROW, cw, KIND_COLOURS[kindOf(c)] || '#999', label(c), { node: c });
+        rect(cx, depth[c] * ROW, cw, colourOf(c), label(c), { node: c });
         layout(c, cx, cw);
         cx += cw;
       }
     }
     function draw() {
-      var dpr = window.devicePixelRatio || 1;
+      var dpr = window.devicePixelRatio || 1, style = getComputedStyle(document.documentElement);
+      SIG_ORDER.forEach(function (s) {
+        sigColours[s] = style.getPropertyValue('--sig-' + s).trim() || '#999';
+      });
       width = box.clientWidth;
       var height = (maxDepth + 1) * ROW;
       canvas.width = Math.round(width * dpr);
@@ -202,7 +272,7 @@ SCRIPT: Final = r"""
       hits = [];
       aggregates = 0;
       path(focus).forEach(function (a) {
-        var colour = a === focus ? KIND_COLOURS[kindOf(a)] : KIND_COLOURS.more;
+        var colour = a === focus ? colourOf(a) : KIND_COLOURS.more;
         rect(0, depth[a] * ROW, width, colour, label(a) + '  ' + sizeText(a), { node: a });
       });
       layout(focus, 0, width);
@@ -251,6 +321,19 @@ SCRIPT: Final = r"""
         out.push('<span class="k">of ' + esc(label(parent)) + '</span> ' +
           (100 * size / tree.size[parent]).toFixed(1) + '%');
       }
+      var row = deltaOf(e);
+      if (row) {
+        out.push('<span class="k">change</span> <span class="chg sig-' + sigOf(row) + '">' +
+          esc(deltaText(row)) + '</span>');
+        out.push('<span class="k">baseline</span> ' + esc(fmtValue(row[1], rowUnit(row))) +
+          ' <span class="k">' + esc(SIG_TEXT[sigOf(row)]) + '</span>');
+        if (row[6] >= 0) {
+          out.push('<span class="k">' + esc(C.view.strings[row[6]] +
+            (row[5] !== null ? ', adjusted p = ' + row[5] : '')) + '</span>');
+        }
+      } else if (C !== null && e >= 0) {
+        out.push('<span class="k">change</span> no figure to compare');
+      }
       var spans = tree.spans[String(node)];
       if (spans) {
         var count = tree.span_counts[String(node)];
@@ -281,6 +364,18 @@ SCRIPT: Final = r"""
       if (t) { zoom(Number(t.getAttribute('data-node'))); }
     };
     $('chart-reset').onclick = function () { zoom(0); };
+    var pick = $('chart-colour');
+    pick.hidden = C === null;
+    $('change-legend').hidden = C === null || colourBy !== 'change';
+    $('kind-legend').hidden = !$('change-legend').hidden;
+    $('change-legend').innerHTML = legendHtml();
+    pick.value = colourBy;
+    pick.onchange = function () {
+      colourBy = pick.value;
+      $('change-legend').hidden = colourBy !== 'change';
+      $('kind-legend').hidden = colourBy === 'change';
+      draw();
+    };
     function zoom(node) { focus = node; tip.style.display = 'none'; draw(); }
     window.addEventListener('resize', draw);
     draw();
@@ -301,6 +396,8 @@ SCRIPT: Final = r"""
         return null;
       },
       width: function () { return width; },
+      colourBy: function () { return colourBy; },
+      change: function (node) { return C !== null ? changeOf(node) : null; },
       nodes: n,
       drawn: function () { return hits.length; },
       aggregated: function () { return aggregates; },
@@ -316,11 +413,32 @@ SCRIPT: Final = r"""
   }
   function lineHtml(no, text, k, f) {
     var fig = k === undefined ? null : f.lines[k];
-    var cls = 'ln' + (fig ? ' has' + heatClass(fig[4]) : '');
+    var cls = 'ln' + (fig ? ' has' + heatClass(fig[4]) : ''), delta = '';
+    if (C !== null) {
+      var row = fig ? deltaOf(fig[1]) : null;
+      if (row) {
+        cls += ' sig-' + sigOf(row);
+        delta = '<span class="delta" title="' + esc(deltaTitle(row)) + '">' +
+          esc(deltaText(row)) + '</span>';
+      } else {
+        delta = '<span class="delta"></span>';
+      }
+    }
     return '<div class="' + cls + '" data-line="' + no + '"' + (fig ? ' data-k="' + k + '"' : '') +
       '><span class="no"><a>' + no + '</a></span><span class="fig">' +
-      (fig && fig[3] ? esc(fig[3]) : '') + '</span><span class="src">' +
+      (fig && fig[3] ? esc(fig[3]) : '') + '</span>' + delta + '<span class="src">' +
       (text === null ? '' : esc(text)) + '</span></div>';
+  }
+  function baseTd(e) {
+    var row = deltaOf(e);
+    return '<td class="num">' + esc(row && row[1] !== null ? fmtValue(row[1], rowUnit(row)) :
+      '\u2014') + '</td>';
+  }
+  function deltaTd(e) {
+    var row = deltaOf(e);
+    if (!row) { return '<td class="num sig-none"></td>'; }
+    return '<td class="num sig-' + sigOf(row) + '" title="' + esc(deltaTitle(row)) + '">' +
+      esc(deltaText(row)) + '</td>';
   }
   function renderFileBody(details, f) {
     var code = details.querySelector('.code'), byLine = {}, html = [], k;
@@ -346,6 +464,7 @@ SCRIPT: Final = r"""
   function opsHtml(fig) {
     var rows = V.table.rows, cols = V.table.columns, head = '<tr><th>Operator</th><th>Type</th>' +
       '<th class="num">' + esc(cols.length ? cols[0].name : 'figure') + '</th>' +
+      (C !== null ? '<th class="num">baseline</th><th class="num">change</th>' : '') +
       '<th>Measured in</th></tr>';
     var body = fig[5].map(function (e) {
       var row = rowOfEntity[e], type = '', units = '';
@@ -354,7 +473,8 @@ SCRIPT: Final = r"""
         units = rows[row][4].map(entityName).join(', ');
       }
       return '<tr><td class="mono">' + esc(entityName(e)) + '</td><td>' + esc(type) +
-        '</td><td class="num">' + esc(figure(entityValue(e), V.metric)) + '</td><td class="mono">' +
+        '</td><td class="num">' + esc(figure(entityValue(e), V.metric)) + '</td>' +
+        (C !== null ? baseTd(e) + deltaTd(e) : '') + '<td class="mono">' +
         esc(units) + '</td></tr>';
     }).join('');
     var more = fig[6] > fig[5].length ? '<p class="muted">and ' + (fig[6] - fig[5].length) +
@@ -435,7 +555,7 @@ SCRIPT: Final = r"""
   // ---- operator table ----
   var PAGE = 200;
   function Table(view) {
-    var t = view.table, fixed = ['Operator', 'Type', 'Module', 'Line'], nf = 5;
+    var t = view.table, fixed = ['Operator', 'Type', 'Module', 'Line'], nf = 5, DCOL = -1;
     var state = { column: t.columns.length ? nf : 0, dir: -1, shown: PAGE, filter: '' };
     var order = null;
     function cellValue(row, c) {
@@ -443,6 +563,7 @@ SCRIPT: Final = r"""
       if (c === 1) { return row[1] >= 0 ? t.strings[row[1]] : null; }
       if (c === 2) { return row[2] >= 0 ? entityName(row[2]) : null; }
       if (c === 3) { return row[3] >= 0 ? t.strings[row[3]] : null; }
+      if (c === DCOL) { var d = deltaOf(row[0]); return d ? d[3] : null; }
       return row[c];
     }
     function header() {
@@ -453,6 +574,10 @@ SCRIPT: Final = r"""
         cells.push('<th class="sortable num" data-col="' + (nf + k) + '">' + esc(col.name) +
           (col.unit ? ' <span class="muted">' + esc(col.unit) + '</span>' : '') + '</th>');
         if (k === 0 && view.metric) { cells.push('<th class="num">share</th>'); }
+        if (k === 0 && C !== null) {
+          cells.push('<th class="num">baseline</th>', '<th class="sortable num" data-col="' +
+            DCOL + '">change</th>');
+        }
       });
       $('op-head').innerHTML = '<tr>' + cells.join('') + '</tr>';
     }
@@ -464,7 +589,7 @@ SCRIPT: Final = r"""
         var hay = [0, 1, 2, 3].map(function (x) { return cellValue(rows[k], x) || ''; }).join(' ');
         if (hay.toLowerCase().indexOf(f) >= 0) { idx.push(k); }
       }
-      var numeric = c >= nf;
+      var numeric = c >= nf || c === DCOL;
       idx.sort(function (a, b) {
         var x = cellValue(rows[a], c), y = cellValue(rows[b], c);
         if (x === null || y === null) {
@@ -493,6 +618,7 @@ SCRIPT: Final = r"""
           if (c === 0 && view.metric) {
             cells.push('<td class="num">' + esc(fmtShare(v, view.metric.total) || '') + '</td>');
           }
+          if (c === 0 && C !== null) { cells.push(baseTd(e), deltaTd(e)); }
         }
         if (!t.columns.length && row[4].length) {
           cells.push('<td class="mono">' + esc(row[4].map(entityName).join(', ')) + '</td>');
@@ -519,7 +645,7 @@ SCRIPT: Final = r"""
       if (!th) { return; }
       var c = Number(th.getAttribute('data-col'));
       if (state.column === c) { state.dir = -state.dir; }
-      else { state.column = c; state.dir = c >= nf ? -1 : 1; }
+      else { state.column = c; state.dir = c >= nf || c === DCOL ? -1 : 1; }
       state.shown = PAGE;
       refresh();
     };
@@ -542,9 +668,109 @@ SCRIPT: Final = r"""
     };
   }
 
-  // ---- the compare view's hook (deltas coloured by significance): nothing yet ----
+  // ---- the compare section: legend, how figures were judged, lines, model metrics, changes ----
+  function placeOf(view) {
+    var places = {};
+    view.files.forEach(function (f) {
+      f.lines.forEach(function (l) { places[l[1]] = { file: f.display, line: l[0] }; });
+    });
+    return places;
+  }
+  function changeRows(rows, strings, head) {
+    return '<table><thead><tr><th>Kind</th><th>Name</th><th>Where</th><th class="num">' +
+      esc(head) + '</th></tr></thead><tbody>' + rows.map(function (r) {
+        var where = r[2] ? r[2].replace(/\\/g, '/').split('/').pop() : '';
+        where += r[2] && r[3] ? ':' + r[3] : '';
+        return '<tr><td>' + esc(strings[r[0]]) + '</td><td class="mono">' + esc(r[1]) +
+          '</td><td class="mono">' + esc(where) + '</td><td class="num">' +
+          esc(r[4] !== null ? fmtValue(r[4], strings[r[5]]) : '\u2014') + '</td></tr>';
+      }).join('') + '</tbody></table>';
+  }
+  function modelTable(cv) {
+    return '<h3>Result metrics</h3><table class="metrics"><thead><tr><th>Metric</th>' +
+      '<th class="num">Baseline</th><th class="num">This run</th><th class="num">Change</th>' +
+      '<th>Verdict</th></tr></thead><tbody>' + cv.model.map(function (m) {
+        // [name, unit, base, new, delta, significance, p, note]
+        var sig = m[2] === null ? 'added' : CMP.significances[m[5]];
+        var note = (m[7] >= 0 ? cv.strings[m[7]] : '') +
+          (m[6] !== null ? ', adjusted p = ' + m[6] : '');
+        var change = m[4] === null ? '\u2014' :
+          signed(m[4], m[1]) + ' (' + relative(m[4], m[2]) + ')';
+        var mark = SIG_MARK[sig] ? markOf(sig, m[4]) + ' ' : '';
+        return '<tr><td class="mono">' + esc(m[0]) + '</td><td class="num">' +
+          esc(m[2] !== null ? fmtValue(m[2], m[1]) : '\u2014') + '</td><td class="num">' +
+          esc(m[3] !== null ? fmtValue(m[3], m[1]) : '\u2014') + '</td><td class="num sig-' +
+          sig + '">' + esc(mark + change) + '</td><td>' + esc(SIG_TEXT[sig]) +
+          ' <span class="muted">' + esc(note) + '</span></td></tr>';
+      }).join('') + '</tbody></table>';
+  }
   function applyComparison(comparison) {
-    if (comparison === null || comparison === undefined) { return; }
+    var box = $('compare'), body = $('compare-body');
+    if (comparison === null || comparison === undefined) { box.hidden = true; return; }
+    box.hidden = false;
+    var html = '<p class="meta">Baseline <b class="mono">' + esc(comparison.baseline) +
+      '</b> \u00b7 this run <b class="mono">' + esc(comparison.current) + '</b></p>' +
+      '<p class="meta">Figures with per-run values: Mann\u2013Whitney U on the runs, ' +
+      esc(comparison.correction) + ' correction across each kind of figure, level ' +
+      esc(String(comparison.level)) + '; figures without them compared exactly (threshold ' +
+      esc((100 * comparison.estimate_threshold).toFixed(1)) + '%). Only significant changes ' +
+      'are coloured as regressed or improved.</p><div class="legend sig-legend">' +
+      legendHtml() + '</div>';
+    comparison.warnings.forEach(function (w) {
+      html += '<p class="warn">\u26a0 ' + esc(w) + '</p>';
+    });
+    if (C === null) {
+      body.innerHTML = html + '<p class="muted">This result has no counterpart in the baseline ' +
+        '(another kind, producer or mode): nothing to compare.</p>';
+      return;
+    }
+    var cv = C.view, tally = cv.lines, places = placeOf(V);
+    html += '<h3>Lines by ' + esc(cv.metric.name) + (cv.metric.unit ? ' (' + esc(cv.metric.unit) +
+      ')' : '') + '</h3><p id="compare-tally">' + ['regressed', 'improved', 'unchanged',
+      'inconclusive'].map(function (s) {
+        var cls = tally[s] > 0 ? 'chg sig-' + s : 'chg muted';
+        return '<span class="' + cls + '">' + tally[s] + ' ' + esc(SIG_TEXT[s]) + '</span>';
+      }).join(' \u00b7 ') + '</p>';
+    var changed = cv.deltas.filter(function (row) {
+      var s = sigOf(row);
+      return places[row[0]] && (s === 'regressed' || s === 'improved');
+    }).sort(function (a, b) { return Math.abs(b[3]) - Math.abs(a[3]); });
+    if (changed.length) {
+      html += '<ul id="compare-lines">' + changed.map(function (row) {
+        var at = places[row[0]];
+        return '<li><a data-file="' + esc(at.file) + '" data-line="' + at.line + '">' +
+          esc(at.file + ':' + at.line) + '</a> <span class="chg sig-' + sigOf(row) + '" title="' +
+          esc(deltaTitle(row)) + '">' + esc(deltaText(row)) + '</span> <span class="muted">' +
+          esc(fmtValue(row[1], rowUnit(row)) + ' \u2192 ' + fmtValue(row[2], rowUnit(row))) +
+          '</span></li>';
+      }).join('') + '</ul>';
+    }
+    if (cv.model.length) { html += modelTable(cv); }
+    html += '<h3>Only in one run</h3><p id="compare-counts">' + cv.added_count +
+      ' entit' + (cv.added_count === 1 ? 'y' : 'ies') + ' with figures only in this run, ' +
+      cv.removed_count + ' only in the baseline.</p>';
+    var kinds = Object.keys(cv.counts).filter(function (k) {
+      return cv.counts[k].added || cv.counts[k].removed;
+    });
+    if (kinds.length) {
+      html += '<p class="muted">All entities, with figures or not: ' + kinds.map(function (k) {
+        var c = cv.counts[k];
+        return esc(k) + ' ' + c.common + ' in both, ' + c.added + ' new, ' + c.removed + ' gone';
+      }).join('; ') + '.</p>';
+    }
+    [['added', 'This run only', 'figure'], ['removed', 'Baseline only', 'baseline figure']]
+      .forEach(function (part) {
+        var rows = cv[part[0]], count = cv[part[0] + '_count'];
+        if (!rows.length) { return; }
+        html += '<details id="compare-' + part[0] + '"><summary>' + esc(part[1]) + ' (' + count +
+          ')</summary>' + changeRows(rows, cv.strings, part[2]) + (count > rows.length ?
+          '<p class="muted">and ' + (count - rows.length) + ' more</p>' : '') + '</details>';
+      });
+    body.innerHTML = html;
+    body.onclick = function (ev) {
+      var a = ev.target.closest('a[data-line]');
+      if (a) { showLine(a.getAttribute('data-file'), Number(a.getAttribute('data-line'))); }
+    };
   }
 
   function renderView(k) {
@@ -556,6 +782,8 @@ SCRIPT: Final = r"""
       (metric.total_text ? ' \u00b7 model total <b>' + esc(metric.total_text) + '</b>' : '') : '';
     rowOfEntity = {};
     V.table.rows.forEach(function (row, r) { rowOfEntity[row[0]] = r; });
+    C = indexComparison(V);
+    report.compare = C === null ? null : { lines: C.view.lines, deltas: C.view.deltas.length };
     report.chart = Chart(V);
     renderFiles(V);
     report.table = Table(V);

@@ -3,7 +3,9 @@
 Light and dark schemes follow the viewer's preference (and VS Code's theme variables when the page
 runs in a webview). Heat is expressed by classes ``h0`` .. ``h20`` (5% steps of a line's share of
 the model total) so the page needs no ``style`` attributes, which a nonce-only Content Security
-Policy (a VS Code webview) would block.
+Policy (a VS Code webview) would block. The compare view's colours are custom properties
+(``--sig-regressed``...): the line and table classes ``sig-<significance>`` and the chart (which
+reads them from the page) share them.
 """
 
 from __future__ import annotations
@@ -30,11 +32,16 @@ STYLE: Final = (
     """
 :root{--fg:#1d1f23;--muted:#5f6670;--bg:#fff;--panel:#f5f6f8;--line:#e3e5e9;--accent:#0b62c4;
 --heat-rgb:255,112,40;--mono:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;
---sans:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+--sans:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;
+--sig-regressed:#d7301f;--sig-improved:#1a9850;--sig-unchanged:#aab2bd;--sig-inconclusive:#d8c27c;
+--sig-added:#6baed6;--sig-none:#e1e4e8;--sig-regressed-bg:rgba(215,48,31,.2);
+--sig-improved-bg:rgba(26,152,80,.2);--sig-regressed-fg:#9b1c0c;--sig-improved-fg:#0d6a35}
 @media (prefers-color-scheme:dark){:root{--fg:#e6e8eb;--muted:#9aa3ad;--bg:#15171a;
---panel:#1f2227;--line:#30343a;--accent:#5aa9ff;--heat-rgb:255,128,64}}
+--panel:#1f2227;--line:#30343a;--accent:#5aa9ff;--heat-rgb:255,128,64;--sig-none:#3a3f46;
+--sig-unchanged:#6c7480;--sig-regressed-fg:#ff9a8a;--sig-improved-fg:#7fdca5}}
 body.vscode-dark,body.vscode-high-contrast{--fg:#e6e8eb;--muted:#9aa3ad;--bg:#15171a;
---panel:#1f2227;--line:#30343a;--accent:#5aa9ff}
+--panel:#1f2227;--line:#30343a;--accent:#5aa9ff;--sig-none:#3a3f46;--sig-unchanged:#6c7480;
+--sig-regressed-fg:#ff9a8a;--sig-improved-fg:#7fdca5}
 *{box-sizing:border-box}
 body{margin:0;padding:0 24px 48px;font:14px/1.45 var(--sans);color:var(--fg);background:var(--bg)}
 header{padding:18px 0 8px;border-bottom:1px solid var(--line)}
@@ -99,6 +106,25 @@ vertical-align:-1px}
 .k-model{background:#8d99ae}.k-module{background:#5b8def}.k-function{background:#3bb3a0}
 .k-line{background:#f2b134}.k-operator{background:#f0733a}.k-unit{background:#a77bca}
 .k-more{background:#b8bec7}
+.s-regressed{background:var(--sig-regressed)}.s-improved{background:var(--sig-improved)}
+.s-unchanged{background:var(--sig-unchanged)}.s-inconclusive{background:var(--sig-inconclusive)}
+.s-added{background:var(--sig-added)}.s-none{background:var(--sig-none)}
+.ln .delta{flex:0 0 170px;text-align:right;padding-right:10px;white-space:nowrap;overflow:hidden}
+.ln.sig-regressed{box-shadow:inset 4px 0 0 var(--sig-regressed)}
+.ln.sig-improved{box-shadow:inset 4px 0 0 var(--sig-improved)}
+.sig-regressed>.delta,td.sig-regressed,.chg.sig-regressed{background:var(--sig-regressed-bg);
+color:var(--sig-regressed-fg);font-weight:600}
+.sig-improved>.delta,td.sig-improved,.chg.sig-improved{background:var(--sig-improved-bg);
+color:var(--sig-improved-fg);font-weight:600}
+.sig-unchanged>.delta,td.sig-unchanged,.chg.sig-unchanged{color:var(--muted)}
+.sig-inconclusive>.delta,td.sig-inconclusive,.chg.sig-inconclusive{color:var(--muted);
+font-style:italic}
+.sig-added>.delta,td.sig-added,.chg.sig-added{color:var(--accent)}
+.chg{padding:0 4px;border-radius:3px;white-space:nowrap}
+#compare ul{margin:4px 0 8px;padding-left:20px}
+#compare a{color:var(--accent);cursor:pointer}
+#compare details{margin:6px 0}
+#compare details>summary{cursor:pointer}
 footer{margin-top:36px;color:var(--muted);font-size:12px}
 """
     + _heat_rules()

@@ -3,23 +3,27 @@
 ``build_payload`` = the summary (model, target, backends, and per result its kind, status,
 producer, mode, runs, metrics and warnings) plus one *view* per result that has entities with
 figures: its dominant metric and total, the entity table, the annotated files, the chart's tree
-and the operator table. The page's script renders only this value; nothing else reaches the page.
-Pure; linear in the size of the document plus the source texts.
+and the operator table, and with a baseline (a ``core.compare`` comparison whose new run is this
+document) the view's deltas (``comparison.comparison_view``) and the page-wide compare facts.
+The page's script renders only this value; nothing else reaches the page. Pure; linear in the
+size of the document plus the source texts (and the comparison's entity deltas).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from perfline.core.report_html.annotated import annotated_files
-from perfline.core.report_html.comparison import Comparison, comparison_payload
 from perfline.core.report_html.entity_table import EntityTable, rounded
 from perfline.core.report_html.hierarchy import build_hierarchy
 from perfline.core.report_html.labels import Metric, format_value, number
 from perfline.core.report_html.operator_table import operator_rows
 from perfline.core.report_html.result_index import ResultIndex, index_document
 from perfline.core.report_html.source_text import SourceText, function_names
+
+if TYPE_CHECKING:
+    from perfline.core.compare.comparison import Comparison
 
 PAYLOAD_VERSION = 1
 
@@ -143,7 +147,12 @@ def _metric_payload(metric: Metric | None, total: float | None) -> dict[str, Any
     }
 
 
-def _view(index: ResultIndex, sources: Mapping[str, SourceText], model_name: str) -> dict[str, Any]:
+def _view(
+    index: ResultIndex,
+    sources: Mapping[str, SourceText],
+    model_name: str,
+    comparison: Comparison | None,
+) -> dict[str, Any]:
     names: dict[str, list[str | None]] = {}
 
     def function_of(file: str, line: int) -> str | None:
@@ -158,6 +167,12 @@ def _view(index: ResultIndex, sources: Mapping[str, SourceText], model_name: str
     files = annotated_files(index, sources, entities)
     tree = build_hierarchy(index, entities, model_name, function_of)
     table = operator_rows(index, sources, entities)
+    compared = None
+    if comparison is not None:  # after the sections: only the entities they show get deltas
+        from perfline.core.report_html.comparison import comparison_view, deltas_for_result
+
+        deltas = deltas_for_result(comparison, index.position, index.metric)
+        compared = comparison_view(deltas, entities)
     result = index.result
     return {
         "result": index.position,
@@ -168,6 +183,7 @@ def _view(index: ResultIndex, sources: Mapping[str, SourceText], model_name: str
         "tree": tree,
         "table": table,
         "entities": entities.payload(),
+        "comparison": compared,
     }
 
 
@@ -178,11 +194,12 @@ def build_payload(
     metric: str | None = None,
     comparison: Comparison | None = None,
 ) -> dict[str, Any]:
-    """The page data: summary, one view per result with figures, and the comparison slot."""
+    """The page data: summary, one view per result with figures, and the comparison with the
+    baseline (``comparison``: ``document`` is its new run)."""
     info = summary(document)
     model_name = info["model"]["name"] or "model"
     views = [
-        _view(index, sources, model_name)
+        _view(index, sources, model_name, comparison)
         for index in index_document(document, metric)
         if index.values
     ]
@@ -190,5 +207,13 @@ def build_payload(
         "version": PAYLOAD_VERSION,
         "summary": info,
         "views": views,
-        "comparison": comparison_payload(comparison),
+        "comparison": _comparison_payload(comparison),
     }
+
+
+def _comparison_payload(comparison: Comparison | None) -> dict[str, Any] | None:
+    if comparison is None:
+        return None
+    from perfline.core.report_html.comparison import comparison_payload
+
+    return comparison_payload(comparison)

@@ -1,8 +1,11 @@
 """The ``perfline/*`` requests (``docs/api.md``): answered by the connection's view, which
-maps analysis lines to the lines the client has now; API errors become JSON-RPC errors."""
+maps analysis lines to the lines the client has now; API errors become JSON-RPC errors. The
+slow ones (``api.THREADED_METHODS``: the report page) run on a worker thread, so the
+connection keeps answering hints and hovers meanwhile."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any
 
 from pygls.exceptions import JsonRpcException
@@ -25,7 +28,10 @@ def _handler(method: str) -> Any:
     def handle(ls: PerflineServer, params: Any) -> Any:
         return answer(ls, method, params)
 
-    return handle
+    async def handle_in_thread(ls: PerflineServer, params: Any) -> Any:
+        return await asyncio.to_thread(answer, ls, method, params)
+
+    return handle_in_thread if method in api.THREADED_METHODS else handle
 
 
 FEATURES = tuple(Feature(method, _handler(method)) for method in api.METHODS)

@@ -87,6 +87,7 @@ class Engine:
             self._backend_runs,
             metric,
         )
+        self._metric = metric
         timing = Timing(debounce, min(quick, debounce), settle, housekeeping)
         self._scheduler = Scheduler(parts, timing, workers)
         self._closed = False
@@ -241,6 +242,18 @@ class Engine:
 
     def running_since(self, name: str) -> float | None:
         return self._results.running_since(name)
+
+    def resolve_source(self, recorded: str) -> Path | None:
+        """The workspace file a source path recorded in a result names (path maps, source
+        roots, unique suffix: the resolver the line index used), or ``None``; never a file
+        outside the workspace or an allowed root."""
+        return self._ground.resolver.resolve(recorded)
+
+    @property
+    def display_metric(self) -> str | None:
+        """The metric figures are shown by: ``--metric`` of the daemon, else ``[display]
+        metric`` of ``perfline.toml``, else ``None`` (the dominant one)."""
+        return self._metric or self._ground.config.display.metric
 
     def resolve_client_path(self, text: str) -> Path:
         """A client-given path resolved inside the workspace (or an allowed root), or

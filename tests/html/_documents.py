@@ -80,3 +80,27 @@ def nx_processed(chains: int) -> dict[str, Any]:
     """An NX-shaped document of the benchmark, post-processed."""
     document: dict[str, Any] = json.loads(_nx_text(chains))
     return document
+
+
+@functools.cache
+def _pair_texts(runs: int, factor: float) -> tuple[str, str]:
+    from perfline.clients.cli.compare import load_side
+    from tests.html.compare_pair import write_pair
+
+    folder = Path(tempfile.mkdtemp(prefix="perfline-html-pair-"))
+    try:
+        base, new = write_pair(folder, runs=runs, factor=factor)
+        texts = tuple(
+            json.dumps(load_side(side, role, PipelineSettings())[0])
+            for side, role in ((base, "baseline"), (new, "new run"))
+        )
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return texts[0], texts[1]
+
+
+def example_pair(runs: int = 30, factor: float = 1.25) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The processed baseline and new run of ``tests/html/compare_pair.py`` (``runs`` runs each;
+    the operators of ``dscnn.py:26`` ``factor`` times slower in the new run), fresh copies."""
+    base, new = _pair_texts(runs, factor)
+    return json.loads(base), json.loads(new)

@@ -104,3 +104,37 @@ def test_daemon_entry_point_names_local_files(workspace: Path) -> None:
     (file,) = _data(page)["views"][0]["files"]
     assert file["location"] == str((workspace / "model" / "dscnn.py").resolve())
     assert "'nonce-n0nce123'" in page
+
+
+def test_compare_html_writes_the_compare_view(workspace: Path, tmp_path: Path) -> None:
+    from perfline.core.report_html.comparison import SIGNIFICANCES
+    from tests.html.compare_pair import write_pair
+
+    base, new = write_pair(tmp_path / "pair", runs=10)
+    out = tmp_path / "compare.html"
+    done = CliRunner().invoke(
+        cli, ["compare", base, new, "--html", str(out), "--source-root", str(workspace)]
+    )
+    assert done.exit_code == 0, done.output
+    assert "dscnn.py:26" in done.stdout  # the text table is still printed
+    data = _data(out.read_text())
+    assert data["comparison"]["baseline"] == base and data["comparison"]["current"] == new
+    (view,) = data["views"]
+    (file,) = view["files"]
+    assert file["display"] == "model/dscnn.py" and file["text"] == SOURCE.read_text().splitlines()
+    assert file["location"] is None
+    (line_26,) = [line for line in file["lines"] if line[0] == 26]
+    (row,) = [r for r in view["comparison"]["deltas"] if r[0] == line_26[1]]
+    assert SIGNIFICANCES[row[4]] == "regressed" and row[2] > row[1]
+    assert "<title>perfline compare: new.etrecord</title>" in out.read_text()
+
+
+def test_compare_html_bad_target(workspace: Path, tmp_path: Path) -> None:
+    from tests.html.compare_pair import write_pair
+
+    base, new = write_pair(tmp_path / "pair", runs=3)
+    target = tmp_path / "missing" / "c.html"
+    done = CliRunner().invoke(
+        cli, ["compare", base, new, "--html", str(target), "--source-root", str(workspace)]
+    )
+    assert done.exit_code == 2 and "does not exist" in done.stderr

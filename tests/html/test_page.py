@@ -13,12 +13,7 @@ from typing import Any
 
 import pytest
 
-from perfline.core.report_html import (
-    Comparison,
-    FigureDelta,
-    SourceText,
-    render_report_html,
-)
+from perfline.core.report_html import SourceText, render_report_html
 from perfline.core.report_html.page_script import SCRIPT
 from perfline.core.report_html.page_style import STYLE
 from perfline.core.report_html.payload import build_payload
@@ -106,19 +101,13 @@ def test_nonce_for_a_webview() -> None:
         _page(example_document(), nonce='bad" onload="x')
 
 
-def test_deterministic_and_comparison_slot() -> None:
+def test_deterministic_and_no_comparison_without_baseline() -> None:
     document = example_document()
-    first, _ = _page(document)
+    first, parser = _page(document)
     second, _ = _page(document)
     assert first == second
-    comparison = Comparison(
-        "baseline.json",
-        0,
-        (FigureDelta("code_line/x", "duration_avg", "ms", 1.0, 2.0, "regressed", "test"),),
-    )
-    with_baseline, parser = _page(document, comparison=comparison)
-    assert json.loads(parser.data["perfline-data"])["comparison"] is None  # nothing drawn yet
-    assert with_baseline == first
+    data = json.loads(parser.data["perfline-data"])
+    assert data["comparison"] is None and data["views"][0]["comparison"] is None
 
 
 def test_result_without_figures() -> None:

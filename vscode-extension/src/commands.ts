@@ -1,7 +1,8 @@
 /**
- * The `perfline.*` commands: Reanalyze, Show Result JSON, Show Breakdown, Select Job, Show Log,
- * Restart Server. Each reads its arguments (a job id when invoked from a code lens or a script),
- * asks the controller, and shows the outcome.
+ * The `perfline.*` commands: Reanalyze, Show Result JSON, Show Breakdown, Show Report, Select
+ * Job, Show Log, Restart Server. Each reads its arguments (a job id when invoked from a code
+ * lens or a script; Show Report also `{job, baseline}`), asks the controller, and shows the
+ * outcome.
  */
 
 import * as vscode from 'vscode';
@@ -18,6 +19,8 @@ import {
   parseBreakdown,
   resultDocument,
 } from './protocol';
+import { reportRequest } from './report';
+import type { ReportPanels } from './reportPanel';
 import type { VirtualDocuments } from './virtualDocs';
 
 export const NO_WORKSPACE =
@@ -28,6 +31,7 @@ export const NO_WORKSPACE =
 export function registerCommands(
   current: () => Controller | undefined,
   docs: VirtualDocuments,
+  reports: ReportPanels,
 ): vscode.Disposable[] {
   const guarded =
     (name: string, body: (controller: Controller, ...args: unknown[]) => Promise<void>) =>
@@ -91,6 +95,17 @@ export function registerCommands(
       'perfline.showBlock',
       guarded('Show Block Breakdown', async (controller, uri, first, last) => {
         await showBreakdown(controller, docs, undefined, codeBlock(uri, first, last) ?? currentLine());
+      }),
+    ),
+    vscode.commands.registerCommand(
+      'perfline.showReport',
+      guarded('Show Report', async (controller, arg) => {
+        const request = reportRequest(arg);
+        const job = request.job ?? (await jobOrAsk(controller, undefined));
+        if (job === undefined) {
+          return;
+        }
+        await reports.show(controller, { ...request, job });
       }),
     ),
     vscode.commands.registerCommand(

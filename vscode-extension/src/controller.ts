@@ -3,6 +3,7 @@
  * the active job, the analysis progress, and the status bar item built from them (its figures
  * come written from the server's `perfline/summary`). Commands
  * (`commands.ts`) call into it; it owns no UI other than the status bar and error messages.
+ * `onDidChangeResult` tells views of a job (the report panels) that its result changed.
  */
 
 import * as vscode from 'vscode';
@@ -53,6 +54,9 @@ export class Controller implements vscode.Disposable {
   private summary: JobSummary | undefined;
   private refreshTimer: NodeJS.Timeout | undefined;
   private lastProblems = '';
+  private readonly resultChanged = new vscode.EventEmitter<string | undefined>();
+  /** A job's result changed (`undefined`: every job's may have). */
+  readonly onDidChangeResult = this.resultChanged.event;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -89,6 +93,7 @@ export class Controller implements vscode.Disposable {
     this.disposables.push(
       this.output,
       this.status,
+      this.resultChanged,
       vscode.workspace.onDidChangeConfiguration((event) => this.onConfigurationChanged(event)),
     );
     this.updateStatus();
@@ -323,6 +328,7 @@ export class Controller implements vscode.Disposable {
     } else {
       this.documents.delete(job);
     }
+    this.resultChanged.fire(job);
     if (this.refreshTimer !== undefined) {
       clearTimeout(this.refreshTimer);
     }

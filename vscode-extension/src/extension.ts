@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import { registerCommands } from './commands';
 import { Controller } from './controller';
 import { EXCLUDE_GLOB, MARKER_GLOB } from './markers';
+import { ReportPanels } from './reportPanel';
 import { SCHEME, VirtualDocuments } from './virtualDocs';
 
 let controller: Controller | undefined;
@@ -24,10 +25,12 @@ async function perflineFolder(): Promise<vscode.WorkspaceFolder | undefined> {
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const docs = new VirtualDocuments();
+  const reports = new ReportPanels();
   context.subscriptions.push(
     docs,
+    reports,
     vscode.workspace.registerTextDocumentContentProvider(SCHEME, docs),
-    ...registerCommands(() => controller, docs),
+    ...registerCommands(() => controller, docs, reports),
   );
 
   const startIn = async (folder: vscode.WorkspaceFolder): Promise<void> => {

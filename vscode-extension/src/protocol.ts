@@ -12,6 +12,7 @@ export const Methods = {
   status: 'perfline/status',
   summary: 'perfline/summary',
   breakdown: 'perfline/breakdown',
+  reportHtml: 'perfline/reportHtml',
   resultChanged: 'perfline/resultChanged',
 } as const;
 

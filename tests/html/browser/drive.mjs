@@ -10,7 +10,15 @@
  *   4. no request leaves the page (every request is counted; only the file itself may load).
  *   5. the page formats numbers as perfline's Python does (--formats: [value, unit, text] rows);
  *   6. with --aggregate OTHER.html (a large result): that page opens, and its chart draws fewer
- *      rectangles than it has nodes, folding siblings narrower than a pixel into "+N" blocks.
+ *      rectangles than it has nodes, folding siblings narrower than a pixel into "+N" blocks;
+ *   7. with --compare PAGE.html (the compare view) and --compare-json (`perfline compare --json`
+ *      of the same runs: the expected verdicts): the --regressed line is coloured as regressed
+ *      in the source (its bar and delta cell), in the chart (the pixels of its node) and in the
+ *      table (sorted by change, the operators under it first), the --noise line (a change the
+ *      comparison judged noise) carries no change colour anywhere, the compare section tallies
+ *      the lines and its link shows the regressed line, and no request leaves the page;
+ *   8. with --changes PAGE.html (a compare view of runs whose entities differ) and --changes-json:
+ *      the entities only the new run has are listed, as many as `perfline compare --json` counts.
  * Screenshots go to --shots. Exit code 0 only if every check passed.
  * With --measure it only opens the page and prints {"readyAt": ms, "wall": ms} as JSON (the
  * benchmark's time to interactive).
@@ -35,6 +43,12 @@ const { values: args } = parseArgs({
     measure: { type: 'boolean', default: false },
     formats: { type: 'string' },
     aggregate: { type: 'string' },
+    compare: { type: 'string' },
+    'compare-json': { type: 'string' },
+    regressed: { type: 'string', default: '26' },
+    noise: { type: 'string', default: '40' },
+    changes: { type: 'string' },
+    'changes-json': { type: 'string' },
     timeout: { type: 'string', default: '60000' },
   },
 });
@@ -277,6 +291,149 @@ if (args.aggregate) {
   check('no request leaves the large page', bigOthers.length === 0, `${bigOthers.length} others`);
   check('no script errors on the large page', errors.length === 0, errors.join(' | ') || 'none');
 }
+// 7. The compare view.
+if (args.compare) {
+  const compareUrl = pathToFileURL(args.compare).href;
+  const before = requests.length;
+  await page.goto(compareUrl, { waitUntil: 'load', timeout });
+  await page.waitForSelector('html[data-ready="1"]', { timeout });
+  const expectedCompare = JSON.parse(readFileSync(args['compare-json'], 'utf8'));
+  const verdictOf = (no) => {
+    for (const result of expectedCompare.results) {
+      for (const e of result.entities) {
+        if (e.kind === 'code_line' && e.new_line === no) {
+          return e.metrics.find((m) => m.name === 'duration_avg') ?? null;
+        }
+      }
+    }
+    return null;
+  };
+  const bad = Number(args.regressed), calm = Number(args.noise);
+  const want = { bad: verdictOf(bad), calm: verdictOf(calm) };
+  check('compare: the expected verdicts (perfline compare --json)',
+    want.bad?.verdict === 'regression' && want.bad.significant &&
+      want.calm?.verdict === 'noise' && !want.calm.significant && want.calm.delta !== 0,
+    `line ${bad}: ${want.bad?.verdict} (p ${want.bad?.p_adjusted}), line ${calm}: ` +
+      `${want.calm?.verdict} (delta ${want.calm?.delta}, p ${want.calm?.p_adjusted})`);
+  /** A source line's classes, delta text and the delta cell's colours as the browser computes them. */
+  const lineLook = (no) => page.evaluate(([file, n]) => {
+    const ln = document.querySelector(`details.file[data-file="${file}"] .ln[data-line="${n}"]`);
+    if (!ln) { return null; }
+    const delta = ln.querySelector('.delta');
+    const style = getComputedStyle(delta);
+    return { classes: [...ln.classList], text: delta.textContent, background: style.backgroundColor,
+      colour: style.color, bar: getComputedStyle(ln).boxShadow };
+  }, [args.file, no]);
+  const rgba = (text) => (/rgba?\(([^)]+)\)/.exec(text ?? '')?.[1].split(',').map(Number)) ?? [0, 0, 0, 0];
+  const reddish = (text) => { const [r, g, b, a = 1] = rgba(text); return a > 0 && r > 150 && r > 2 * g && r > 2 * b; };
+  const transparent = (text) => { const c = rgba(text); return c.length === 4 && c[3] === 0; };
+  const badLine = await lineLook(bad);
+  const calmLine = await lineLook(calm);
+  check(`compare: line ${bad} coloured as regressed`,
+    badLine !== null && badLine.classes.includes('sig-regressed') && reddish(badLine.background) &&
+      reddish(badLine.bar) && badLine.text.startsWith('\u25b2 +'),
+    `classes ${badLine?.classes.join(' ')}, delta "${badLine?.text}", background ${badLine?.background}, bar ${badLine?.bar}`);
+  check(`compare: line ${calm} (noise) not coloured`,
+    calmLine !== null && calmLine.classes.includes('sig-unchanged') && transparent(calmLine.background) &&
+      calmLine.bar === 'none' && calmLine.text.startsWith('~ ') && !reddish(calmLine.colour),
+    `classes ${calmLine?.classes.join(' ')}, delta "${calmLine?.text}", background ${calmLine?.background}, bar ${calmLine?.bar}`);
+  await page.locator(`details.file[data-file="${args.file}"] .ln[data-line="${bad}"]`).evaluate(
+    (el) => el.scrollIntoView({ block: 'center' }));
+  await shot('compare-source');
+  // The chart: the pixels of each line's node.
+  const pixels = await page.evaluate(([a, b]) => {
+    const c = window.perflineReport.chart, canvas = document.getElementById('chart');
+    const box = canvas.getBoundingClientRect(), dpr = window.devicePixelRatio || 1;
+    const ctx = canvas.getContext('2d');
+    const at = (label) => {
+      const node = c.find(label), r = node >= 0 ? c.rect(node) : null;
+      if (!r) { return null; }
+      const x = Math.round((r.x - box.left + 2) * dpr), y = Math.round((r.y - box.top + 3) * dpr);
+      return { change: c.change(node), rgb: [...ctx.getImageData(x, y, 1, 1).data].slice(0, 3) };
+    };
+    const root = getComputedStyle(document.documentElement);
+    return { mode: c.colourBy(), bad: at(a), calm: at(b),
+      regressed: root.getPropertyValue('--sig-regressed').trim(),
+      unchanged: root.getPropertyValue('--sig-unchanged').trim() };
+  }, [`${args.file}:${bad}`, `${args.file}:${calm}`]);
+  const hex = (rgb) => rgb ? '#' + rgb.map((v) => v.toString(16).padStart(2, '0')).join('') : null;
+  check('compare: chart coloured by change',
+    pixels.mode === 'change' && pixels.bad?.change === 'regressed' && hex(pixels.bad.rgb) === pixels.regressed &&
+      pixels.calm?.change === 'unchanged' && hex(pixels.calm.rgb) === pixels.unchanged,
+    `line ${bad} node ${hex(pixels.bad?.rgb)} (${pixels.bad?.change}; regressed is ${pixels.regressed}), ` +
+      `line ${calm} node ${hex(pixels.calm?.rgb)} (${pixels.calm?.change}; unchanged is ${pixels.unchanged})`);
+  await page.locator('#chart').scrollIntoViewIfNeeded();
+  const node = await page.evaluate((label) => {
+    const c = window.perflineReport.chart;
+    return c.rect(c.find(label));
+  }, `${args.file}:${bad}`);
+  if (node) {
+    await page.mouse.move(node.x + 20, node.y + node.height / 2);
+    const tip = page.locator('#tip');
+    await tip.waitFor({ state: 'visible', timeout: 5000 });
+    const tipText = (await tip.textContent()) ?? '';
+    check('compare: chart tooltip has the change', /change.*\u25b2 \+.*baseline.*regressed/.test(tipText),
+      JSON.stringify(tipText.slice(0, 200)));
+  }
+  await shot('compare-chart');
+  await page.mouse.move(5, 5);
+  // The table sorted by change: the operators under the regressed line first, coloured.
+  await page.locator('#op-head th', { hasText: /^change$/ }).first().click();
+  const top = await page.$$eval('#op-body tr', (trs) => trs.slice(0, 6).map((tr) => {
+    const cells = [...tr.querySelectorAll('td')];
+    const change = cells.find((td) => /sig-/.test(td.className));
+    return { line: cells[3]?.textContent, cls: change?.className ?? '', text: change?.textContent ?? '' };
+  }));
+  const underBad = top.filter((r) => r.line === `${args.file}:${bad}`);
+  check('compare: table sorted by change',
+    top.length >= 4 && top.slice(0, 4).every((r) => r.line === `${args.file}:${bad}` && /sig-regressed/.test(r.cls)) &&
+      !top.slice(4).some((r) => /sig-regressed|sig-improved/.test(r.cls) && r.line === `${args.file}:${calm}`),
+    `first rows: ${top.map((r) => `${r.line} ${r.text} [${r.cls}]`).join('; ')} (${underBad.length} under line ${bad})`);
+  await page.locator('#op-table').scrollIntoViewIfNeeded();
+  await shot('compare-table');
+  // The compare section: tally and the link to the regressed line.
+  const tally = (await page.locator('#compare-tally').textContent()) ?? '';
+  const links = await page.locator('#compare-lines a').allTextContents();
+  check('compare: section tallies the lines',
+    /\b1 regressed\b/.test(tally) && links.length === 1 && links[0] === `${args.file}:${bad}`,
+    `tally "${tally}", links ${JSON.stringify(links)}`);
+  await page.locator('#compare').scrollIntoViewIfNeeded();
+  await shot('compare-section');
+  await page.locator('#compare-lines a').first().click();
+  const targeted = await page.evaluate(() => document.querySelector('.ln.target')?.getAttribute('data-line'));
+  check('compare: the link shows the line', targeted === String(bad), `target line ${targeted}`);
+  const compareOthers = requests.slice(before).filter((r) => r !== compareUrl);
+  check('no request leaves the compare page', compareOthers.length === 0, `${compareOthers.length} others`);
+  check('no script errors on the compare page', errors.length === 0, errors.join(' | ') || 'none');
+  await shot('compare-full', { fullPage: true });
+}
+
+// 8. Entities only one run has.
+if (args.changes) {
+  const changesUrl = pathToFileURL(args.changes).href;
+  const before = requests.length;
+  await page.goto(changesUrl, { waitUntil: 'load', timeout });
+  await page.waitForSelector('html[data-ready="1"]', { timeout });
+  const json = JSON.parse(readFileSync(args['changes-json'], 'utf8'));
+  const added = json.results.flatMap((r) => r.entities).filter((e) => e.status === 'added');
+  const lines = added.filter((e) => e.kind === 'code_line').map((e) => `${e.file.split('/').pop()}:${e.new_line}`);
+  await page.locator('#compare-added summary').click();
+  const listed = await page.$$eval('#compare-added tbody tr', (trs) => trs.map((tr) =>
+    [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+  const summary = (await page.locator('#compare-added summary').textContent()) ?? '';
+  const shownLines = listed.filter((r) => r[0] === 'code_line').map((r) => r[2]);
+  check('compare: entities only in the new run listed',
+    added.length > 0 && summary.includes(`(${added.length})`) && listed.length === Math.min(added.length, 200) &&
+      lines.every((l) => shownLines.includes(l)),
+    `perfline compare --json: ${added.length} added (${lines.length} code lines: ${lines.join(', ')}); ` +
+      `page: "${summary}", ${listed.length} rows, code lines ${shownLines.join(', ')}`);
+  await page.locator('#compare').scrollIntoViewIfNeeded();
+  await shot('compare-added');
+  const changesOthers = requests.slice(before).filter((r) => r !== changesUrl);
+  check('no request leaves the changes page', changesOthers.length === 0 && errors.length === 0,
+    `${changesOthers.length} others, errors: ${errors.join(' | ') || 'none'}`);
+}
+
 const failed = results.filter((r) => !r.ok);
 console.log(`${results.length - failed.length}/${results.length} checks passed`);
 await finish(failed.length ? 1 : 0);

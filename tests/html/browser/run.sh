@@ -7,7 +7,13 @@
 #   3. drive.mjs checks the line 26 figure and its operators, zoom on click and back, hover,
 #      table sorting both ways, number formatting against Python's, that no request leaves the
 #      page, that no script error occurs, and that a 5,000-chain NX result opens with its chart
-#      folding siblings narrower than a pixel.
+#      folding siblings narrower than a pixel;
+#   4. the compare view: a generated baseline and new run of the example (tests/html/compare_pair.py:
+#      the operators of dscnn.py:26 25% slower, every other line the same durations redrawn) through
+#      `perfline compare BASE NEW --html`; the verdicts expected come from `perfline compare --json`
+#      (the text report's code path): the regressed line is coloured as regressed in the source, the
+#      chart and the table, a line that changed within the noise is not, no request leaves the page;
+#      and an NX-shaped result against the same with 10 more chains lists what only the new run has.
 # Screenshots go to tests/html/browser/screenshots/ (gitignored). Exit code 0 only if all passed.
 set -euo pipefail
 
@@ -63,10 +69,29 @@ PYTHON
 "$PY" -m perfline report "$WORK/nx.json" --html "$WORK/nx.html" --output-dir "$WORK" > /dev/null
 ls -l "$WORK/nx.html"
 
+step "the compare view (a generated pair: dscnn.py:26 slowed by 25%)"
+(cd "$REPO" && "$PY" -m tests.html.compare_pair "$WORK/pair" --runs 30) > "$WORK/pair.txt"
+BASE=$(sed -n 1p "$WORK/pair.txt"); NEW=$(sed -n 2p "$WORK/pair.txt")
+(cd "$WS" && "$PY" -m perfline compare "$BASE" "$NEW" --html "$WORK/compare.html") > "$WORK/compare.txt"
+(cd "$WS" && "$PY" -m perfline compare "$BASE" "$NEW" --json) > "$WORK/compare.json"
+ls -l "$WORK/compare.html"
+# Entities in one run only: the NX-shaped result of 200 chains against the same with 10 more.
+(cd "$REPO" && "$PY" - "$WORK/nx200.json" "$WORK/nx210.json" <<'PYTHON'
+import json, sys
+from benchmarks.core_pipeline import nx_document
+json.dump(nx_document(200), open(sys.argv[1], "w"))
+json.dump(nx_document(210), open(sys.argv[2], "w"))
+PYTHON
+)
+"$PY" -m perfline compare "$WORK/nx200.json" "$WORK/nx210.json" --html "$WORK/nx-added.html" > /dev/null 2>&1
+"$PY" -m perfline compare "$WORK/nx200.json" "$WORK/nx210.json" --json > "$WORK/nx-added.json" 2>/dev/null
+
 step "drive the page in headless chromium"
 mkdir -p "$SHOTS"
 rm -f "$SHOTS"/*.png
 node "$HERE/drive.mjs" --html "$WORK/report.html" --chromium "$CHROMIUM" \
   --expected "$WORK/expected.json" --file dscnn.py --line 26 --zoom blocks --shots "$SHOTS" \
-  --formats "$WORK/formats.json" --aggregate "$WORK/nx.html"
+  --formats "$WORK/formats.json" --aggregate "$WORK/nx.html" \
+  --compare "$WORK/compare.html" --compare-json "$WORK/compare.json" --regressed 26 --noise 40 \
+  --changes "$WORK/nx-added.html" --changes-json "$WORK/nx-added.json"
 echo "screenshots: $SHOTS"; ls -1 "$SHOTS"

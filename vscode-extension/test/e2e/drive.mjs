@@ -24,6 +24,7 @@ const { values: args } = parseArgs({
     'server-parent': { type: 'string' },
     logs: { type: 'string' },
     workspace: { type: 'string' },
+    compare: { type: 'string' },
     timeout: { type: 'string', default: '120000' },
   },
 });
@@ -329,6 +330,98 @@ try {
     `h1 "${rendered.title}", ${rendered.tables} tables; text: ${JSON.stringify(rendered.text.slice(0, 300))}`,
   );
   await shot('4-breakdown');
+
+  // 5b. perfline: Show Report: the page the server renders (perfline/reportHtml) in a webview,
+  // its Content Security Policy nonce-only; the dominant line's figure inside it is the editor's
+  // label; a click on another line's number jumps to that line in the editor.
+  await openFile();
+  await runCommand('View: Close Editors in Other Groups');
+  await runCommand('perfline: Show Report');
+  const reportFrame = await until(async () => {
+    for (const frame of page.frames()) {
+      const ready = await frame
+        .evaluate(() => document.documentElement.getAttribute('data-ready') === '1' && document.getElementById('perfline-data') !== null)
+        .catch(() => false);
+      if (ready) {
+        return frame;
+      }
+    }
+    return undefined;
+  }, 60_000);
+  if (reportFrame === undefined) {
+    check('Show Report: the page in a webview', false, 'no webview frame with the report page');
+  } else {
+    const lineOf = (no) => reportFrame.locator(`details.file[data-file="${fileName}"] .ln[data-line="${no}"]`);
+    const figure = ((await lineOf(hintLine).locator('.fig').textContent()) ?? '').trim();
+    const policy = (await reportFrame.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content')) ?? '';
+    const tab = await page.locator('.tab', { hasText: 'perfline report' }).first().textContent().catch(() => null);
+    check(
+      'Show Report: line figure in the webview',
+      figure === dominant.label && /script-src 'nonce-[^']+'/.test(policy) && /style-src 'nonce-[^']+'/.test(policy) &&
+        policy.includes("default-src 'none'") && !policy.includes('unsafe-inline') && Boolean(tab),
+      `line ${hintLine} shows "${figure}" (perfline annotate: "${dominant.label}"); tab "${(tab ?? '<none>').trim()}"; CSP "${policy}"`,
+    );
+    await lineOf(hintLine).scrollIntoViewIfNeeded();
+    await shot('4b-report-webview');
+    const jumpLine = statsLine?.line ?? 42;
+    await lineOf(jumpLine).locator('.no a').click();
+    const selection = await until(async () => {
+      const text = (await page.locator('[id="status.editor.selection"]').first().textContent().catch(() => '')) ?? '';
+      return text.includes(`Ln ${jumpLine},`) ? text : undefined;
+    }, 20_000);
+    const active = await page.locator('.editor-group-container.active .tab.active').first().textContent().catch(() => '');
+    check(
+      'Show Report: a click on a line jumps to it in the editor',
+      Boolean(selection) && (active ?? '').includes(fileName),
+      `clicked line ${jumpLine} in the report; status bar "${selection ?? '<no such line>'}", active tab "${(active ?? '').trim()}"`,
+    );
+    await shot('4c-report-jump');
+  }
+
+  // 5c. The compare view in the webview: Show Report with a baseline document (a key bound to
+  // the command with {baseline}); the dominant line is coloured by the verdict `perfline compare
+  // --json` gives for the same two documents.
+  if (args.compare) {
+    const compared = JSON.parse(readFileSync(args.compare, 'utf8'));
+    const lineVerdict = compared.results
+      .flatMap((r) => r.entities)
+      .find((e) => e.kind === 'code_line' && e.new_line === hintLine)
+      ?.metrics.find((m) => m.name === 'duration_avg');
+    const wantClass = lineVerdict?.significant
+      ? { regression: 'sig-regressed', improvement: 'sig-improved' }[lineVerdict.verdict]
+      : 'sig-unchanged';
+    await page.keyboard.press('Control+Alt+J');
+    const compareFrame = await until(async () => {
+      for (const frame of page.frames()) {
+        const ready = await frame
+          .evaluate(() => document.documentElement.getAttribute('data-ready') === '1' && document.getElementById('compare')?.hidden === false)
+          .catch(() => false);
+        if (ready) {
+          return frame;
+        }
+      }
+      return undefined;
+    }, 60_000);
+    if (compareFrame === undefined) {
+      check('Show Report: the compare view with a baseline', false, 'no webview frame with the compare view');
+    } else {
+      const line = compareFrame.locator(`details.file[data-file="${fileName}"] .ln[data-line="${hintLine}"]`);
+      const classes = (await line.getAttribute('class')) ?? '';
+      const delta = ((await line.locator('.delta').textContent()) ?? '').trim();
+      const baselineText = (await compareFrame.locator('#compare-body').textContent()) ?? '';
+      const tab = await page.locator('.tab', { hasText: 'perfline compare' }).first().textContent().catch(() => null);
+      check(
+        'Show Report: the compare view with a baseline',
+        Boolean(lineVerdict) && classes.split(' ').includes(wantClass) && delta !== '' && baselineText.includes('baseline.json') &&
+          Boolean(tab),
+        `perfline compare --json: line ${hintLine} ${lineVerdict?.verdict} (significant ${lineVerdict?.significant}, ` +
+          `${lineVerdict?.base?.toFixed(3)} -> ${lineVerdict?.new?.toFixed(3)} ms); webview line classes "${classes}", ` +
+          `delta "${delta}"; tab "${(tab ?? '<none>').trim()}"`,
+      );
+      await line.scrollIntoViewIfNeeded();
+      await shot('4d-report-compare');
+    }
+  }
 
   // 6. Show Result JSON.
   await runCommand('perfline: Show Result JSON');

@@ -8,6 +8,8 @@
 #   5. opens a copy of examples/kws, and drive.mjs asserts on the page: the inlay hint text (with
 #      its share marker) on the expected lines of dscnn.py, the hover (every statistic, the
 #      operator rows, what ran), the code lenses, the status bar item, the rendered Show Breakdown,
+#      Show Report (the server's HTML page in a webview: the line figure, a click jumps the editor;
+#      with a baseline document, bound to a key with the command's arguments, the compare view),
 #      a configuration diagnostic (perfline.toml broken, then restored), Reanalyze, a crash
 #      restart, settings applied without a reload.
 # The expected lines, labels and lens titles come from `perfline annotate` (in-process analysis);
@@ -65,6 +67,14 @@ rm -f "$SHOTS"/*.png
 (cd "$WS" && "$PY" -m perfline annotate --no-color "$SOURCE") > "$WORK/expected.txt"
 grep -c . "$WORK/expected.txt" >/dev/null
 
+step "a baseline for the compare view (tests/html/compare_pair.py: the example's durations redrawn, dscnn.py:26 25% slower)"
+(cd "$REPO" && "$PY" -m tests.html.compare_pair "$WORK/pair" --runs 30) > /dev/null
+(cd "$WS" && "$PY" -m perfline analyze "$WORK/pair/new.etrecord" "$WORK/pair/new.etdump" \
+  --output-dir "$WORK/pair-out" --json) > "$WS/baseline.json"
+# The verdicts the webview must show, from `perfline compare --json` (the CLI's code path).
+(cd "$WS" && "$PY" -m perfline compare baseline.json dscnn_portable.etrecord,dscnn_portable.etdump \
+  --json) > "$WORK/compare.json"
+
 step "side-load the extension"
 "$CS" --user-data-dir "$WORK/data" --extensions-dir "$WORK/ext" --install-extension "$VSIX"
 # perfline.server.* are machine settings; code-server is a remote window, which
@@ -88,6 +98,13 @@ cat > "$WORK/data/User/settings.json" <<JSON
   "chat.commandCenter.enabled": false,
   "workbench.secondarySideBar.defaultVisibility": "hidden"
 }
+JSON
+
+# The compare view is opened the way a user binds it: a key with the command's arguments.
+cat > "$WORK/data/User/keybindings.json" <<JSON
+[
+  {"key": "ctrl+alt+j", "command": "perfline.showReport", "args": {"baseline": "baseline.json"}}
+]
 JSON
 
 step "start code-server"
@@ -117,6 +134,7 @@ node "$HERE/drive.mjs" \
   --file "$(basename "$SOURCE")" \
   --expected "$WORK/expected.json" \
   --expected-text "$WORK/expected.txt" \
+  --compare "$WORK/compare.json" \
   --shots "$SHOTS" \
   --settings "$WORK/data/User/settings.json" \
   --server-parent "$CS_PID" \

@@ -1,6 +1,8 @@
-"""``workspace/executeCommand``: ``perfline.reanalyze`` (optionally one job) and
-``perfline.showBlock`` (the code lens command; clients that show breakdowns implement it,
-the server only acknowledges it)."""
+"""``workspace/executeCommand``: ``perfline.reanalyze`` (optionally one job),
+``perfline.setBaseline`` / ``perfline.clearBaseline`` (a job, optional when only one job has
+a result; the baseline is written by the comparison service, the answer says it is
+scheduled) and ``perfline.showBlock`` (the code lens command; clients that show breakdowns
+implement it, the server only acknowledges it)."""
 
 from __future__ import annotations
 
@@ -13,9 +15,21 @@ if TYPE_CHECKING:
     from perfline.server.lsp.connection import PerflineServer
 
 
-def reanalyze(ls: PerflineServer, *args: Any) -> Any:
+def _job(args: tuple[Any, ...]) -> dict[str, Any]:
     job = args[0] if args and isinstance(args[0], str) else None
-    return answer(ls, "perfline/reanalyze", {"job": job} if job else {})
+    return {"job": job} if job else {}
+
+
+def reanalyze(ls: PerflineServer, *args: Any) -> Any:
+    return answer(ls, "perfline/reanalyze", _job(args))
+
+
+def set_baseline(ls: PerflineServer, *args: Any) -> Any:
+    return answer(ls, "perfline/setBaseline", _job(args))
+
+
+def clear_baseline(ls: PerflineServer, *args: Any) -> Any:
+    return answer(ls, "perfline/clearBaseline", _job(args))
 
 
 def show_block(ls: PerflineServer, *args: Any) -> None:
@@ -24,5 +38,7 @@ def show_block(ls: PerflineServer, *args: Any) -> None:
 
 FEATURES = (
     Feature("perfline.reanalyze", reanalyze, command=True),
+    Feature("perfline.setBaseline", set_baseline, command=True),
+    Feature("perfline.clearBaseline", clear_baseline, command=True),
     Feature("perfline.showBlock", show_block, command=True),
 )

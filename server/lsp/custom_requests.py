@@ -1,8 +1,13 @@
 """The ``perfline/*`` requests (``docs/api.md``): answered by the connection's view, which
-maps analysis lines to the lines the client has now; API errors become JSON-RPC errors."""
+maps analysis lines to the lines the client has now; API errors become JSON-RPC errors.
+
+Methods that may wait (``api.WAITING_METHODS`` with ``wait: true``: a comparison or a
+baseline write to finish) are answered on a worker thread, so the connection keeps
+serving hints and hovers meanwhile."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any
 
 from pygls.exceptions import JsonRpcException
@@ -28,4 +33,23 @@ def _handler(method: str) -> Any:
     return handle
 
 
-FEATURES = tuple(Feature(method, _handler(method)) for method in api.METHODS)
+def _waiting_handler(method: str) -> Any:
+    async def handle(ls: PerflineServer, params: Any) -> Any:
+        if _waits(params):
+            return await asyncio.to_thread(answer, ls, method, params)
+        return answer(ls, method, params)
+
+    return handle
+
+
+def _waits(params: Any) -> bool:
+    wait = getattr(params, "wait", None)
+    if wait is None and isinstance(params, dict):
+        wait = params.get("wait")
+    return wait is True
+
+
+FEATURES = tuple(
+    Feature(method, _waiting_handler(method) if method in api.WAITING_METHODS else _handler(method))
+    for method in api.METHODS
+)

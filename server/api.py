@@ -367,8 +367,8 @@ def _service(engine: EngineSurface) -> CompareService:
     return service
 
 
-def _flag(params: Mapping[str, Any], key: str) -> bool:
-    value = params.get(key, False)
+def _flag(params: Mapping[str, Any], key: str, default: bool = False) -> bool:
+    value = params.get(key, default)
     if not isinstance(value, bool):
         raise ApiError(INVALID_PARAMS, f"parameter {key!r} must be true or false")
     return value
@@ -440,7 +440,7 @@ def set_baseline(
     """Keep a job's current result (and its source texts) as the job's baseline."""
     p = _params(params)
     name = _one_job(engine, p)
-    wait = _flag(p, "wait")
+    wait = _flag(p, "wait", default=True)
     try:
         ticket = _service(engine).set_baseline(name)
     except LookupError:
@@ -464,7 +464,7 @@ def clear_baseline(
     p = _params(params)
     name = _one_job(engine, p)
     ticket = _service(engine).clear_baseline(name)
-    if _flag(p, "wait"):
+    if _flag(p, "wait", default=True):
         ticket.wait(WAIT_SECONDS)
     return {"job": name, "error": ticket.error}
 

@@ -1,8 +1,9 @@
 """One client connection: a pygls server bound to the shared engine and to its own view.
 
-``PerflineServer`` owns what is protocol state (the pygls session, the engine
-subscription, progress tokens, the client's capabilities) and a ``ConnectionView`` for
-everything else. Its handlers live in the feature modules of this package, one module
+``PerflineServer`` owns what is protocol state (the pygls session, the subscriptions to
+the engine and to its baseline comparison service, progress tokens, the configuration
+errors already shown, the client's capabilities) and a ``ConnectionView`` for everything
+else. Its handlers live in the feature modules of this package, one module
 per request or feature group (``FEATURE_MODULES``), each handler converting the request,
 asking the view and converting the answer. All connections of a process share one
 ``EngineHost``. No cost beyond the handlers'.

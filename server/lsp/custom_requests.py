@@ -1,8 +1,8 @@
 """The ``perfline/*`` requests (``docs/api.md``): answered by the connection's view, which
 maps analysis lines to the lines the client has now; API errors become JSON-RPC errors.
 
-Methods that may wait (``api.WAITING_METHODS`` with ``wait: true``: a comparison or a
-baseline write to finish) are answered on a worker thread, so the connection keeps
+Methods that may wait (``api.WAITING_METHODS``: with ``wait`` a comparison, by default a
+baseline write, to finish) are answered on a worker thread, so the connection keeps
 serving hints and hovers meanwhile."""
 
 from __future__ import annotations
@@ -35,18 +35,9 @@ def _handler(method: str) -> Any:
 
 def _waiting_handler(method: str) -> Any:
     async def handle(ls: PerflineServer, params: Any) -> Any:
-        if _waits(params):
-            return await asyncio.to_thread(answer, ls, method, params)
-        return answer(ls, method, params)
+        return await asyncio.to_thread(answer, ls, method, params)
 
     return handle
-
-
-def _waits(params: Any) -> bool:
-    wait = getattr(params, "wait", None)
-    if wait is None and isinstance(params, dict):
-        wait = params.get("wait")
-    return wait is True
 
 
 FEATURES = tuple(

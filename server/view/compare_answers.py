@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from perfline.core.compare.deltas import UNCHANGED, EntityDelta
+from perfline.core.compare.deltas import UNCHANGED, CompareSettings, EntityDelta
 from perfline.core.compare.json_form import metric_json
 from perfline.server.line_index import JobIndex
 from perfline.server.view.compare_surface import (
@@ -107,7 +107,7 @@ def _changed(delta: EntityDelta) -> bool:
     return any(m.verdict != UNCHANGED for m in delta.metrics)
 
 
-def settings_json(found: JobComparisonView | None, fallback: Any) -> Mapping[str, Any]:
+def settings_json(found: JobComparisonView | None, fallback: CompareSettings) -> Mapping[str, Any]:
     settings = found.settings if found is not None else fallback
     return {
         "level": settings.level,

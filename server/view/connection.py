@@ -233,6 +233,8 @@ class ConnectionView:
         if source is None:
             return
         deltas = self.deltas()
+        if not any(deltas.job(name) is not None for name in self._engine().job_names()):
+            files = ()  # nothing is compared: no file can warn
         for file in files:
             if not Path(file).is_absolute():
                 continue

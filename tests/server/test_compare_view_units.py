@@ -287,3 +287,14 @@ def test_runtime_table_needs_two_jobs_and_converts_times(runs: tuple[Path, Any, 
     (avg,) = [row for row in table.splitlines() if row.startswith("| duration avg (ms) |")]
     cells = [c.strip() for c in avg.strip("|").split("|")]
     assert cells[1] == cells[2]  # the microseconds shown in the first job's milliseconds
+
+
+def test_the_api_document_describes_every_method_and_the_version() -> None:
+    from perfline.server import api
+    from tests.server.helpers import REPO
+
+    text = (REPO / "docs" / "api.md").read_text(encoding="utf-8")
+    for method in api.METHODS:
+        assert f"### `{method}`" in text, method
+    assert f'"apiVersion": "{api.API_VERSION}"' in text
+    assert f"(version {api.API_VERSION})" in text

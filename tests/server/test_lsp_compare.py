@@ -372,6 +372,28 @@ async def test_perfline_compare_answers_per_line(tmp_path: Path) -> None:
         assert any(m.name == "inference_time" for m in job.model)
         changes = await session.request("perfline/compare", {"job": JOB, "changesOnly": True})
         assert {line.line for line in changes.jobs[0].lines} <= set(KWS_FIGURE_LINES)
+        # The LSP commands (any client): clear, then set again, without waiting.
+        stored = session.root / ".perfline" / "baselines" / JOB / "mlia-output.json"
+        await session.client.workspace_execute_command_async(
+            t.ExecuteCommandParams("perfline.clearBaseline", [JOB])
+        )
+        await _until(lambda: _async(not stored.exists()))
+
+        async def state() -> str:
+            answer = await session.request("perfline/compare", {"job": JOB, "wait": True})
+            return str(answer.jobs[0].state)
+
+        await _until(lambda: _equal(state(), "no-baseline"))
+        await session.client.workspace_execute_command_async(
+            t.ExecuteCommandParams("perfline.setBaseline", [JOB])
+        )
+        await _until(lambda: _equal(state(), "ready"))
+        assert stored.is_file()
+        # (pygls reads the command handlers' annotations: the commands run at all)
+        scheduled = await session.client.workspace_execute_command_async(
+            t.ExecuteCommandParams("perfline.reanalyze", [JOB])
+        )
+        assert scheduled == {"scheduled": [JOB]}
         for params, text in (
             ({"job": "nope"}, "unknown job 'nope'"),
             ({"wait": "yes"}, "parameter 'wait' must be true or false"),
@@ -380,6 +402,10 @@ async def test_perfline_compare_answers_per_line(tmp_path: Path) -> None:
             with pytest.raises(Exception) as caught:
                 await session.request("perfline/compare", params)
             assert text in str(caught.value)
+
+
+async def _equal(found: Any, expected: Any) -> bool:
+    return bool(await found == expected)
 
 
 async def _labels_with_delta(session: Session, uri: str) -> bool:

@@ -2,7 +2,8 @@
 
 ``format_number`` / ``format_value`` (a value without / with its unit: ``1.8k cycles``,
 ``0.42 ms``, ``0.013 ms``), ``format_share`` (``13%``, ``<1%``), ``label`` (a line's hint
-text: ``0.42 ms p50 · 21%``), ``combine_labels``, and ``share_marker`` (``▮▮▮`` for a hot
+text: ``0.42 ms p50 · 21%``), ``combine_labels``, ``format_change`` (a change against a
+baseline: ``▲12%``, ``▼<1%``), and ``share_marker`` (``▮▮▮`` for a hot
 line: the marker VS Code shows in front of a hint, and the level the CLI's ``annotate`` may
 colour by). The rule for times (ms, us, s): no decimals from 100, one from 10, two from 1,
 two significant digits below 1; other units are compacted with SI suffixes (1.8k, 3.4M).
@@ -101,3 +102,18 @@ def share_level(share: float | None) -> int:
 def share_marker(share: float | None) -> str:
     """``▮▮▮`` from 50% of the model, ``▮▮`` from 20%, ``▮`` from 5%, else empty."""
     return MARKER * share_level(share)
+
+
+#: The marks of a value that went up / down against a baseline.
+UP = "▲"
+DOWN = "▼"
+
+
+def format_change(relative: float) -> str:
+    """A relative change (0.12 = 12% more) as ``▲12%`` / ``▼8%`` / ``▲<1%``: the direction
+    of the value (not whether it is better), and the percentage as shares are written."""
+    mark = UP if relative > 0 else DOWN
+    percent = abs(relative) * 100.0
+    if 0 < percent < 1:
+        return f"{mark}<1%"
+    return f"{mark}{percent:.0f}%"

@@ -22,6 +22,7 @@ The file (every table optional)::
     backend = "executorch"            # a job type of the daemon's registry
     inputs = ["model.etrecord", "run.etdump"]   # paths or globs, relative to the workspace
     options = { method = "forward" }  # passed to the backend unchanged
+    baseline = "main/mlia-output.json"  # optional: the result the editor compares with
 
     [filtering]                       # the same shape as MLIA's [filtering] table
     collapse = [{ kind = "code_stack", attribute = "file", globs = ["**/site-packages/**"] }]
@@ -78,6 +79,9 @@ class JobSpec:
     inputs: tuple[str, ...]
     options: Mapping[str, Any] = field(default_factory=dict)
     line: int = 0
+    #: A standardized document (workspace-relative path) the editor compares the job with.
+    baseline: str | None = None
+    baseline_line: int = 0
 
 
 @dataclass(frozen=True)
@@ -485,7 +489,9 @@ class _Parser:
             if not isinstance(entry, Mapping):
                 self.fail(line, key, "expected a table")
                 continue
-            self._unknown_keys(entry, ("name", "backend", "inputs", "options"), where, key)
+            self._unknown_keys(
+                entry, ("name", "backend", "inputs", "options", "baseline"), where, key
+            )
             backend = entry.get("backend")
             if not isinstance(backend, str) or not backend:
                 at = self.at.key(where, "backend") if "backend" in entry else line
@@ -536,8 +542,20 @@ class _Parser:
                 )
                 continue
             names.add(name)
+            baseline = entry.get("baseline")
+            baseline_line = self.at.key(where, "baseline") if "baseline" in entry else 0
+            if baseline is not None and (not isinstance(baseline, str) or not baseline.strip()):
+                self.fail(
+                    baseline_line,
+                    f"{key}.baseline",
+                    "expected a non-empty string: the path of a standardized document "
+                    "(mlia-output.json) relative to the workspace",
+                )
+                baseline = None
             if backend is not None and inputs:
-                jobs.append(JobSpec(name, backend, inputs, dict(options), line))
+                jobs.append(
+                    JobSpec(name, backend, inputs, dict(options), line, baseline, baseline_line)
+                )
         return tuple(jobs)
 
 

@@ -18,12 +18,18 @@ from typing import Any, Protocol
 from urllib.parse import unquote, urlparse
 
 from perfline.core import dominant_metric
+from perfline.core.compare.deltas import CompareSettings
+from perfline.server.baselines.compare_service import CompareService, service_for
 from perfline.server.line_index import LineEntry
-from perfline.server.view import breakdowns, code_blocks, run_summary
+from perfline.server.view import breakdowns, code_blocks, compare_answers, run_summary
+from perfline.server.view.compare_options import read_compare_options
 from perfline.server.view.engine_surface import EngineSurface, JobView, LineMap
 from perfline.server.view.hint_settings import HintSettings
 
-API_VERSION = "1.0"
+API_VERSION = "1.1"
+
+#: How long ``wait: true`` waits for a comparison or a baseline write (seconds).
+WAIT_SECONDS = 120.0
 
 INVALID_PARAMS = -32602
 UNKNOWN_JOB = -32001
@@ -368,6 +374,115 @@ def reanalyze(engine: EngineSurface, params: Any, lines: LineMap | None = None) 
     return {"scheduled": engine.reanalyze(name)}
 
 
+def _service(engine: EngineSurface) -> CompareService:
+    service = service_for(engine)
+    if service is None:
+        raise ApiError(NO_RESULT, "this engine compares no baselines")
+    return service
+
+
+def _flag(params: Mapping[str, Any], key: str, default: bool = False) -> bool:
+    value = params.get(key, default)
+    if not isinstance(value, bool):
+        raise ApiError(INVALID_PARAMS, f"parameter {key!r} must be true or false")
+    return value
+
+
+def _settings(params: Mapping[str, Any]) -> CompareSettings:
+    given = {k: params[k] for k in ("level", "correction", "estimateThreshold") if k in params}
+    options, problems = read_compare_options({"compare": given})
+    if problems:
+        raise ApiError(INVALID_PARAMS, "; ".join(problems))
+    return options.settings
+
+
+def compare(engine: EngineSurface, params: Any, lines: LineMap | None = None) -> dict[str, Any]:
+    """Each job's (or one job's) current result against its baseline, per line."""
+    p = _params(params)
+    job = _job_name(engine, p, required=False)
+    given = _string(p, "file", required=False)
+    only_file = workspace_path(engine, given) if given is not None else None
+    wait, changes_only, settings = _flag(p, "wait"), _flag(p, "changesOnly"), _settings(p)
+    service = _service(engine)
+    names = [job] if job is not None else list(engine.job_names())
+    for name in names:  # ask, so that these settings get computed
+        good = engine.result(name)
+        service.comparison(name, good.generation if good is not None else -1, settings)
+    if wait:
+        service.wait_idle(WAIT_SECONDS)
+    answers = []
+    for name in names:
+        state, baseline, problem = service.describe(name)
+        good = engine.result(name)
+        found = service.comparison(name, good.generation, settings) if good is not None else None
+        if state == "ready" and found is None:
+            state = "computing"
+        answer: dict[str, Any] = {
+            "job": name,
+            "state": state,
+            "baseline": compare_answers.baseline_json(baseline),
+            "error": compare_answers.problem_json(problem),
+            "generation": good.generation if good is not None else None,
+            "settings": compare_answers.settings_json(found, settings),
+            "warnings": list(found.comparison.warnings) if found is not None else [],
+            "model": [],
+            "lines": [],
+        }
+        if found is not None and good is not None:
+            answer["model"] = compare_answers.model_json(found)
+            answer["lines"] = compare_answers.lines_json(
+                found, good.index, only_file, lines, changes_only
+            )
+        answers.append(answer)
+    return {"jobs": answers}
+
+
+def _one_job(engine: EngineSurface, params: Mapping[str, Any]) -> str:
+    name = _job_name(engine, params, required=False)
+    if name is not None:
+        return name
+    with_results = [j.name for j in engine.jobs() if j.has_result]
+    if len(with_results) == 1:
+        return with_results[0]
+    known = ", ".join(engine.job_names()) or "none"
+    raise ApiError(INVALID_PARAMS, f"missing parameter 'job' (one of: {known})")
+
+
+def set_baseline(
+    engine: EngineSurface, params: Any, lines: LineMap | None = None
+) -> dict[str, Any]:
+    """Keep a job's current result (and its source texts) as the job's baseline."""
+    p = _params(params)
+    name = _one_job(engine, p)
+    wait = _flag(p, "wait", default=True)
+    try:
+        ticket = _service(engine).set_baseline(name)
+    except LookupError:
+        raise ApiError(NO_RESULT, f"job {name!r} has no result yet") from None
+    if not wait:
+        return {"job": name, "state": "scheduled", "path": None, "error": None}
+    if not ticket.wait(WAIT_SECONDS):
+        return {"job": name, "state": "scheduled", "path": None, "error": None}
+    return {
+        "job": name,
+        "state": "set" if ticket.error is None else "error",
+        "path": ticket.path,
+        "error": ticket.error,
+    }
+
+
+def clear_baseline(
+    engine: EngineSurface, params: Any, lines: LineMap | None = None
+) -> dict[str, Any]:
+    """Forget the baseline set with ``perfline/setBaseline`` (perfline.toml's applies again)."""
+    p = _params(params)
+    name = _one_job(engine, p)
+    ticket = _service(engine).clear_baseline(name)
+    if _flag(p, "wait", default=True):
+        ticket.wait(WAIT_SECONDS)
+    return {"job": name, "error": ticket.error}
+
+
 class Method(Protocol):
     """An API method: (engine, params, the asking connection's line map) -> JSON object."""
 
@@ -387,9 +502,15 @@ METHODS: dict[str, Method] = {
     "perfline/breakdown": breakdown,
     "perfline/summary": summary,
     "perfline/reportHtml": report_html,
+    "perfline/compare": compare,
+    "perfline/setBaseline": set_baseline,
+    "perfline/clearBaseline": clear_baseline,
 }
 
-#: Methods the LSP shell answers on a worker thread (they take long: rendering, comparing).
-THREADED_METHODS = frozenset({"perfline/reportHtml"})
+#: Methods the LSP shell answers on a worker thread: they take long (rendering the report
+#: page) or may wait when asked to (``wait: true``: a comparison, a baseline write).
+THREADED_METHODS = frozenset(
+    {"perfline/reportHtml", "perfline/compare", "perfline/setBaseline", "perfline/clearBaseline"}
+)
 
 RESULT_CHANGED = "perfline/resultChanged"

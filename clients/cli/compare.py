@@ -1,4 +1,6 @@
-"""``perfline compare BASE NEW``: what got faster or slower, line by line.
+"""``perfline compare BASE NEW``: what got faster or slower, line by line; and
+``perfline compare --jobs``: every job of a workspace side by side per line
+(``compare_jobs``).
 
 BASE and NEW are each a standardized document (``mlia-output.json``, raw or
 processed), a folder holding ``mlia-output/mlia-output.json`` (the output of
@@ -25,6 +27,7 @@ from typing import Any, ParamSpec, TypeVar, cast
 
 import click
 
+from perfline.clients.cli._connect import daemon_options, find_workspace, open_session
 from perfline.clients.cli.common import (
     find_config,
     guarded,
@@ -33,6 +36,7 @@ from perfline.clients.cli.common import (
     read_json,
 )
 from perfline.clients.cli.compare_sources import SourceVersions, check_revision
+from perfline.clients.rpc import RpcError
 from perfline.core.compare.comparison import Comparison, compare_documents
 from perfline.core.compare.deltas import CompareSettings
 from perfline.core.compare.significance import CORRECTIONS, Correction
@@ -272,8 +276,8 @@ def report_warnings(comparison: Comparison, sources: SourceVersions) -> None:
 
 
 @click.command("compare")
-@click.argument("base", metavar="BASE")
-@click.argument("new", metavar="NEW")
+@click.argument("base", metavar="BASE", required=False)
+@click.argument("new", metavar="NEW", required=False)
 @comparison_options
 @click.option("--json", "as_json", is_flag=True, help="Print every entity's deltas as JSON.")
 @click.option("--changes-only", is_flag=True, help="With --json: only entities that changed.")
@@ -285,28 +289,58 @@ def report_warnings(comparison: Comparison, sources: SourceVersions) -> None:
     metavar="OUT.html",
     help="Also write the compare view of the HTML report (self-contained, opens offline).",
 )
+@click.option(
+    "--jobs",
+    "across_jobs",
+    is_flag=True,
+    help="Instead of BASE and NEW: every job of the workspace side by side per line "
+    "(same line, every runtime).",
+)
+@click.option(
+    "--file",
+    "files",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="With --jobs: only this source file (repeatable; default: every annotated one).",
+)
+@daemon_options
 @guarded
 def command(
-    base: str,
-    new: str,
+    base: str | None,
+    new: str | None,
     as_json: bool,
     changes_only: bool,
     show_all: bool,
     html: str | None,
+    across_jobs: bool,
+    files: tuple[Path, ...],
+    workspace: Path | None,
+    tcp: str | None,
+    socket_path: str | None,
     **options: Any,
 ) -> None:
     """Compare NEW with the baseline BASE: per-line base, new, delta and significance.
+
+    With --jobs (and no BASE, NEW): the figures of every job of the workspace side by
+    side on each source line, from the daemon serving it (--tcp, --socket, or the one
+    advertised for --workspace) or an in-process analysis.
 
     \b
     perfline compare main/mlia-output.json mlia-output/mlia-output.json
     perfline compare base.etrecord,base.etdump new.etrecord,new.etdump --json
     perfline compare BASE NEW --html compare.html
+    perfline compare --jobs -w examples/kws
     """
     import json
 
     from perfline.core.compare.json_form import comparison_json
     from perfline.core.compare.table import render_comparison
 
+    if across_jobs:
+        _across_jobs(base, new, files, workspace, (tcp, socket_path), options, as_json)
+        return
+    if base is None or new is None:
+        raise InputError("perfline compare", "expected BASE and NEW (or --jobs)")
     request = CompareRequest(**options)
     comparison, sources, new_document = compare_sides(base, new, request)
     report_warnings(comparison, sources)
@@ -328,3 +362,32 @@ def command(
             ascii_only="utf" not in encoding,
         )
     )
+
+
+def _across_jobs(
+    base: str | None,
+    new: str | None,
+    files: tuple[Path, ...],
+    workspace: Path | None,
+    daemon: tuple[str | None, str | None],
+    options: dict[str, Any],
+    as_json: bool,
+) -> None:
+    from perfline.clients.cli.compare_jobs import print_side_by_side, side_by_side
+
+    if base is not None or new is not None:
+        raise InputError(
+            "perfline compare",
+            "--jobs compares the jobs of one workspace: "
+            "give no BASE or NEW (use --workspace and --file)",
+        )
+    start = workspace or (files[0].parent if files else Path(options["source_root"]))
+    root = (workspace or find_workspace(start)).resolve()
+    session, _ = open_session(daemon[0], daemon[1], root, allow_local=True)
+    try:
+        data = side_by_side(session, root, files, tuple(options["metrics"]))
+    except RpcError as error:
+        raise InputError("perfline compare --jobs", error.message) from None
+    finally:
+        session.close()
+    print_side_by_side(data, as_json)

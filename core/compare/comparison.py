@@ -52,12 +52,14 @@ class ResultComparison:
         "_by_id",
         "_lines",
         "base_index",
+        "base_runs",
         "counts",
         "entities",
         "kind",
         "mode",
         "model",
         "new_index",
+        "new_runs",
         "overlap",
         "producer",
         "sampled",
@@ -76,6 +78,8 @@ class ResultComparison:
         overlap: tuple[int, int, int],
         sampled: bool,
         warnings: list[str],
+        base_runs: EntitySamples | None = None,
+        new_runs: EntitySamples | None = None,
     ) -> None:
         self.base_index = base_index
         self.new_index = new_index
@@ -91,6 +95,11 @@ class ResultComparison:
         #: whether either run carried per-run values.
         self.sampled = sampled
         self.warnings = warnings
+        #: Per-run values of every entity that has them (sampled and derived), by entity id
+        #: of each run: what the sampled deltas were judged from (a caller may add up the
+        #: runs of several lines, run by run, to judge their sum).
+        self.base_runs: EntitySamples = base_runs or {}
+        self.new_runs: EntitySamples = new_runs or {}
         self._lines: dict[tuple[str, int], EntityDelta] | None = None
         self._by_id: dict[str, EntityDelta] | None = None
 
@@ -297,6 +306,8 @@ def compare_results(
         overlap=overlap,
         sampled=bool(samples[0] or samples[1] or result_samples[0] or result_samples[1]),
         warnings=warnings,
+        base_runs=base_derived,
+        new_runs=new_derived,
     )
 
 

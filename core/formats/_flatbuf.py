@@ -15,6 +15,10 @@ from __future__ import annotations
 import struct
 from typing import NoReturn
 
+# The package first: ``import flatbuffers.table`` alone takes the submodule's import lock
+# before the package's, and deadlocks (a partially initialized module, ImportError) with a
+# thread importing the package at the same moment (two daemon jobs starting together).
+import flatbuffers
 import flatbuffers.table
 
 from perfline.core.errors import InputError, Problem

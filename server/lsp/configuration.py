@@ -3,7 +3,9 @@
 On a change the ``perfline`` section is pulled when the client supports pulls; the view
 applies the pulled answer if it holds the section, else the pushed ``settings`` (a client
 whose store has nothing for perfline still gets what it pushes), then the client is asked
-to re-request hints and lenses. Invalid values are logged (``window/logMessage``).
+to re-request hints and lenses, and the diagnostics are published again (the compare
+settings decide which lines get a regression warning). Invalid values are logged
+(``window/logMessage``).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ async def did_change_configuration(
     ls.log_problems(change.problems)
     if change.changed:
         ls.refresh()
+        ls.publish_diagnostics()  # the regression threshold decides which lines warn
 
 
 async def pull(ls: PerflineServer) -> Any:

@@ -1,8 +1,9 @@
 """One client connection: a pygls server bound to the shared engine and to its own view.
 
-``PerflineServer`` owns what is protocol state (the pygls session, the engine
-subscription, progress tokens, the client's capabilities) and a ``ConnectionView`` for
-everything else. Its handlers live in the feature modules of this package, one module
+``PerflineServer`` owns what is protocol state (the pygls session, the subscriptions to
+the engine and to its baseline comparison service, progress tokens, the configuration
+errors already shown, the client's capabilities) and a ``ConnectionView`` for everything
+else. Its handlers live in the feature modules of this package, one module
 per request or feature group (``FEATURE_MODULES``), each handler converting the request,
 asking the view and converting the answer. All connections of a process share one
 ``EngineHost``. No cost beyond the handlers'.
@@ -19,6 +20,7 @@ from lsprotocol import types as t
 from pygls.lsp.server import LanguageServer
 
 from perfline import __version__
+from perfline.server.baselines.compare_service import CompareService, service_for
 from perfline.server.engine import Engine, EngineEvent
 from perfline.server.host import EngineHost
 from perfline.server.lsp import (
@@ -61,7 +63,7 @@ class PerflineServer(LanguageServer):
         assert isinstance(self.protocol, PerflineProtocol)
         self.protocol.shared = host.shared
         self.host = host
-        self.view = ConnectionView(self.engine)
+        self.view = ConnectionView(self.engine, self.comparisons)
         self.hint_wire = HintEncoder()
         self.loop: asyncio.AbstractEventLoop | None = None
         self.unsubscribe: Callable[[], None] | None = None
@@ -69,6 +71,8 @@ class PerflineServer(LanguageServer):
         self.progress_timers: dict[str, asyncio.TimerHandle] = {}
         self.initialized = False
         self.on_disconnect: Callable[[], None] | None = None
+        #: Configuration error texts already shown with ``window/showMessage``.
+        self.shown_config_errors: set[str] = set()
         for module in FEATURE_MODULES:
             for item in module.FEATURES:
                 _register(self, item)
@@ -102,7 +106,25 @@ class PerflineServer(LanguageServer):
             if not loop.is_closed():
                 loop.call_soon_threadsafe(engine_events.on_engine_event, self, event)
 
-        self.unsubscribe = engine.subscribe(listener)
+        unsubscribe_engine = engine.subscribe(listener)
+        service = service_for(engine)
+
+        def compared(jobs: tuple[str, ...]) -> None:
+            if not loop.is_closed():
+                loop.call_soon_threadsafe(engine_events.on_compared, self, jobs)
+
+        unsubscribe_service = service.subscribe(compared) if service is not None else None
+
+        def unsubscribe() -> None:
+            unsubscribe_engine()
+            if unsubscribe_service is not None:
+                unsubscribe_service()
+
+        self.unsubscribe = unsubscribe
+
+    def comparisons(self) -> CompareService | None:
+        """The engine's baseline comparisons (shared by every connection)."""
+        return service_for(self.engine())
 
     def document(self, uri: str) -> Any:
         """The client's copy of a document, or None when it is not open."""

@@ -1,7 +1,9 @@
 """The ``perfline/*`` requests (``docs/api.md``): answered by the connection's view, which
-maps analysis lines to the lines the client has now; API errors become JSON-RPC errors. The
-slow ones (``api.THREADED_METHODS``: the report page) run on a worker thread, so the
-connection keeps answering hints and hovers meanwhile."""
+maps analysis lines to the lines the client has now; API errors become JSON-RPC errors.
+
+The slow ones and those that may wait (``api.THREADED_METHODS``: the report page; with
+``wait`` a comparison, by default a baseline write, to finish) are answered on a worker
+thread, so the connection keeps serving hints and hovers meanwhile."""
 
 from __future__ import annotations
 

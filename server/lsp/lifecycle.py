@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types as t
 
-from perfline.server.lsp import configuration, convert
+from perfline.server.lsp import configuration, convert, messages
 from perfline.server.lsp.features import Feature
 
 if TYPE_CHECKING:
@@ -47,10 +47,12 @@ async def initialized(ls: PerflineServer, params: t.InitializedParams) -> None:
     ls.initialized = True
     await _watch_files(ls)
     ls.publish_diagnostics()
+    messages.show_config_error(ls)
     change = ls.view.apply_settings(await configuration.pull(ls))
     ls.log_problems(change.problems)
     if change.changed:
         ls.refresh()
+        ls.publish_diagnostics()
 
 
 def _root(params: t.InitializeParams) -> Path | None:

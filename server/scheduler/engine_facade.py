@@ -9,6 +9,7 @@ no asyncio. Cost: O(1) per posted event; queries as the result store.
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -37,6 +38,8 @@ from perfline.server.scheduler.outbox import Outbox
 from perfline.server.scheduler.results import GoodResult, JobInfo, ResultStore
 from perfline.server.scheduler.run_counts import BackendRuns
 from perfline.server.workspace import is_ignored
+
+log = logging.getLogger(__name__)
 
 #: How long ``start`` waits for the first plan of the jobs (seconds).
 START_WAIT = 60.0
@@ -92,6 +95,7 @@ class Engine:
         self._scheduler = Scheduler(parts, timing, workers)
         self._closed = False
         self._started = False
+        self._path_watchers: list[Callable[[frozenset[str]], None]] = []
 
     # ----------------------------------------------------------------- lifecycle
 
@@ -120,6 +124,19 @@ class Engine:
         """Call ``listener`` with every ``EngineEvent`` (from the outbox thread)."""
         return self._outbox.subscribe(listener)
 
+    def watch_paths(self, watcher: Callable[[frozenset[str]], None]) -> Callable[[], None]:
+        """Also hand every batch of relevant changed paths (workspace-relative) to
+        ``watcher``, on the caller's thread (it must only note them: the baseline
+        comparisons watch their baseline files this way); returns the unsubscriber."""
+        watchers = self._path_watchers
+        watchers.append(watcher)
+
+        def unsubscribe() -> None:
+            if watcher in watchers:
+                watchers.remove(watcher)
+
+        return unsubscribe
+
     def wait_idle(self, timeout: float = 30.0) -> bool:
         """Block until no event, run, flush or pending error check remains (tests, CLI)."""
         return self._gate.wait(timeout)
@@ -140,7 +157,13 @@ class Engine:
             if rel is not None and not is_ignored(rel, ignore):
                 relevant.add(rel)
         if relevant and not self._closed:
-            self._scheduler.post(FileChanged(frozenset(relevant), finished, time.monotonic()))
+            changed = frozenset(relevant)
+            self._scheduler.post(FileChanged(changed, finished, time.monotonic()))
+            for watcher in list(self._path_watchers):
+                try:
+                    watcher(changed)
+                except Exception:  # a watcher never stops the engine's own events
+                    log.exception("path watcher %r failed", watcher)
 
     def reanalyze(self, job: str | None = None) -> list[str]:
         """Rerun one job (or all) regardless of hashes; returns the scheduled names."""
@@ -175,6 +198,11 @@ class Engine:
     @property
     def config_error(self) -> WorkspaceConfigError | None:
         return self._ground.config_error
+
+    @property
+    def limits(self) -> InputLimits:
+        """The size limits of what the engine reads (user settings)."""
+        return self._ground.limits
 
     @property
     def version(self) -> int:

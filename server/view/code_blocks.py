@@ -69,6 +69,17 @@ class CodeBlock:
     complete: bool
     title: str
     missing: tuple[tuple[int, str], ...] = field(default=())
+    #: The lines the total adds up (figured lines no other line of the block calls).
+    counted: tuple[int, ...] = field(default=())
+    #: The title's parts after the name (the first is the total).
+    parts: tuple[str, ...] = field(default=())
+
+    def titled(self, change: str) -> str:
+        """The title with ``change`` (``▲12%`` against the baseline) after the total."""
+        if not change or not self.parts:
+            return self.title
+        parts = (f"{self.parts[0]} {change}", *self.parts[1:])
+        return f"{self.name}: " + " · ".join(parts)
 
 
 def code_blocks(source: str, figure_at: FigureAt) -> list[CodeBlock]:
@@ -163,7 +174,10 @@ def _block(
     end = node.end_lineno or node.lineno
     title = f"{name}: " + " · ".join(parts)
     words = tuple((n, m.words) for n, m in missing)
-    return CodeBlock(kind, name, node.lineno, end, total, own, complete, title, words)
+    counted = tuple(n for n in figured if n not in called)
+    return CodeBlock(
+        kind, name, node.lineno, end, total, own, complete, title, words, counted, tuple(parts)
+    )
 
 
 def _missing_text(missing: Sequence[tuple[int, Reason]]) -> str:

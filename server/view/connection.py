@@ -1,23 +1,27 @@
 """What one client connection sees: hints, hovers, lenses, diagnostics and API answers.
 
-``ConnectionView`` holds a connection's state that is not protocol: its hint settings,
-its open documents (each with a ``LineTracker`` so figures follow unsaved edits) and the
-caches of what it was last shown. Every answer reads the one staleness rule
+``ConnectionView`` holds a connection's state that is not protocol: its hint settings and
+compare options, its open documents (each with a ``LineTracker`` so figures follow unsaved
+edits) and the caches of what it was last shown. With a baseline comparison source
+(``compare_surface``), hints, hovers, lenses and diagnostics add the changes against each
+job's baseline (``line_deltas``, ``delta_hover``, ``block_deltas``, ``regression_rules``),
+read from ready comparisons only. Every answer reads the one staleness rule
 (``staleness.stale``). Answers are the plain values of ``server.view.shapes`` in the
 view's convention (1-based lines, code-point columns, file-system paths); the LSP shell
 converts them. Several connections share one engine, each with its own view.
 
-Costs: a file's hint rows are computed once per (engine version, edit version, settings)
-and then served from the cache, a slice per request (bisect); model totals of a metric
-other than the index's own are computed once per (engine version, job, result, metric);
-hovers and lenses are computed per request from the cached entries (lenses also parse
-the source with ``ast``: linear in its length).
+Costs: a file's hint rows are computed once per (engine version, edit version, settings,
+comparisons version) and then served from the cache, a slice per request (bisect); model
+totals of a metric other than the index's own are computed once per (engine version,
+job, result, metric); hovers and lenses are computed per request from the cached entries
+(lenses also parse the source with ``ast``: linear in its length).
 """
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,15 +29,22 @@ from perfline.core import dominant_metric
 from perfline.server import api
 from perfline.server.line_index import LineEntry
 from perfline.server.view import line_labels
+from perfline.server.view.block_deltas import block_changes
 from perfline.server.view.code_blocks import lenses_of
+from perfline.server.view.compare_options import CompareOptions, read_compare_options
+from perfline.server.view.compare_surface import ComparisonSupplier
 from perfline.server.view.diagnostic_rules import workspace_diagnostics
 from perfline.server.view.edit_tracking import LineTracker
 from perfline.server.view.engine_surface import EngineSource, EngineSurface
 from perfline.server.view.hint_settings import HintSettings, chosen_section, read_settings
 from perfline.server.view.hover_text import HoverFacts, hover_markdown
+from perfline.server.view.line_deltas import DeltaLookup
 from perfline.server.view.line_details import operator_rows
+from perfline.server.view.regression_rules import regressions
 from perfline.server.view.result_tables import ResultTableCache
 from perfline.server.view.shapes import (
+    LINE_END,
+    Diagnostic,
     DiagnosticsUpdate,
     Hint,
     HintPage,
@@ -50,12 +61,14 @@ _Lines = tuple[dict[int, list[LineEntry]], tuple[Hint, ...], list[int]]
 class ConnectionView:
     """One connection's view of the shared engine."""
 
-    def __init__(self, engine: EngineSource) -> None:
+    def __init__(self, engine: EngineSource, comparisons: ComparisonSupplier | None = None) -> None:
         self._engine = engine
+        self._comparisons = comparisons
         self.settings = HintSettings()
+        self.compare = CompareOptions()
         self._settings_version = 0
         self._documents: dict[str, LineTracker] = {}
-        self._lines: dict[str, tuple[tuple[int, int, int, int], _Lines]] = {}
+        self._lines: dict[str, tuple[tuple[int, int, int, int, int], _Lines]] = {}
         self._totals: dict[tuple[str, int, dominant_metric.MetricKey], float | None] = {}
         self._totals_version = -1
         self._published: set[str] = set()
@@ -70,11 +83,14 @@ class ConnectionView:
         if section is None:
             return SettingsChange(False, ())
         readout = read_settings(section)
-        if readout.settings == self.settings:
-            return SettingsChange(False, readout.problems)
+        compare, compare_problems = read_compare_options(section)
+        problems = readout.problems + compare_problems
+        if readout.settings == self.settings and compare == self.compare:
+            return SettingsChange(False, problems)
         self.settings = readout.settings
+        self.compare = compare
         self._settings_version += 1
-        return SettingsChange(True, readout.problems)
+        return SettingsChange(True, problems)
 
     # --------------------------------------------------------------- documents
 
@@ -142,8 +158,9 @@ class ConnectionView:
         entries = self._file_lines(file)[0].get(line)
         if not entries:
             return None
+        deltas = self.deltas()
         markdown = hover_markdown(
-            [self._hover_facts(file, e) for e in entries], stale=self.stale(file, entries)
+            [self._hover_facts(file, e, deltas) for e in entries], stale=self.stale(file, entries)
         )
         return HoverView(line, self._text_length(file, line), markdown)
 
@@ -153,18 +170,22 @@ class ConnectionView:
             return ()
         by_line = self._file_lines(file)[0]
         source = "\n".join(self._source_lines(file))
+        blocks = lenses_of(source, file, by_line, self.settings, self._total_of, self.current_line)
+        deltas = self.deltas()
+        changes = block_changes(blocks, self._lens_entry(by_line), deltas, self.compare.settings)
         lenses = []
-        for block in lenses_of(
-            source, file, by_line, self.settings, self._total_of, self.current_line
-        ):
+        for position, block in enumerate(blocks):
             inside = [e for n in range(block.line, block.end_line + 1) for e in by_line.get(n, ())]
             mark = STALE_MARK if self.stale(file, inside) else ""
-            lenses.append(Lens(block.line, block.end_line, block.title + mark))
+            title = block.titled(changes.get(position, ""))
+            lenses.append(Lens(block.line, block.end_line, title + mark))
         return tuple(lenses)
 
     def diagnostics(self) -> DiagnosticsUpdate:
         """Every file's diagnostics now, and the files whose earlier ones must be cleared."""
-        found = workspace_diagnostics(self._engine(), self.current_line, self.line_length)
+        engine = self._engine()
+        found = workspace_diagnostics(engine, self.current_line, self.line_length)
+        self._compare_diagnostics(found, engine.annotated_files())
         files = {file: tuple(items) for file, items in found.items()}
         cleared = tuple(sorted(self._published - set(files)))
         self._published = set(files)
@@ -180,14 +201,64 @@ class ConnectionView:
         edited = tracker is not None and tracker.edited
         return stale(edited, entries, self._engine().job)
 
+    def deltas(self) -> DeltaLookup:
+        """The changes against the baselines, as ready now (none without a source)."""
+        source = self._comparisons() if self._comparisons is not None else None
+        return DeltaLookup(source, self._engine(), self.compare.settings)
+
     # --------------------------------------------------------------- internals
 
-    def _hover_facts(self, file: str, entry: LineEntry) -> HoverFacts:
+    def _hover_facts(self, file: str, entry: LineEntry, deltas: DeltaLookup) -> HoverFacts:
+        delta = deltas.of(entry)
         tables = self._tables.get(entry.job, entry.result_index)
         if tables is None:
-            return HoverFacts(entry, file, (), entry.producer)
+            return HoverFacts(entry, file, (), entry.producer, delta)
         rows = operator_rows(entry, tables.breakdowns, tables.entities, tables.parents)
-        return HoverFacts(entry, file, rows, tables.run)
+        return HoverFacts(entry, file, rows, tables.run, delta)
+
+    def _lens_entry(
+        self, by_line: dict[int, list[LineEntry]]
+    ) -> Callable[[int], tuple[LineEntry, str] | None]:
+        def at(line: int) -> tuple[LineEntry, str] | None:
+            chosen = line_labels.lens_entry(by_line.get(line, ()), self.settings, self._total_of)
+            return None if chosen is None else (chosen[0], chosen[1][1].name)
+
+        return at
+
+    def _compare_diagnostics(
+        self, found: dict[str, list[Diagnostic]], files: Sequence[str]
+    ) -> None:
+        """Regression warnings on the annotated files, baseline problems where they are."""
+        source = self._comparisons() if self._comparisons is not None else None
+        if source is None:
+            return
+        deltas = self.deltas()
+        if not any(deltas.job(name) is not None for name in self._engine().job_names()):
+            files = ()  # nothing is compared: no file can warn
+        for file in files:
+            if not Path(file).is_absolute():
+                continue
+            by_line = self._file_lines(file)[0]
+            found.setdefault(file, []).extend(
+                regressions(
+                    by_line,
+                    deltas,
+                    self.settings,
+                    self._total_of,
+                    self.compare.regression_threshold,
+                    functools.partial(self._line_end, file),
+                )
+            )
+        for problem in source.problems():
+            found.setdefault(problem.file, []).append(
+                Diagnostic(
+                    problem.line, 0, LINE_END, problem.message, "error", "perfline", "baseline"
+                )
+            )
+
+    def _line_end(self, file: str, line: int) -> int:
+        found = self.line_length(file, line)
+        return found if found is not None else self._text_length(file, line)
 
     def _source_lines(self, file: str) -> list[str]:
         """The file's lines as the client has it, else as on disk."""
@@ -208,7 +279,9 @@ class ConnectionView:
         engine = self._engine()
         tracker = self._documents.get(file)
         edits = tracker.version if tracker is not None else -1
-        key = (engine.version, edits, id(tracker), self._settings_version)
+        source = self._comparisons() if self._comparisons is not None else None
+        compared = source.version if source is not None else -1
+        key = (engine.version, edits, id(tracker), self._settings_version, compared)
         cached = self._lines.get(file)
         if cached is not None and cached[0] == key:
             return cached[1]
@@ -217,7 +290,7 @@ class ConnectionView:
             current = self.current_line(file, number)
             if current is not None:
                 found.setdefault(current, []).extend(entries)
-        rows = self._rows(file, found, tracker, engine)
+        rows = self._rows(file, found, tracker, engine, self.deltas())
         made = (found, rows, [row.line for row in rows])
         self._lines[file] = (key, made)
         return made
@@ -228,6 +301,7 @@ class ConnectionView:
         found: dict[int, list[LineEntry]],
         tracker: LineTracker | None,
         engine: EngineSurface,
+        deltas: DeltaLookup,
     ) -> tuple[Hint, ...]:
         text = tracker.text_lines if tracker is not None else _disk_lines(file)
         count = len(text) - 1 if text and text[-1] == "" else len(text)
@@ -236,7 +310,7 @@ class ConnectionView:
         for current, entries in sorted(found.items()):
             if current > count:
                 continue
-            label = line_labels.line_label(entries, self.settings, self._total_of)
+            label = line_labels.line_label(entries, self.settings, self._total_of, deltas)
             if not label:
                 continue
             if stale(edited, entries, engine.job):

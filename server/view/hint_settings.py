@@ -8,8 +8,10 @@ pull of the ``perfline`` section), all shaped ``{"hints": {...}}``:
   ``[display] metric`` in ``perfline.toml``, else the result's dominant figure) or a
   metric name (``inference_time``, ``npu_cycles``...);
 * ``hints.format``: a template with ``{value}`` (the number and its unit), ``{unit}``,
-  ``{metric}``, ``{statistic}`` (``avg``, ``p50``... when the figure is one), ``{share}``
-  and ``{marker}`` (``▮▮▮`` on hot lines, see ``numbers.share_marker``); the default,
+  ``{metric}``, ``{statistic}`` (``avg``, ``p50``... when the figure is one), ``{share}``,
+  ``{marker}`` (``▮▮▮`` on hot lines, see ``numbers.share_marker``) and ``{delta}`` (the
+  significant change against the job's baseline, ``▲12%``; a format without it gets it
+  after ``{statistic}``, else after ``{value}``); the default,
   ``{value} {statistic} · {share}``, gives the index's own labels (``0.42 ms p50 · 21%``);
 * ``hints.minShare``: hide the hints of lines whose share of the model is below this
   percentage (0-100).
@@ -32,7 +34,7 @@ from typing import Any
 
 AUTO = "auto"
 DEFAULT_FORMAT = "{value} {statistic} · {share}"
-PLACEHOLDERS = ("value", "unit", "metric", "statistic", "share", "marker")
+PLACEHOLDERS = ("value", "unit", "metric", "statistic", "share", "marker", "delta")
 SECTION = "perfline"
 
 PLACEHOLDER_PATTERN = re.compile(r"\{([^{}]*)\}")
@@ -68,7 +70,7 @@ def section_of(value: Any) -> Mapping[str, Any] | None:
     section = value.get(SECTION)
     if isinstance(section, Mapping):
         return section
-    if "hints" in value:
+    if "hints" in value or "compare" in value:
         found: Mapping[str, Any] = value
         return found
     return None

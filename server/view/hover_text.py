@@ -1,12 +1,15 @@
 """The hover of a source line, as Markdown (no LSP types here).
 
-Per job result on the line: a head (``dscnn.py:42`` · the line's figure · its share of the
-model), whether the figure is inclusive (a call line: it includes the lines it calls) or
-why there is none, then every statistic the line holds (avg, p50, p90, min, max, runs) in
-one table that names the unit once, the other metrics, the operators under the line (type,
-name, figure, share) most costly first, and what ran (``server.view.run_description``).
-Numbers follow ``core.figure_text``; no row says "n/a". Pure; linear in the line's
-metrics and operators.
+With several jobs on the line, a side-by-side table first (``runtime_columns``: same
+line, every runtime). Per job result on the line: a head (``dscnn.py:42`` · the line's
+figure · its share of the model), whether the figure is inclusive (a call line: it
+includes the lines it calls) or why there is none, then every statistic the line holds
+(avg, p50, p90, min, max, runs) in one table that names the unit once, the other
+metrics, with a baseline the comparison (``delta_hover``: base, new, delta and verdict
+of every statistic), the operators under the line (type, name, figure, share) most
+costly first, and what ran (``server.view.run_description``). Numbers follow
+``core.figure_text``; no row says "n/a". Pure; linear in the line's metrics and
+operators.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from dataclasses import dataclass
 
 from perfline.core import figure_text as numbers
 from perfline.server.line_index import LineEntry
+from perfline.server.view.delta_hover import delta_markdown
+from perfline.server.view.line_deltas import LineDelta
 from perfline.server.view.line_details import (
     LineMetrics,
     OperatorRow,
@@ -23,6 +28,7 @@ from perfline.server.view.line_details import (
     no_figure,
     statistics,
 )
+from perfline.server.view.runtime_columns import Column, runtime_table
 
 #: Operator rows shown before "(+N more)".
 MAX_OPERATORS = 12
@@ -36,6 +42,8 @@ class HoverFacts:
     file: str
     operators: Sequence[OperatorRow]
     run: str
+    #: The line's change against its job's baseline, when one is compared.
+    delta: LineDelta | None = None
 
 
 def cell(value: object) -> str:
@@ -51,6 +59,9 @@ def hover_markdown(facts: Sequence[HoverFacts], *, stale: bool = False) -> str:
             "*Figures may be out of date: the source was edited since the analysis, "
             "or the analysis is failing.*\n"
         )
+    side_by_side = runtime_table([Column(f.entry, f.run) for f in facts])
+    if side_by_side is not None:
+        parts.append(side_by_side)
     for fact in facts:
         parts.extend(_section(fact))
     return "\n".join(parts).strip() + "\n"
@@ -73,6 +84,8 @@ def _section(fact: HoverFacts) -> list[str]:
     elif called:
         parts.append(f"*Inclusive*: this line calls {called}; its figure includes theirs.\n")
     parts.extend(_metric_tables(statistics(entry.metrics)))
+    if fact.delta is not None:
+        parts.append(delta_markdown(entry, fact.delta))
     if fact.operators:
         parts.append(_operators(entry, fact.operators))
     parts.append(_provenance(fact))

@@ -50,7 +50,7 @@ BROKEN = [
         "inputs misspelled",
         ("inputs = [", "input = ["),
         "line 12, column 1 (jobs[0].input): unknown key 'input'; did you mean 'inputs'? "
-        "expected one of name, backend, inputs, options",
+        "expected one of name, backend, inputs, options, baseline",
     ),
     (
         "backend misspelled",

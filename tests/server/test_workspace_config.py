@@ -192,7 +192,7 @@ def test_a_misspelled_required_key_is_one_problem_with_a_suggestion() -> None:
             4,
             1,
             "unknown key 'input'; did you mean 'inputs'? "
-            "expected one of name, backend, inputs, options",
+            "expected one of name, backend, inputs, options, baseline",
         )
     ]
 

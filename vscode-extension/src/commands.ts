@@ -1,8 +1,8 @@
 /**
  * The `perfline.*` commands: Reanalyze, Show Result JSON, Show Breakdown, Show Report, Select
- * Job, Show Log, Restart Server. Each reads its arguments (a job id when invoked from a code
- * lens or a script; Show Report also `{job, baseline}`), asks the controller, and shows the
- * outcome.
+ * Job, Set Current Result as Baseline, Clear Baseline, Show Log, Restart Server. Each reads its
+ * arguments (a job id when invoked from a code lens or a script; Show Report also
+ * `{job, baseline}`), asks the controller, and shows the outcome.
  */
 
 import * as vscode from 'vscode';
@@ -11,11 +11,13 @@ import type { Controller } from './controller';
 import { messageOf } from './controller';
 import { jobPickItems } from './jobs';
 import {
+  baselineMessage,
   blockArguments,
   type BreakdownParams,
   fileSafe,
   jobArgument,
   Methods,
+  parseBaselineAnswer,
   parseBreakdown,
   resultDocument,
 } from './protocol';
@@ -116,6 +118,40 @@ export function registerCommands(
         if (job !== undefined) {
           await controller.selectJob(job);
         }
+      }),
+    ),
+    vscode.commands.registerCommand(
+      'perfline.setBaseline',
+      guarded('Set Current Result as Baseline', async (controller, arg) => {
+        const job = await jobOrAsk(controller, arg);
+        if (job === undefined) {
+          return;
+        }
+        const raw = await controller.request(Methods.setBaseline, { job, wait: true });
+        const answer = parseBaselineAnswer(raw);
+        if (answer === undefined) {
+          throw new Error('the server sent no answer about the baseline');
+        }
+        const message = baselineMessage(answer);
+        controller.output.appendLine(`[perfline] ${message.text}`);
+        if (message.ok) {
+          void vscode.window.showInformationMessage(message.text);
+        } else {
+          void vscode.window.showErrorMessage(message.text);
+        }
+      }),
+    ),
+    vscode.commands.registerCommand(
+      'perfline.clearBaseline',
+      guarded('Clear Baseline', async (controller, arg) => {
+        const job = await jobOrAsk(controller, arg);
+        if (job === undefined) {
+          return;
+        }
+        await controller.request(Methods.clearBaseline, { job, wait: true });
+        void vscode.window.showInformationMessage(
+          `perfline: the baseline set for job ${job} is cleared (a perfline.toml baseline applies again).`,
+        );
       }),
     ),
     vscode.commands.registerCommand(

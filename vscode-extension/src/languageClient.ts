@@ -26,11 +26,17 @@ import { configurationFor, type PerflineSettings, serverSettings } from './setti
 export const CLIENT_ID = 'perfline';
 
 /**
- * Commands the extension implements itself. The server also offers `perfline.reanalyze` and the
- * code lens command `perfline.showBlock` through `workspace/executeCommand`; registering them a
- * second time would fail, so the client skips those ids when the server announces them.
+ * Commands the extension implements itself. The server also offers `perfline.reanalyze`,
+ * `perfline.setBaseline`, `perfline.clearBaseline` and the code lens command `perfline.showBlock`
+ * through `workspace/executeCommand`; registering them a second time would fail, so the client
+ * skips those ids when the server announces them.
  */
-export const CLIENT_COMMANDS: ReadonlySet<string> = new Set(['perfline.reanalyze', 'perfline.showBlock']);
+export const CLIENT_COMMANDS: ReadonlySet<string> = new Set([
+  'perfline.reanalyze',
+  'perfline.showBlock',
+  'perfline.setBaseline',
+  'perfline.clearBaseline',
+]);
 
 export interface ClientHooks {
   readonly settings: () => PerflineSettings;

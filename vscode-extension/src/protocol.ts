@@ -13,6 +13,9 @@ export const Methods = {
   summary: 'perfline/summary',
   breakdown: 'perfline/breakdown',
   reportHtml: 'perfline/reportHtml',
+  compare: 'perfline/compare',
+  setBaseline: 'perfline/setBaseline',
+  clearBaseline: 'perfline/clearBaseline',
   resultChanged: 'perfline/resultChanged',
 } as const;
 
@@ -207,4 +210,40 @@ export function parseBreakdown(raw: unknown): Breakdown | undefined {
 export function fileSafe(text: string): string {
   const cleaned = text.replace(/[^\w.-]+/g, '_').replace(/^_+|_+$/g, '');
   return cleaned === '' ? 'job' : cleaned;
+}
+
+/** A `perfline/setBaseline` answer: `{job, state: "set" | "scheduled" | "error", path, error}`. */
+export interface BaselineAnswer {
+  readonly job: string;
+  readonly state: string;
+  /** The stored document, workspace-relative (once written). */
+  readonly path: string | undefined;
+  readonly error: string | undefined;
+}
+
+export function parseBaselineAnswer(raw: unknown): BaselineAnswer | undefined {
+  if (!isObject(raw) || typeof raw.job !== 'string') {
+    return undefined;
+  }
+  return {
+    job: raw.job,
+    state: typeof raw.state === 'string' ? raw.state : 'set',
+    path: typeof raw.path === 'string' ? raw.path : undefined,
+    error: typeof raw.error === 'string' && raw.error !== '' ? raw.error : undefined,
+  };
+}
+
+/** What the user is told after Set Current Result as Baseline. */
+export function baselineMessage(answer: BaselineAnswer): { ok: boolean; text: string } {
+  if (answer.error !== undefined) {
+    return { ok: false, text: `perfline: the baseline of job ${answer.job} was not set: ${answer.error}` };
+  }
+  if (answer.state !== 'set') {
+    return { ok: true, text: `perfline: the baseline of job ${answer.job} is being written.` };
+  }
+  const where = answer.path === undefined ? '' : ` (kept in ${answer.path})`;
+  return {
+    ok: true,
+    text: `perfline: the current result of job ${answer.job} is now its baseline${where}; hints show the significant changes against it.`,
+  };
 }

@@ -3,7 +3,8 @@
  * returns a normalized, immutable view plus human-readable problems. Pure (no `vscode` import): the
  * caller passes a getter over the configuration, so this is unit-tested with plain objects.
  *
- * The part the server cares about (hint metric, format, share threshold) is sent to it as
+ * The part the server cares about (hint metric, format, share threshold; the compare settings:
+ * regression threshold, significance level, correction, estimate threshold) is sent to it as
  * `workspace/didChangeConfiguration` `{settings: {perfline: ServerSettings}}` and returned for
  * `workspace/configuration` pulls of the `perfline` section.
  */
@@ -13,7 +14,7 @@ export type TraceLevel = 'off' | 'messages' | 'verbose';
 export const TRACE_LEVELS: readonly TraceLevel[] = ['off', 'messages', 'verbose'];
 
 /** Placeholders allowed in `perfline.hints.format`. */
-export const FORMAT_PLACEHOLDERS: readonly string[] = ['value', 'unit', 'metric', 'statistic', 'share', 'marker'];
+export const FORMAT_PLACEHOLDERS: readonly string[] = ['value', 'unit', 'metric', 'statistic', 'share', 'marker', 'delta'];
 
 /** The server renders it; `{marker}` puts `▮▮▮` in front of the hints of hot lines. */
 export const DEFAULT_HINT_FORMAT = '{marker} {value} {statistic} · {share}';
@@ -22,11 +23,34 @@ export const DEFAULT_METRIC = 'auto';
 export interface HintSettings {
   /** `auto` (the result's dominant metric) or a metric name such as `inference_time`. */
   readonly metric: string;
-  /** Template with `{value}`, `{unit}`, `{metric}`, `{statistic}`, `{share}`, `{marker}`. */
+  /** Template with `{value}`, `{unit}`, `{metric}`, `{statistic}`, `{share}`, `{marker}`, `{delta}`. */
   readonly format: string;
   /** Hints whose share of the model is below this percentage (0-100) are hidden. */
   readonly minShare: number;
 }
+
+/** How the server compares each job with its baseline (percentages as the user writes them). */
+export interface CompareSettings {
+  /** A line significantly worse than the baseline by more than this percentage gets a warning. */
+  readonly regressionThreshold: number;
+  /** Significance level of the corrected p-values of measured figures (0-1). */
+  readonly level: number;
+  /** Multiple-test control across the lines: Holm, Benjamini-Hochberg or none. */
+  readonly correction: Correction;
+  /** Percentage an estimate (no per-run values) must change by to count. */
+  readonly estimateThreshold: number;
+}
+
+export type Correction = 'holm' | 'bh' | 'none';
+
+export const CORRECTIONS: readonly Correction[] = ['holm', 'bh', 'none'];
+
+export const DEFAULT_COMPARE: CompareSettings = {
+  regressionThreshold: 5,
+  level: 0.05,
+  correction: 'holm',
+  estimateThreshold: 0,
+};
 
 export interface ServerLaunchSettings {
   /** Path of a `perfline` executable; when set it wins over `python`. */
@@ -39,6 +63,7 @@ export interface ServerLaunchSettings {
 
 export interface PerflineSettings {
   readonly hints: HintSettings;
+  readonly compare: CompareSettings;
   readonly server: ServerLaunchSettings;
   readonly trace: TraceLevel;
 }
@@ -46,6 +71,7 @@ export interface PerflineSettings {
 /** What the server receives (no launch details: they are the client's business). */
 export interface ServerSettings {
   readonly hints: HintSettings;
+  readonly compare: CompareSettings;
   readonly trace: { readonly server: TraceLevel };
 }
 
@@ -60,6 +86,7 @@ export type SettingGetter = (key: string) => unknown;
 
 export const DEFAULT_SETTINGS: PerflineSettings = {
   hints: { metric: DEFAULT_METRIC, format: DEFAULT_HINT_FORMAT, minShare: 0 },
+  compare: DEFAULT_COMPARE,
   server: { path: '', python: '', extraArgs: [] },
   trace: 'off',
 };
@@ -124,6 +151,8 @@ export function readSettings(get: SettingGetter): SettingsReadout {
     }
   }
 
+  const compare = readCompare(get, problems);
+
   const traceRaw = text('trace.server', 'off');
   let trace: TraceLevel = 'off';
   if ((TRACE_LEVELS as readonly string[]).includes(traceRaw)) {
@@ -149,6 +178,7 @@ export function readSettings(get: SettingGetter): SettingsReadout {
   return {
     settings: {
       hints: { metric, format, minShare },
+      compare,
       server: { path: text('server.path', ''), python: text('server.python', ''), extraArgs },
       trace,
     },
@@ -156,9 +186,39 @@ export function readSettings(get: SettingGetter): SettingsReadout {
   };
 }
 
+/** The `perfline.compare.*` settings; invalid values fall back to the defaults with a problem. */
+function readCompare(get: SettingGetter, problems: string[]): CompareSettings {
+  const number = (key: keyof CompareSettings, low: number, high: number, open: boolean): number => {
+    const fallback = DEFAULT_COMPARE[key] as number;
+    const raw = get(`compare.${key}`);
+    if (raw === undefined || raw === null) {
+      return fallback;
+    }
+    const inside = typeof raw === 'number' && Number.isFinite(raw) && (open ? raw > low && raw < high : raw >= low && raw <= high);
+    if (!inside) {
+      const range = open ? `between ${low} and ${high}` : `from ${low} to ${high}`;
+      problems.push(`perfline.compare.${key}: expected a number ${range}, found ${describe(raw)}; using ${fallback}`);
+      return fallback;
+    }
+    return raw;
+  };
+  const regressionThreshold = number('regressionThreshold', 0, 1000, false);
+  const level = number('level', 0, 1, true);
+  const rawCorrection = get('compare.correction');
+  let correction: Correction = DEFAULT_COMPARE.correction;
+  if (typeof rawCorrection === 'string' && (CORRECTIONS as readonly string[]).includes(rawCorrection)) {
+    correction = rawCorrection as Correction;
+  } else if (rawCorrection !== undefined && rawCorrection !== null) {
+    problems.push(
+      `perfline.compare.correction: expected one of ${CORRECTIONS.join(', ')}, found ${describe(rawCorrection)}; using "holm"`,
+    );
+  }
+  return { regressionThreshold, level, correction, estimateThreshold: number('estimateThreshold', 0, 1000, false) };
+}
+
 /** The subset of the settings sent to the server. */
 export function serverSettings(settings: PerflineSettings): ServerSettings {
-  return { hints: { ...settings.hints }, trace: { server: settings.trace } };
+  return { hints: { ...settings.hints }, compare: { ...settings.compare }, trace: { server: settings.trace } };
 }
 
 /** Whether a settings change needs the server process to be restarted (launch details changed). */

@@ -6,7 +6,7 @@
  * Every check is reported; the exit code is 1 if any failed. Screenshots go to --shots.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
@@ -25,6 +25,8 @@ const { values: args } = parseArgs({
     logs: { type: 'string' },
     workspace: { type: 'string' },
     compare: { type: 'string' },
+    rerun: { type: 'string' },
+    'expected-compare': { type: 'string' },
     timeout: { type: 'string', default: '120000' },
   },
 });
@@ -457,6 +459,87 @@ try {
   check('diagnostic cleared once fixed', Boolean(cleared), cleared ? 'gone from the Problems panel' : 'still shown');
   await page.keyboard.press('Escape');
   await runCommand('View: Hide Panel'); // give the editor its height back (later checks read lines)
+  await sleep(500);
+
+  // 6c. A baseline: Set Current Result as Baseline, then a second real ETDump of the same program
+  // written over the first. The hints show the significant changes only (▲/▼ with the percentage
+  // `perfline compare` computes in-process from the two dumps), the hover base, new and delta, the
+  // Problems panel the regressions; then the first ETDump comes back and the deltas go.
+  const compared = JSON.parse(readFileSync(need('expected-compare'), 'utf8'));
+  /** line -> its `duration_avg` delta in `perfline compare --json`. */
+  const lineDeltas = new Map();
+  for (const entity of compared.results[0].entities) {
+    const metric = entity.kind === 'code_line' ? entity.metrics.find((m) => m.name === 'duration_avg') : undefined;
+    if (metric !== undefined) {
+      lineDeltas.set(entity.new_line, metric);
+    }
+  }
+  const markOf = (metric) => {
+    if (!metric?.significant || typeof metric.ratio !== 'number') {
+      return '';
+    }
+    const percent = Math.abs(metric.ratio - 1) * 100;
+    return `${metric.ratio > 1 ? '▲' : '▼'}${percent > 0 && percent < 1 ? '<1' : percent.toFixed(0)}%`;
+  };
+  const etdump = join(workspace, 'dscnn_portable.etdump');
+  const firstDump = readFileSync(etdump);
+  const replaceDump = (bytes) => {
+    writeFileSync(`${etdump}.tmp`, bytes);
+    renameSync(`${etdump}.tmp`, etdump);
+  };
+  await runCommand('perfline: Set Current Result as Baseline');
+  const baselineSet = await until(() => perflineLog().includes('is now its baseline'), 60_000);
+  check('Set Current Result as Baseline', Boolean(baselineSet), baselineSet ? 'the server kept the result as the baseline' : 'no confirmation in the perfline log');
+  replaceDump(readFileSync(need('rerun')));
+  await openFile();
+  const dominantMark = markOf(lineDeltas.get(hintLine));
+  const deltaLines = await until(async () => {
+    const now = await editorLines();
+    return (now[hintLine] ?? '').includes(dominantMark) ? now : undefined;
+  }, 90_000);
+  const shownDeltas = deltaLines ?? (await editorLines());
+  const wrongDeltas = labelled.filter((l) => {
+    const text = shownDeltas[l.currentLine ?? l.line] ?? '';
+    const mark = markOf(lineDeltas.get(l.line));
+    return mark === '' ? /[▲▼]/.test(text) : !text.includes(mark);
+  });
+  check(
+    'delta hints after a new run',
+    dominantMark !== '' && Boolean(deltaLines) && wrongDeltas.length === 0,
+    `line ${hintLine} shows "${(shownDeltas[hintLine] ?? '').trim()}" (expected ${dominantMark}); ` +
+      `significant lines ${[...lineDeltas].filter(([, m]) => m.significant).map(([n, m]) => `${n} ${markOf(m)}`).join(', ')}; ` +
+      (wrongDeltas.length === 0 ? 'every other line without a delta' : `wrong on ${wrongDeltas.map((l) => l.line).join(', ')}`),
+  );
+  const deltaLenses = await until(async () => {
+    const texts = (await page.locator('.monaco-editor .codelens-decoration').allInnerTexts()).map((t) => t.trim());
+    return texts.some((t) => /total [▲▼]\d+%/.test(t)) ? texts : undefined;
+  }, 60_000);
+  check('lens: a block total with its change', Boolean(deltaLenses), `lenses ${JSON.stringify(deltaLenses ?? [])}`);
+  await shot('5c-delta-hints');
+  const deltaHover = await hoverOn('self.pointwise(x)');
+  check(
+    'hover: base, new and delta against the baseline',
+    /Against the baseline/.test(deltaHover.text) && /metric\s+base\s+new\s+delta\s+change\s+verdict/.test(deltaHover.text) && deltaHover.text.includes(dominantMark) && /regression/.test(deltaHover.text),
+    `hover text: ${JSON.stringify(deltaHover.text.slice(0, 600))}`,
+  );
+  await shot('5d-delta-hover');
+  await page.keyboard.press('Escape');
+  await runCommand('View: Focus Problems');
+  const regressions = await until(async () => {
+    const text = await page.locator('.markers-panel').first().innerText().catch(() => '');
+    return text.includes('regressed against the baseline') ? text : undefined;
+  }, 60_000);
+  check('regression warning in the Problems panel', Boolean(regressions), `Problems panel: ${JSON.stringify((regressions ?? '').slice(0, 300))}`);
+  await shot('5e-regression-warnings');
+  await page.keyboard.press('Escape');
+  await runCommand('View: Hide Panel');
+  replaceDump(firstDump);
+  await openFile();
+  const back = await until(async () => {
+    const now = await editorLines();
+    return (now[hintLine] ?? '').includes(expectedHint(dominant)) && !/[▲▼]/.test(now[hintLine] ?? '') ? true : undefined;
+  }, 90_000);
+  check('deltas gone with the baseline run back', Boolean(back), back ? `line ${hintLine} shows "${expectedHint(dominant)}" again` : 'still a delta or another figure');
   await sleep(500);
 
   // 7. Reanalyze: the status bar spins while the server reports progress, then shows totals again.

@@ -10,10 +10,13 @@
 #      operator rows, what ran), the code lenses, the status bar item, the rendered Show Breakdown,
 #      Show Report (the server's HTML page in a webview: the line figure, a click jumps the editor;
 #      with a baseline document, bound to a key with the command's arguments, the compare view),
-#      a configuration diagnostic (perfline.toml broken, then restored), Reanalyze, a crash
-#      restart, settings applied without a reload.
-# The expected lines, labels and lens titles come from `perfline annotate` (in-process analysis);
-# the editor gets its figures from the server the extension itself starts.
+#      a configuration diagnostic (perfline.toml broken, then restored), a delta hint (Set Current
+#      Result as Baseline, a second real ETDump of the program written over the first: the hints
+#      show the significant changes, the hover base/new/delta), Reanalyze, a crash restart,
+#      settings applied without a reload.
+# The expected lines, labels and lens titles come from `perfline annotate` (in-process analysis),
+# the expected changes from `perfline compare --json` of the two ETDumps (in-process); the
+# editor gets its figures from the server the extension itself starts.
 # Screenshots go to test/e2e/screenshots/ (gitignored). Exit code 0 only if every check passed.
 set -euo pipefail
 
@@ -66,6 +69,12 @@ rm -f "$SHOTS"/*.png
 (cd "$WS" && "$PY" -m perfline annotate --json "$SOURCE") > "$WORK/expected.json"
 (cd "$WS" && "$PY" -m perfline annotate --no-color "$SOURCE") > "$WORK/expected.txt"
 grep -c . "$WORK/expected.txt" >/dev/null
+RERUN=$REPO/tests/data/docs/dscnn_portable_rerun.etdump
+[ -f "$RERUN" ] || { echo "missing $RERUN"; exit 2; }
+cp "$RERUN" "$WORK/rerun.etdump"
+(cd "$WS" && "$PY" -m perfline compare --json --source-root . \
+  dscnn_portable.etrecord,dscnn_portable.etdump dscnn_portable.etrecord,"$WORK/rerun.etdump") \
+  > "$WORK/expected-compare.json"
 
 step "a baseline for the compare view (tests/html/compare_pair.py: the example's durations redrawn, dscnn.py:26 25% slower)"
 (cd "$REPO" && "$PY" -m tests.html.compare_pair "$WORK/pair" --runs 30) > /dev/null
@@ -139,6 +148,8 @@ node "$HERE/drive.mjs" \
   --settings "$WORK/data/User/settings.json" \
   --server-parent "$CS_PID" \
   --workspace "$WS" \
+  --rerun "$WORK/rerun.etdump" \
+  --expected-compare "$WORK/expected-compare.json" \
   --logs "$WORK/data/logs"
 status=$?
 set -e

@@ -3,9 +3,11 @@ import { describe, it } from 'node:test';
 
 import {
   annotationsAt,
+  baselineMessage,
   blockArguments,
   fileSafe,
   jobArgument,
+  parseBaselineAnswer,
   parseBreakdown,
   parseSummary,
   parseLineAnnotations,
@@ -143,5 +145,31 @@ describe('fileSafe', () => {
   it('makes ids safe for virtual document paths', () => {
     assert.equal(fileSafe('kws/dscnn xnnpack'), 'kws_dscnn_xnnpack');
     assert.equal(fileSafe('///'), 'job');
+  });
+});
+
+describe('parseBaselineAnswer / baselineMessage', () => {
+  it('says where the baseline is kept once it is set', () => {
+    const answer = parseBaselineAnswer({
+      job: 'dscnn-measured',
+      state: 'set',
+      path: '.perfline/baselines/dscnn-measured/mlia-output.json',
+      error: null,
+    });
+    assert.ok(answer !== undefined);
+    const message = baselineMessage(answer);
+    assert.equal(message.ok, true);
+    assert.match(message.text, /job dscnn-measured is now its baseline \(kept in \.perfline\/baselines\/dscnn-measured\/mlia-output\.json\)/);
+  });
+
+  it('reports a failed write as an error', () => {
+    const answer = parseBaselineAnswer({ job: 'j', state: 'error', path: null, error: 'disk full' });
+    assert.ok(answer !== undefined);
+    assert.deepEqual(baselineMessage(answer), { ok: false, text: 'perfline: the baseline of job j was not set: disk full' });
+  });
+
+  it('rejects answers without a job', () => {
+    assert.equal(parseBaselineAnswer({ state: 'set' }), undefined);
+    assert.equal(parseBaselineAnswer('x'), undefined);
   });
 });

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 
 import {
   configurationFor,
+  DEFAULT_COMPARE,
   DEFAULT_HINT_FORMAT,
   DEFAULT_SETTINGS,
   needsPush,
@@ -113,8 +114,54 @@ describe('settings changes', () => {
     const settings = readSettings(from({ 'server.path': '/usr/bin/perfline', 'hints.minShare': 1 })).settings;
     assert.deepEqual(serverSettings(settings), {
       hints: { metric: 'auto', format: DEFAULT_HINT_FORMAT, minShare: 1 },
+      compare: DEFAULT_COMPARE,
       trace: { server: 'off' },
     });
+  });
+
+  it('pushes compare changes', () => {
+    const threshold = readSettings(from({ 'compare.regressionThreshold': 10 })).settings;
+    assert.equal(needsPush(base, threshold), true);
+    assert.equal(needsRestart(base, threshold), false);
+    assert.equal(serverSettings(threshold).compare.regressionThreshold, 10);
+  });
+});
+
+describe('compare settings', () => {
+  it('keeps valid values', () => {
+    const { settings, problems } = readSettings(
+      from({
+        'compare.regressionThreshold': 12.5,
+        'compare.level': 0.01,
+        'compare.correction': 'bh',
+        'compare.estimateThreshold': 2,
+      }),
+    );
+    assert.deepEqual(problems, []);
+    assert.deepEqual(settings.compare, { regressionThreshold: 12.5, level: 0.01, correction: 'bh', estimateThreshold: 2 });
+  });
+
+  it('falls back to the defaults, naming each rejected value', () => {
+    const { settings, problems } = readSettings(
+      from({
+        'compare.regressionThreshold': -1,
+        'compare.level': 1,
+        'compare.correction': 'bonferroni',
+        'compare.estimateThreshold': '5%',
+      }),
+    );
+    assert.deepEqual(settings.compare, DEFAULT_COMPARE);
+    assert.equal(problems.length, 4);
+    assert.match(problems[0] ?? '', /perfline\.compare\.regressionThreshold: expected a number from 0 to 1000, found number -1; using 5/);
+    assert.match(problems[1] ?? '', /perfline\.compare\.level: expected a number between 0 and 1, found number 1; using 0\.05/);
+    assert.match(problems[2] ?? '', /perfline\.compare\.correction: expected one of holm, bh, none/);
+    assert.match(problems[3] ?? '', /perfline\.compare\.estimateThreshold: .* found string "5%"/);
+  });
+
+  it('accepts {delta} in the hint format', () => {
+    const { settings, problems } = readSettings(from({ 'hints.format': '{value} {delta}' }));
+    assert.deepEqual(problems, []);
+    assert.equal(settings.hints.format, '{value} {delta}');
   });
 });
 

@@ -132,7 +132,32 @@ def load_capture_document(
         for selection in selections
     ]
     model_name, model_format, content = _model_identity(model, model_bytes, selections, by_id)
-    facts = CaptureFacts(
+    facts = _facts(root, capture, device, generation, layout, decoded, selections)
+    return capture_document(
+        [item[0] for item in decoded],
+        facts,
+        model_name=model_name,
+        model_format=model_format,
+        model_bytes=content,
+        content_hashes=reads.hashes,
+        timestamp=iso_timestamp(max(reads.mtimes)),
+        skipped_compute_segments=compute_names,
+        cli_arguments=cli_arguments,
+    )
+
+
+def _facts(
+    root: Path,
+    capture: Any,
+    device: Any,
+    generation: Any,
+    layout: Any,
+    decoded: Sequence[tuple[SegmentInput, str, str]],
+    selections: Sequence[Any],
+) -> CaptureFacts:
+    """What the document records of the capture: where it was read, the device, the mode and
+    counter layout, the files decoded and the capture's own warnings."""
+    return CaptureFacts(
         capture_root=str(root),
         device_name=device.name,
         generation=generation,
@@ -144,17 +169,6 @@ def load_capture_document(
         debug_database_files=tuple(item[2] for item in decoded),
         dispatch_folders=tuple(str(root / s.dispatch.folder) for s in selections),
         warnings=capture.warnings,
-    )
-    return capture_document(
-        [item[0] for item in decoded],
-        facts,
-        model_name=model_name,
-        model_format=model_format,
-        model_bytes=content,
-        content_hashes=reads.hashes,
-        timestamp=iso_timestamp(max(reads.mtimes)),
-        skipped_compute_segments=compute_names,
-        cli_arguments=cli_arguments,
     )
 
 

@@ -156,6 +156,8 @@ def judge(
         return "inconclusive", "only in the new run"
     if delta.verdict == REMOVED or delta.new is None:
         return "inconclusive", "only in the baseline"
+    if delta.explained:
+        return "unchanged", "inclusive: the lines this line calls account for the change"
     if delta.method == SAMPLES:
         correction = (
             "no correction"

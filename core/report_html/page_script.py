@@ -4,7 +4,8 @@ It reads the page data (``payload``) from the ``perfline-data`` JSON block and r
 summary; the icicle chart on a canvas (click a node to zoom to it, click an ancestor bar or the
 trail above to zoom out, hover for figures; siblings narrower than a pixel are drawn as one grey
 "+N" block, so a 20,000-chain result draws only what is visible); the annotated sources (a file's
-lines are built when its panel opens; a line with figures expands to its operators); and the
+lines are built when its panel opens; a line with figures expands to its operators, a call line
+says ``(calls 24-27)`` after its text: its figure includes theirs); and the
 operator table (sortable by any column, filtered, 200 rows at a time). Numbers are formatted by
 the same rules as ``labels.py``. When the page runs in a VS Code webview (``acquireVsCodeApi``)
 a click on a line number posts ``{type: "openLine", file, line}``; elsewhere it dispatches a
@@ -427,7 +428,10 @@ SCRIPT: Final = r"""
     return '<div class="' + cls + '" data-line="' + no + '"' + (fig ? ' data-k="' + k + '"' : '') +
       '><span class="no"><a>' + no + '</a></span><span class="fig">' +
       (fig && fig[3] ? esc(fig[3]) : '') + '</span>' + delta + '<span class="src">' +
-      (text === null ? '' : esc(text)) + '</span></div>';
+      (text === null ? '' : esc(text)) + '</span>' +
+      (fig && fig[7] ? '<span class="calls" title="' + esc('Inclusive: this line calls ' +
+        fig[7] + '; its figure includes theirs') + '">(calls ' + esc(fig[7]) + ')</span>' : '') +
+      '</div>';
   }
   function baseTd(e) {
     var row = deltaOf(e);

@@ -68,6 +68,11 @@ def verdict_sentence(delta: MetricDelta, settings: CompareSettings) -> str:
     """``▲152%, a regression (Mann-Whitney U test of 10 + 10 runs, Holm correction:
     p = 7.6e-05 < 0.05).`` for the metric a hint shows."""
     change = numbers.format_change(delta.relative) if delta.relative else ""
+    if delta.explained:
+        return (
+            f"{change} inclusive: the lines this line calls account for the change, and it is "
+            "counted there."
+        ).lstrip()
     if delta.method == SAMPLES:
         how = (
             f"Mann-Whitney U test of {delta.base_runs} + {delta.new_runs} runs, "

@@ -3,7 +3,8 @@
  * Opens the HTML report from file:// in headless Chromium (Debian's, through playwright-core)
  * with the network off, and checks what a reader does with it:
  *   1. the page becomes interactive and shows the expected line's figure (from `perfline annotate
- *      --json`, an independent code path), and that line expands to its operators;
+ *      --json`, an independent code path), and that line expands to its operators; with
+ *      --call-line N --calls TEXT, line N shows annotate's figure and "(calls TEXT)";
  *   2. a click on a chart node zooms to it (the node then spans the whole chart), the trail above
  *      zooms back out, and hovering shows the node's figures;
  *   3. the operator table sorts by a clicked column, both ways (checked on the rendered cells);
@@ -38,6 +39,8 @@ const { values: args } = parseArgs({
     expected: { type: 'string' },
     file: { type: 'string', default: 'dscnn.py' },
     line: { type: 'string', default: '26' },
+    'call-line': { type: 'string' },
+    calls: { type: 'string' },
     zoom: { type: 'string', default: 'blocks' },
     shots: { type: 'string' },
     measure: { type: 'boolean', default: false },
@@ -136,6 +139,33 @@ check(
   expectedLabel !== null && shown === expectedLabel && visible,
   `page shows ${JSON.stringify(shown)}, perfline annotate says ${JSON.stringify(expectedLabel)}`,
 );
+check(
+  `line ${lineNo} is not a call line`,
+  (await line.locator('.calls').count()) === 0,
+  'no "(calls ...)" marker',
+);
+
+// 1b. A call line (--call-line N --calls TEXT): annotate's figure, marked inclusive.
+if (args['call-line']) {
+  const callNo = Number(args['call-line']);
+  const callExpected = annotations.lines.find((l) => (l.currentLine ?? l.line) === callNo);
+  const callLine = page.locator(
+    `details.file[data-file="${args.file}"] .ln[data-line="${callNo}"]`,
+  );
+  const callFigure = (await callLine.locator('.fig').textContent())?.trim() ?? null;
+  const marker = (await callLine.locator('.calls').count())
+    ? (await callLine.locator('.calls').textContent())?.trim()
+    : null;
+  check(
+    `call line ${callNo} figure, marked inclusive`,
+    callExpected?.label != null &&
+      callFigure === callExpected.label &&
+      marker === `(calls ${args.calls})` &&
+      (await callLine.locator('.calls').isVisible()),
+    `page shows ${JSON.stringify(callFigure)} ${JSON.stringify(marker)}, perfline annotate ` +
+      `says ${JSON.stringify(callExpected?.label ?? null)}, calls ${args.calls}`,
+  );
+}
 await line.scrollIntoViewIfNeeded();
 await shot('report-top', { fullPage: false, clip: undefined });
 await line.click();

@@ -4,7 +4,8 @@
 #   1. analyses the example (examples/kws: the DS-CNN measured with ExecuTorch) and writes its
 #      report with `perfline report ... --html` (sources through the example's path map);
 #   2. takes the expected line labels from `perfline annotate --json` (the editor's code path);
-#   3. drive.mjs checks the line 26 figure and its operators, zoom on click and back, hover,
+#   3. drive.mjs checks the line 26 figure and its operators, line 41's (x = self.blocks(x)) figure
+#      marked "(calls 24-27)": it calls DSBlock.forward's lines, zoom on click and back, hover,
 #      table sorting both ways, number formatting against Python's, that no request leaves the
 #      page, that no script error occurs, and that a 5,000-chain NX result opens with its chart
 #      folding siblings narrower than a pixel;
@@ -91,6 +92,7 @@ mkdir -p "$SHOTS"
 rm -f "$SHOTS"/*.png
 node "$HERE/drive.mjs" --html "$WORK/report.html" --chromium "$CHROMIUM" \
   --expected "$WORK/expected.json" --file dscnn.py --line 26 --zoom blocks --shots "$SHOTS" \
+  --call-line 41 --calls 24-27 \
   --formats "$WORK/formats.json" --aggregate "$WORK/nx.html" \
   --compare "$WORK/compare.html" --compare-json "$WORK/compare.json" --regressed 26 --noise 40 \
   --changes "$WORK/nx-added.html" --changes-json "$WORK/nx-added.json"

@@ -156,6 +156,13 @@ SCRIPT: Final = r"""
     return { view: view.comparison, byEntity: byEntity };
   }
   function deltaOf(e) { return C !== null && e >= 0 ? (C.byEntity[e] || null) : null; }
+  function noteOf(row) { return row[6] >= 0 ? C.view.strings[row[6]] : ''; }
+  // A call line's change its callees account for (comparison.py's note starts 'inclusive'):
+  // coloured unchanged, but it changed; its words say where it is counted instead.
+  function isInclusive(row) { return noteOf(row).lastIndexOf('inclusive', 0) === 0; }
+  function sigWords(row) {
+    return isInclusive(row) ? 'inclusive, counted on the lines it calls' : SIG_TEXT[sigOf(row)];
+  }
   function sigOf(row) { return row[1] === null ? 'added' : CMP.significances[row[4]]; }
   function rowUnit(row) { return row.length > 7 ? C.view.strings[row[7]] : C.view.metric.unit; }
   function signed(v, unit) {
@@ -180,9 +187,10 @@ SCRIPT: Final = r"""
     if (row[3] !== null) {
       parts.push(signed(row[3], unit) + ' (' + relative(row[3], row[1]) + ')');
     }
-    var note = row[6] >= 0 ? C.view.strings[row[6]] : '';
+    var note = noteOf(row);
     var p = row[5] !== null && row[5] !== undefined ? 'adjusted p = ' + row[5] : '';
-    parts.push(SIG_TEXT[sig] + (note ? ': ' + note : '') + (p ? ', ' + p : ''));
+    parts.push((isInclusive(row) ? note : SIG_TEXT[sig] + (note ? ': ' + note : '')) +
+      (p ? ', ' + p : ''));
     return parts.join(' \u00b7 ');
   }
   function legendHtml() {
@@ -327,7 +335,7 @@ SCRIPT: Final = r"""
         out.push('<span class="k">change</span> <span class="chg sig-' + sigOf(row) + '">' +
           esc(deltaText(row)) + '</span>');
         out.push('<span class="k">baseline</span> ' + esc(fmtValue(row[1], rowUnit(row))) +
-          ' <span class="k">' + esc(SIG_TEXT[sigOf(row)]) + '</span>');
+          ' <span class="k">' + esc(sigWords(row)) + '</span>');
         if (row[6] >= 0) {
           out.push('<span class="k">' + esc(C.view.strings[row[6]] +
             (row[5] !== null ? ', adjusted p = ' + row[5] : '')) + '</span>');

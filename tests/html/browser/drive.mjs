@@ -16,7 +16,9 @@
  *      of the same runs: the expected verdicts): the --regressed line is coloured as regressed
  *      in the source (its bar and delta cell), in the chart (the pixels of its node) and in the
  *      table (sorted by change, the operators under it first), the --noise line (a change the
- *      comparison judged noise) carries no change colour anywhere, the compare section tallies
+ *      comparison judged noise) carries no change colour anywhere, the --call-line (which holds the
+ *      regressed line; its change counted there) is uncoloured with an "inclusive" note, the
+ *      compare section tallies
  *      the lines and its link shows the regressed line, and no request leaves the page;
  *   8. with --changes PAGE.html (a compare view of runs whose entities differ) and --changes-json:
  *      the entities only the new run has are listed, as many as `perfline compare --json` counts.
@@ -367,6 +369,23 @@ if (args.compare) {
     calmLine !== null && calmLine.classes.includes('sig-unchanged') && transparent(calmLine.background) &&
       calmLine.bar === 'none' && calmLine.text.startsWith('~ ') && !reddish(calmLine.colour),
     `classes ${calmLine?.classes.join(' ')}, delta "${calmLine?.text}", background ${calmLine?.background}, bar ${calmLine?.bar}`);
+  if (args['call-line']) {
+    // The call line holds the regressed line: its change is as real, and counted there, so it is
+    // shown uncoloured with an "inclusive" note (perfline compare --json: explained_by_calls).
+    const callNo = Number(args['call-line']);
+    const wantCall = verdictOf(callNo);
+    const callLine = await lineLook(callNo);
+    const title = await page.locator(`details.file[data-file="${args.file}"] .ln[data-line="${callNo}"] .delta`)
+      .getAttribute('title');
+    check(`compare: call line ${callNo}'s change counted on the lines it calls`,
+      wantCall?.significant === true && wantCall.explained_by_calls === true && wantCall.verdict === 'regression' &&
+        callLine !== null && callLine.classes.includes('sig-unchanged') && transparent(callLine.background) &&
+        callLine.bar === 'none' && callLine.text.startsWith('~ +') && !reddish(callLine.colour) &&
+        (title ?? '').includes('inclusive: the lines this line calls account for the change'),
+      `perfline compare --json: ${wantCall?.verdict} (significant ${wantCall?.significant}, explained_by_calls ` +
+        `${wantCall?.explained_by_calls}); classes ${callLine?.classes.join(' ')}, delta "${callLine?.text}" ` +
+        `title "${title}", background ${callLine?.background}, bar ${callLine?.bar}`);
+  }
   await page.locator(`details.file[data-file="${args.file}"] .ln[data-line="${bad}"]`).evaluate(
     (el) => el.scrollIntoView({ block: 'center' }));
   await shot('compare-source');

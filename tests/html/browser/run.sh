@@ -13,7 +13,8 @@
 #      the operators of dscnn.py:26 25% slower, every other line the same durations redrawn) through
 #      `perfline compare BASE NEW --html`; the verdicts expected come from `perfline compare --json`
 #      (the text report's code path): the regressed line is coloured as regressed in the source, the
-#      chart and the table, a line that changed within the noise is not, no request leaves the page;
+#      chart and the table, a line that changed within the noise is not, the call line 41 (its change
+#      line 26's, counted there) is not either and says "inclusive", no request leaves the page;
 #      and an NX-shaped result against the same with 10 more chains lists what only the new run has.
 # Screenshots go to tests/html/browser/screenshots/ (gitignored). Exit code 0 only if all passed.
 set -euo pipefail

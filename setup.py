@@ -28,6 +28,7 @@ COMPILED_MODULES = [
     "perfline/core/document_canonical.py",
     "perfline/core/structure_memo.py",
     "perfline/core/graph.py",
+    "perfline/core/mypyc_idioms.py",
     "perfline/core/kinds.py",
     "perfline/core/collapse.py",
     "perfline/core/collapse_contract.py",
@@ -41,9 +42,9 @@ COMPILED_MODULES = [
     "perfline/core/projection/closed_covers.py",
     "perfline/core/projection/contributors.py",
     "perfline/core/projection/derivations.py",
-    "perfline/core/projection/engine.py",
+    "perfline/core/projection/exact_sums.py",
     "perfline/core/projection/figure_keys.py",
-    "perfline/core/projection/figures.py",
+    "perfline/core/projection/figure_sets.py",
     "perfline/core/projection/float_covers.py",
     "perfline/core/projection/frontiers.py",
     "perfline/core/projection/index.py",
@@ -51,6 +52,9 @@ COMPILED_MODULES = [
     "perfline/core/projection/records.py",
     "perfline/core/projection/scopes.py",
     "perfline/core/projection/searches.py",
+    "perfline/core/projection/stages.py",
+    "perfline/core/projection/value_refresh.py",
+    "perfline/core/projection/value_rows.py",
 ]
 
 

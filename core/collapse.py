@@ -32,7 +32,6 @@ already allowed). Total O(E + refs + sum over candidates of |parents| *
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal
 
 from perfline.core.code_line_processed import result_already_processed
@@ -60,14 +59,21 @@ def retain_warning(entity_id: str) -> str:
     return RETAIN_WARNING.format(entity_id)
 
 
-@dataclass(frozen=True, slots=True)
-class CollapsePlan:
+class CollapsePlan:  # a value: never mutated
     """What collapsing decides from the entity graph alone: the accepted and retained
     candidates and, when something was accepted, the rewritten entity list."""
 
-    collapsed: frozenset[str]
-    retained: tuple[str, ...]
-    entities: list[EntityJson] | None
+    __slots__ = ("collapsed", "entities", "retained")
+
+    def __init__(
+        self,
+        collapsed: frozenset[str],
+        retained: tuple[str, ...],
+        entities: list[EntityJson] | None,
+    ) -> None:
+        self.collapsed = collapsed
+        self.retained = retained
+        self.entities = entities
 
 
 def collapse_result(result: ResultJson, rules: Sequence[CollapseRule]) -> ResultJson:

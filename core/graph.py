@@ -11,19 +11,28 @@ cycle finding). Cost: O(entities + references) to build.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, TypeGuard, cast
+from collections.abc import Iterable, Sequence
+from typing import Any, cast
+
+from perfline.core.mypyc_idioms import int_objects
 
 
-@dataclass(frozen=True)
-class EntityGraph:
+class EntityGraph:  # a value: never mutated
     """Normalized adjacency of a result's entities."""
 
-    ids: tuple[str, ...]
-    kinds: dict[str, str]
-    parents: dict[str, tuple[str, ...]]
-    children: dict[str, tuple[str, ...]]
+    __slots__ = ("children", "ids", "kinds", "parents")
+
+    def __init__(
+        self,
+        ids: tuple[str, ...],
+        kinds: dict[str, str],
+        parents: dict[str, tuple[str, ...]],
+        children: dict[str, tuple[str, ...]],
+    ) -> None:
+        self.ids = ids
+        self.kinds = kinds
+        self.parents = parents
+        self.children = children
 
     def edges(self) -> Iterable[tuple[str, str]]:
         """Every (parent, child) edge once, parents in document order."""
@@ -115,32 +124,6 @@ def kahn_order(children: Sequence[Sequence[int]], waiting: list[int]) -> list[in
             if left == 0:
                 order.append(child)
     return order
-
-
-def is_mapping(value: object) -> TypeGuard[Mapping[str, Any]]:
-    """``isinstance(value, Mapping)``, answered without the ABC machinery for a
-    plain ``dict`` (the JSON case, checked once per entity by every stage)."""
-    return type(value) is dict or isinstance(value, Mapping)
-
-
-def field_of(value: object, key: str) -> Any:
-    """``value.get(key)`` for a mapping, ``None`` for anything else; a plain
-    ``dict`` (the JSON case) is read without a generic method call."""
-    if type(value) is dict:
-        return cast(dict[str, Any], value).get(key)
-    if isinstance(value, Mapping):
-        return value.get(key)
-    return None
-
-
-def int_objects(values: Iterable[int]) -> Iterable[Any]:
-    """``values`` typed so that the compiled build hands out their own int objects.
-
-    mypyc unboxes an ``int``-typed loop variable, and every later set or dict
-    lookup with it allocates a new int object (any int above 256); an ``Any``
-    one is passed on as it is. For loops over node or unit sets whose items
-    are only looked up (about 40% faster per item, compiled)."""
-    return values
 
 
 def string_items(value: object) -> list[str]:

@@ -18,8 +18,7 @@ precise problem, so post-processing a valid document never imports pydantic
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 from perfline.core.code_lines import code_line_entities, derive_code_lines
 from perfline.core.collapse import apply_collapse, collapse_result, plan_collapse
@@ -28,25 +27,24 @@ from perfline.core.collection import collection_paused
 from perfline.core.document_canonical import canonical_result
 from perfline.core.document_shapes import PERFLINE_EXTENSION, EntityJson, ResultJson
 from perfline.core.errors import InputError, Problem, StageError
-from perfline.core.projection import build_index, project_breakdowns
+from perfline.core.pipeline_settings import PipelineSettings
+from perfline.core.projection import (
+    FloatSums,
+    ProjectionMemo,
+    build_index,
+    project_breakdowns,
+)
 from perfline.core.structure_memo import STRUCTURE_FIELDS, StructureMemo
 from perfline.core.validation import validate_document
 
+__all__ = ["EXTENSION_KEY", "PipelineSettings", "is_postprocessed", "postprocess"]
 
-@dataclass(frozen=True)
-class PipelineSettings:
-    """What the post-processing may be told: extra collapse rules, whether the
-    producers' default rules apply (``--no-default-collapse`` turns them off), and how
-    float figures are summed (``float_sums``: "exact", deviation D6, or "reference")."""
-
-    collapse_rules: tuple[CollapseRule, ...] = ()
-    use_backend_defaults: bool = True
-    float_sums: Literal["exact", "reference"] = "exact"
+_DEFAULT_SETTINGS = PipelineSettings()
 
 
 def postprocess(
     document: Mapping[str, Any],
-    settings: PipelineSettings = PipelineSettings(),
+    settings: PipelineSettings = _DEFAULT_SETTINGS,
     *,
     source: str | None = None,
     memo: StructureMemo | None = None,
@@ -159,9 +157,11 @@ def _process_result(
     current: dict[str, Any]
     try:
         if memo is None:
-            current = project_breakdowns(derive_code_lines(collapse_result(typed, rules)))
+            current = project_breakdowns(
+                derive_code_lines(collapse_result(typed, rules)), float_sums=settings.float_sums
+            )
         else:
-            current = _stages_with_memo(typed, rules, index, memo)
+            current = _stages_with_memo(typed, rules, settings.float_sums, index, memo)
     except StageError as error:
         raise InputError(
             source,
@@ -194,27 +194,29 @@ def _models_form(raw: Any) -> ResultJson:
 
 
 def _stages_with_memo(
-    typed: ResultJson, rules: tuple[CollapseRule, ...], index: int, memo: StructureMemo
+    typed: ResultJson,
+    rules: tuple[CollapseRule, ...],
+    float_sums: FloatSums,
+    index: int,
+    memo: StructureMemo,
 ) -> dict[str, Any]:
     """Collapse, code lines and projection, reusing what ``memo`` has of the graph."""
     kinds = typed.get("entity_kinds")
     plan = memo.recall(
-        index,
-        "collapse",
-        (typed.get("entities"), kinds, rules),
-        lambda: plan_collapse(typed, rules),
+        index, "collapse", (typed.get("entities"), kinds, rules), plan_collapse, typed, rules
     )
     current = apply_collapse(typed, plan)
     collapsed = current.get("entities")
     if collapsed is None:
-        return project_breakdowns(current)
-    derived = memo.recall(index, "code-lines", (collapsed,), lambda: code_line_entities(collapsed))
+        return project_breakdowns(current, float_sums=float_sums)
+    derived = memo.recall(index, "code-lines", (collapsed,), code_line_entities, collapsed)
     graph: list[EntityJson] = collapsed if derived is None else derived
     current["entities"] = graph
     if not graph:
-        return project_breakdowns(current)
-    graph_index = memo.recall(index, "projection-index", (graph,), lambda: build_index(graph))
-    return project_breakdowns(current, graph_index)
+        return project_breakdowns(current, float_sums=float_sums)
+    graph_index = memo.recall(index, "projection-index", (graph,), build_index, graph)
+    replay = memo.state(index, "projection", ProjectionMemo)
+    return project_breakdowns(current, graph_index, float_sums=float_sums, memo=replay)
 
 
 def _canonical_output(
@@ -226,7 +228,7 @@ def _canonical_output(
     ``current`` that are the very objects of ``typed`` are taken as they are;
     with ``memo``, so are the structure lists canonicalized last run. The
     breakdowns are taken whole: each is one of ``typed``'s or was built in
-    canonical form by the projection (``engine.projected_breakdowns``;
+    canonical form by the projection (``projection.stages.projected_breakdowns``;
     ``tests/pipeline/test_output_form.py`` holds that).
     """
     known = memo.known_lists(index, "canonical-output") if memo is not None else None

@@ -26,6 +26,7 @@ from rich.console import Console
 from rich.table import Table
 
 from perfline.core import figure_text
+from perfline.core.call_lines import MARKER_ROOM
 from perfline.core.report_rows import (
     Metric,
     breakdown_metrics,
@@ -214,15 +215,25 @@ class _Report:
 
     def source_lines(self, result: Mapping[str, Any], key: Metric | None) -> None:
         """file:line | figure | share of the total | the heaviest operator under the line
-        and its share of the line; heaviest lines first (results with code lines only)."""
+        and its share of the line; heaviest lines first (results with code lines only). A
+        call line's figure includes the lines it calls: its cell says which, below it."""
         rows = code_line_rows(result, key)
         if not rows:
             return
         shown = self.take(rows)
+        # A call line's list of called lines widens the column no more than a location
+        # does (or MARKER_ROOM): a longer one is written as a count.
+        room = max([MARKER_ROOM, *(len(r.where) for r in shown)])
         unit = f" ({key[1]})" if key and key[1] else ""
         figure = f"{key[0]}{unit}" if key else "Figure"
         columns = [
-            Column("Line", one_line=True, keep="end", cells=[r.where for r in shown]),
+            Column(
+                "Line",
+                one_line=True,
+                keep="end",
+                cells=[r.label(room) for r in shown],
+                short=[r.short_label for r in shown],
+            ),
             Column(
                 figure, number=True, cells=[_value(r.value, key[1] if key else "") for r in shown]
             ),

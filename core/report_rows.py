@@ -7,7 +7,11 @@ ties broken by cycles, MACs, a p50/median time, any time, first seen; the total 
 result-level metric of the same name and unit if the result has one, else the sum over the
 top-most non-view entities carrying the metric. A source line's top operator is the
 heaviest operator under it (a descendant that is not a view: not a code line, stack, module
-or model). Pure; linear in the result (the walks visit each entity and edge once).
+or model). A call line (``core.call_lines``: its code stacks continue into other lines')
+is labelled with the lines it calls, ``dscnn.py:41`` over ``(calls 24-27)`` (``(calls 7
+lines)`` for a long list, ``(incl.)`` where that does not fit): its figure includes
+theirs; rows stay in the order of their figures. Pure; linear in the result (the walks
+visit each entity and edge once).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from perfline.core.call_lines import calls_marker, line_calls
 from perfline.core.dominant_metric import VIEW_KINDS, choose_metric, numeric, top_most_total
 
 Metric = tuple[str, str]
@@ -147,6 +152,20 @@ class LineRow:
     top: str | None  # the heaviest operator under the line: "name (type)"
     top_value: float | None
     top_name: str | None = None  # its name alone
+    calls: tuple[tuple[str, int], ...] = ()  # a call line's called lines: its figure
+    file: str = ""  # includes theirs; the recorded file the line is in
+
+    def label(self, room: int) -> str:
+        """``where``, and for a call line a second line, its marker (``core.call_lines``:
+        ``(calls 24-27)``, ``(calls 7 lines)`` when the list is longer than ``room``)."""
+        if not self.calls:
+            return self.where
+        return f"{self.where}\n{calls_marker(self.calls, self.file, room)}"
+
+    @property
+    def short_label(self) -> str:
+        """``label`` where the called lines do not fit: ``(incl.)`` in their place."""
+        return f"{self.where}\n(incl.)" if self.calls else self.where
 
 
 def code_line_rows(result: Mapping[str, Any], key: Metric | None) -> list[LineRow]:
@@ -157,13 +176,16 @@ def code_line_rows(result: Mapping[str, Any], key: Metric | None) -> list[LineRo
         return []
     values = values_by_entity(result, key) if key is not None else {}
     total = model_total(result, key, graph, values) if key is not None else None
+    structure = line_calls(result.get("entities") or ())
     rows = []
     for line in lines:
         value = values.get(str(line["id"]))
         top, top_value = _top_operator(str(line["id"]), graph, values)
         share = value / total if value is not None and total else None
         name = top.rsplit(" (", 1)[0] if top else None
-        rows.append(LineRow(_where(line), value, share, top, top_value, name))
+        found = structure.get(str(line["id"]))
+        calls, file = (found.calls, found.file) if found is not None else ((), "")
+        rows.append(LineRow(_where(line), value, share, top, top_value, name, calls, file))
     weights = {i: row.value for i, row in enumerate(rows) if row.value is not None}
     return sorted_by(rows, weights)
 

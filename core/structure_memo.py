@@ -29,9 +29,10 @@ from __future__ import annotations
 
 import marshal
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 class StructureMemo:
@@ -41,6 +42,7 @@ class StructureMemo:
         self._interned: dict[tuple[int, str], tuple[bytes, list[Any]]] = {}
         self._products: dict[tuple[int, str], tuple[tuple[Any, ...], Any]] = {}
         self._lists: dict[tuple[int, str], dict[str, tuple[list[Any], list[Any]]]] = {}
+        self._states: dict[tuple[int, str], Any] = {}
         #: Products recalled and computed since creation (what tests observe).
         self.recalled = 0
         self.computed = 0
@@ -66,19 +68,32 @@ class StructureMemo:
         result_index: int,
         stage: str,
         key: Sequence[Any],
-        compute: Callable[[], T],
+        compute: Callable[P, T],
+        *args: P.args,
+        **kwargs: P.kwargs,
     ) -> T:
-        """The product of ``stage`` for ``key``: remembered when the key is the same."""
+        """The product of ``stage`` for ``key``: remembered when the key is the same,
+        else ``compute(*args, **kwargs)`` (a function of the key's items)."""
         slot = (result_index, stage)
         known = self._products.get(slot)
         if known is not None and _same_key(known[0], key):
             self.recalled += 1
             product: T = known[1]
             return product
-        value = compute()
+        value = compute(*args, **kwargs)
         self.computed += 1
         self._products[slot] = (tuple(key), value)
         return value
+
+    def state(self, result_index: int, stage: str, make: Callable[[], T]) -> T:
+        """The object a stage keeps for one result between runs (made by ``make`` the
+        first time); the stage itself checks what it may reuse from it."""
+        slot = (result_index, stage)
+        known = self._states.get(slot)
+        if known is None:
+            known = self._states[slot] = make()
+        kept: T = known
+        return kept
 
     def known_lists(self, result_index: int, stage: str) -> dict[str, tuple[list[Any], list[Any]]]:
         """Lists whose canonical form ``keep_lists`` remembered: field -> (list, form)."""

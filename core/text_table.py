@@ -43,7 +43,7 @@ class Column:
 
     header: str
     number: bool = False  # right-aligned, never wrapped or cut
-    one_line: bool = False  # cut (never wrapped) when too long
+    one_line: bool = False  # cut (never wrapped) when too long; each line of a cell alone
     keep: Literal["start", "end"] = "start"  # which end of a cut cell is kept
     optional: bool = False  # left out (last first) when the table does not fit
     min_width: int = 6  # never narrower (unless its header and cells are)
@@ -159,10 +159,13 @@ def print_table(
             text = column.cells[index] if index < len(column.cells) else ""
             if column.number:
                 cells.append(text)
-            elif column.one_line:
-                if len(text) > size and index < len(column.short):
+            elif column.one_line:  # each of its lines (a cell may hold a second) cut
+                if _longest_line(text) > size and index < len(column.short):
                     text = column.short[index]
-                cells.append(cut(text, size, keep=column.keep, ellipsis=ellipsis))
+                parts = text.split("\n")
+                cells.append(
+                    "\n".join(cut(p, size, keep=column.keep, ellipsis=ellipsis) for p in parts)
+                )
             else:
                 cells.append(wrap(text, size, ellipsis=ellipsis))
         table.add_row(*cells)

@@ -169,7 +169,7 @@ def _check_string(
     if not isinstance(value, str):
         problems.append(Problem(field, f"Field '{field}' must be a string"))
     elif not pattern.match(value):
-        problems.append(Problem(field, f"Field '{field}' {expectation}, got {value!r}"))
+        problems.append(Problem(field, f"Field '{field}' {expectation}, got " + repr(value)))
 
 
 def _check_required_string(
@@ -196,7 +196,9 @@ def validate_result(
             index,
             stage,
             (result.get("entities"), result.get("entity_kinds")),
-            lambda: _graph_problems(result, index),
+            _graph_problems,
+            result,
+            index,
         )
     problems = list(graph_problems)
     if ids is not None:
@@ -478,17 +480,6 @@ def _check_references(
     result: Mapping[str, object], index: int, ids: Mapping[str, int], problems: list[Problem]
 ) -> None:
     prefix = f"results[{index}]"
-
-    def check(reference: object, where: str) -> None:
-        if isinstance(reference, str) and reference not in ids:
-            problems.append(
-                Problem(
-                    where,
-                    f"Entity reference '{reference}' at {where} does not "
-                    f"resolve within result {index}",
-                )
-            )
-
     for field in _RECORD_LISTS:
         items = result.get(field)
         if isinstance(items, list):
@@ -497,14 +488,28 @@ def _check_references(
                     continue
                 reference = item.get("entity_id")
                 if isinstance(reference, str) and reference not in ids:
-                    check(reference, f"{prefix}.{field}[{position}].entity_id")
+                    where = f"{prefix}.{field}[{position}].entity_id"
+                    _check_reference(reference, where, index, ids, problems)
     advice = result.get("advice")
     if isinstance(advice, list):
         for position, item in enumerate(advice):
             if isinstance(item, dict):
                 affected = item.get("affected_entity_ids")
                 for slot, reference in enumerate(affected if isinstance(affected, list) else []):
-                    check(reference, f"{prefix}.advice[{position}].affected_entity_ids[{slot}]")
+                    where = f"{prefix}.advice[{position}].affected_entity_ids[{slot}]"
+                    _check_reference(reference, where, index, ids, problems)
+
+
+def _check_reference(
+    reference: object, where: str, index: int, ids: Mapping[str, int], problems: list[Problem]
+) -> None:
+    if isinstance(reference, str) and reference not in ids:
+        problems.append(
+            Problem(
+                where,
+                f"Entity reference '{reference}' at {where} does not resolve within result {index}",
+            )
+        )
 
 
 def _type_name(value: object) -> str:

@@ -5,6 +5,8 @@ checks and advice) and replaced wholesale when the result changes; queries
 are dictionary look-ups. Files are the resolved absolute workspace paths
 (see ``paths.PathResolver``); code lines whose file does not resolve are kept
 under their recorded path so ``perfline/lineAnnotations`` can still report them.
+A line's operators and the lines it calls (a call line's figure includes theirs) come
+from ``core.call_lines``, the one rule the reports and ``compare`` share.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 
 from perfline.core import dominant_metric
 from perfline.core import figure_text as numbers
+from perfline.core.call_lines import line_calls
 from perfline.core.graph import build_graph
 
 
@@ -198,27 +201,18 @@ def _skeleton(listed: Any) -> _Skeleton:
     graph = build_graph(listed or [])
     children, parents = graph.children, graph.parents
     code_lines = tuple(e for e in entities.values() if e.get("kind") == "code_line")
+    structure = line_calls(listed or [], graph, entities)
     placed: list[_PlacedLine] = []
     for entity in code_lines:
-        attributes = entity.get("attributes") or {}
-        recorded, number = attributes.get("file"), attributes.get("line")
-        if not isinstance(recorded, str) or not isinstance(number, int) or number < 1:
+        found = structure.get(entity["id"])
+        if found is None:  # no usable (file, line)
             continue
-        stacks = tuple(
-            sorted(
-                {
-                    c
-                    for c in children.get(entity["id"], ())
-                    if entities[c].get("kind") == "code_stack"
-                }
-            )
-        )
-        operators, called = _below_stacks(stacks, children, entities, (recorded, number))
+        operators = tuple(entities[o] for o in found.operators)
         behind = sorted(
             {
                 (str(entities[p].get("kind")), str(entities[p].get("name", p)))
-                for o in operators
-                for p in parents.get(o["id"], ())
+                for o in found.operators
+                for p in parents.get(o, ())
                 if entities[p].get("kind") not in dominant_metric.VIEW_KINDS
             }
         )
@@ -228,13 +222,13 @@ def _skeleton(listed: Any) -> _Skeleton:
         placed.append(
             _PlacedLine(
                 entity,
-                recorded,
-                number,
-                stacks,
-                tuple(operators),
+                found.file,
+                found.line,
+                found.stacks,
+                operators,
                 tuple(behind),
                 placements,
-                called,
+                found.calls,
             )
         )
     return _Skeleton(entities, children, parents, code_lines, tuple(placed))
@@ -398,36 +392,3 @@ def _check_problem(check: Any) -> tuple[str, str, str] | None:
         detail = ": " + "; ".join(t for t in texts if t)
     message = f"check {check.get('id', '')} {status}{detail}"
     return entity_id, "error" if status == "fail" else "warning", message
-
-
-def _below_stacks(
-    starts: Iterable[str],
-    children: Mapping[str, Sequence[str]],
-    entities: Mapping[str, Mapping[str, Any]],
-    own: tuple[str, int],
-) -> tuple[list[Mapping[str, Any]], tuple[tuple[str, int], ...]]:
-    """One walk down the code stacks from ``starts``: the source operators reached (sorted by
-    id) and the (recorded file, line) of the deeper frames passed on the way (the lines a call
-    line calls; ``own`` left out)."""
-    found: dict[str, Mapping[str, Any]] = {}
-    called: set[tuple[str, int]] = set()
-    stack = list(starts)
-    first = set(stack)
-    seen: set[str] = set()
-    while stack:
-        current = stack.pop()
-        if current in seen:
-            continue
-        seen.add(current)
-        entity = entities[current]
-        kind = entity.get("kind")
-        if kind == "source_operator":
-            found[current] = entity
-        elif kind == "code_stack":
-            if current not in first:
-                attributes = entity.get("attributes") or {}
-                file, line = attributes.get("file"), attributes.get("line")
-                if isinstance(file, str) and isinstance(line, int) and (file, line) != own:
-                    called.add((file, line))
-            stack.extend(children.get(current, ()))
-    return [found[k] for k in sorted(found)], tuple(sorted(called))

@@ -6,7 +6,8 @@ change is significant, a regression, and larger than the limit; 0 otherwise;
 2 for bad input. ``--sarif OUT.sarif`` writes one SARIF 2.1.0 result per
 regressing line (located at its source file and line, relative to
 ``--source-root`` so code hosts annotate pull requests); ``--junit OUT.xml``
-one test case per judged line.
+one test case per judged line. A call line whose change the lines it calls
+account for is judged on those lines only (``core.compare.inclusive``).
 """
 
 from __future__ import annotations
@@ -91,6 +92,12 @@ def command(
         click.echo(
             f"note: {verdict.one_sided} line(s) have a figure in only one of the runs; they "
             "are not judged (see perfline compare)",
+            err=True,
+        )
+    if verdict.inclusive:
+        click.echo(
+            f"note: {verdict.inclusive} call line(s) carry figures that include the lines they "
+            "call; their changes are judged on those lines (see perfline compare)",
             err=True,
         )
     if regressions:

@@ -4,8 +4,10 @@
 processed (as ``perfline report`` would, default settings), pairs the results
 (``align.pair_results``), aligns each pair's entities (``align``), reads and
 derives the per-run values (``run_samples``) and judges every metric
-(``deltas``). The answer, ``Comparison``, holds one ``ResultComparison`` per
-result pair, each answering per entity and per (file, line) of the new run.
+(``deltas``); a call line's changes that the lines it calls account for are
+marked (``inclusive``), so they are counted once, on those lines. The answer,
+``Comparison``, holds one ``ResultComparison`` per result pair, each answering
+per entity and per (file, line) of the new run.
 
 Documents must be valid standardized documents (``postprocess`` output, or
 input it accepts); the CLI validates them before calling this.
@@ -21,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from perfline.core.call_lines import line_calls
 from perfline.core.collection import collection_paused
 from perfline.core.compare.align import (
     CODE_LINE,
@@ -33,6 +36,7 @@ from perfline.core.compare.align import (
     source_files,
 )
 from perfline.core.compare.deltas import CompareSettings, DeltaBuilder, EntityDelta
+from perfline.core.compare.inclusive import explained_changes
 from perfline.core.compare.line_map import LineMapping
 from perfline.core.compare.run_samples import (
     EntitySamples,
@@ -269,6 +273,8 @@ def compare_results(
     )
     base_figures = _figures_by_entity(base)
     new_figures = _figures_by_entity(new)
+    base_calls = line_calls(base.get("entities", ()))
+    new_calls = line_calls(new.get("entities", ()))
     counts: dict[str, dict[str, int]] = {}
     for key, status, base_entity, new_entity in _joined(base_keys, new_keys):
         kind = str((new_entity or base_entity or {}).get("kind"))
@@ -283,6 +289,7 @@ def compare_results(
         shown = new_entity or base_entity
         assert shown is not None
         file, base_line, new_line = _line_place(key, base_entity, new_entity)
+        called = (new_calls if new_id is not None else base_calls).get(str(shown["id"]))
         builder.add(
             kind,
             str(shown.get("name", shown["id"])),
@@ -293,7 +300,9 @@ def compare_results(
             file=file,
             base_line=base_line,
             new_line=new_line,
+            calls=called.calls if called is not None else (),
         )
+    builder.explain(explained_changes(builder.entities, base_calls, new_calls))
     entities = builder.finish()
     model = entities[0]
     return ResultComparison(

@@ -26,6 +26,10 @@ higher is better only for rates and utilization, units ending in ``/s`` or
 not significant), ``unchanged``, or ``added`` / ``removed`` (the metric, or
 its entity, in one run only).
 
+A call line's figures include the lines it calls (``EntityDelta.calls``); where those
+lines account for its change (``inclusive``), the metric is marked ``explained`` and
+tested in a family of its own.
+
 Cost: linear in the metrics of both results, plus one test per sampled metric.
 """
 
@@ -50,6 +54,9 @@ NOISE: Final = "noise"
 UNCHANGED: Final = "unchanged"
 ADDED: Final = "added"
 REMOVED: Final = "removed"
+
+#: Suffix of the family kind of call lines' explained changes (``DeltaBuilder.explain``).
+INCLUSIVE_FAMILY: Final = "/inclusive"
 
 #: Qualifiers that do not identify a figure (the mapping confidence) or mark a per-run figure.
 _IGNORED_QUALIFIERS: Final = frozenset({"confidence"})
@@ -87,6 +94,15 @@ class MetricDelta(NamedTuple):
     p_adjusted: float | None = None
     base_runs: int = 0
     new_runs: int = 0
+    explained: bool = False
+    """A call line's change that the lines it calls account for (``inclusive``): reported,
+    but the gate, its reports and the ranking count it on those lines instead."""
+
+    @property
+    def counted(self) -> bool:
+        """A significant change that is this entity's own (not a call line's change its
+        callees account for): what hints, warnings, colours and the gate show as a change."""
+        return self.significant and not self.explained
 
     @property
     def delta(self) -> float | None:
@@ -123,6 +139,9 @@ class EntityDelta(NamedTuple):
     """Recorded file of a code line, in the new run's terms (the base's when removed)."""
     base_line: int | None = None
     new_line: int | None = None
+    calls: tuple[tuple[str, int], ...] = ()
+    """A call line's called lines, (recorded file, line) in the new run's terms (the
+    baseline's for a removed line): its figures include theirs (``core.call_lines``)."""
 
     def metric(self, name: str, qualifiers: str = "") -> MetricDelta | None:
         """The delta of one metric, if either run has it."""
@@ -204,6 +223,7 @@ class DeltaBuilder:
         file: str | None = None,
         base_line: int | None = None,
         new_line: int | None = None,
+        calls: tuple[tuple[str, int], ...] = (),
     ) -> None:
         """Compare one entity's figures (``None`` metrics: the entity is in one run only)."""
         base_id, base_metrics = base
@@ -240,9 +260,43 @@ class DeltaBuilder:
             deltas.append(delta)
         self.entities.append(
             EntityDelta(
-                kind, name, base_id, new_id, status, tuple(deltas), file, base_line, new_line
+                kind,
+                name,
+                base_id,
+                new_id,
+                status,
+                tuple(deltas),
+                file,
+                base_line,
+                new_line,
+                calls,
             )
         )
+
+    def explain(self, explained: Mapping[int, frozenset[tuple[str, str]]]) -> None:
+        """Mark the metrics (by entity position and identity) whose change the lines the
+        call line calls account for (``inclusive``); their tests move to a family of their
+        own (``kind`` + ``/inclusive``), so they neither join nor weaken the correction of
+        the lines judged on their own figures. Before ``finish``."""
+        if not explained:
+            return
+        marked: set[tuple[int, int]] = set()
+        for position, identities in explained.items():
+            entity = self.entities[position]
+            metrics = list(entity.metrics)
+            for index, delta in enumerate(metrics):
+                if (delta.name, delta.qualifiers) in identities:
+                    metrics[index] = delta._replace(explained=True)
+                    marked.add((position, index))
+            self.entities[position] = entity._replace(metrics=tuple(metrics))
+        self._tests = [
+            test._replace(
+                family=(test.family[0] + INCLUSIVE_FAMILY, test.family[1], test.family[2])
+            )
+            if (test.entity, test.metric) in marked
+            else test
+            for test in self._tests
+        ]
 
     def _metric(
         self,

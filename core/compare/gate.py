@@ -8,6 +8,11 @@ base value. ``Verdict`` also lists every judged line (the JUnit test cases),
 and counts the lines whose runs are too few for any change to be significant
 and those with a figure in one run only (not judged).
 
+A call line's change that the lines it calls account for (``explained``, see
+``inclusive``) is not judged: the gate judges those lines, so a regression is
+one regressing line, where it happens. ``Verdict.inclusive`` counts them. A
+call line whose change they do not account for is judged like any line.
+
 Cost: linear in the comparison's lines.
 """
 
@@ -40,6 +45,8 @@ class Verdict(NamedTuple):
     """Sampled lines whose run counts cannot give a p-value that survives the correction."""
     one_sided: int = 0
     """Lines with a figure of a judged metric in one run only (not judged)."""
+    inclusive: int = 0
+    """Call lines whose change the lines they call account for (not judged: those are)."""
 
     @property
     def regressions(self) -> tuple[JudgedLine, ...]:
@@ -55,11 +62,13 @@ class Verdict(NamedTuple):
 def judge(comparison: Comparison, max_regression: float, metrics: Sequence[str] = ()) -> Verdict:
     """Judge every code line of every result pair (see the module docstring)."""
     judged: list[JudgedLine] = []
-    underpowered = one_sided = 0
+    underpowered = one_sided = inclusive = 0
     settings = comparison.settings
     for result in comparison.results:
         for metric in line_metrics(result, metrics):
             rows = ranked_lines(result, metric)
+            inclusive += sum(1 for _, delta in rows if delta.explained)
+            rows = [(entity, delta) for entity, delta in rows if not delta.explained]
             family = sum(1 for _, delta in rows if delta.method == SAMPLES)
             # The smallest p-value of a family passes the correction when p * m < level
             # (Holm's first step; Benjamini-Hochberg's bound for its smallest p-value).
@@ -81,7 +90,7 @@ def judge(comparison: Comparison, max_regression: float, metrics: Sequence[str] 
                     and (relative is None or abs(relative) > max_regression)
                 )
                 judged.append(JudgedLine(result, entity, delta, regressed))
-    return Verdict(tuple(judged), max_regression, underpowered, one_sided)
+    return Verdict(tuple(judged), max_regression, underpowered, one_sided, inclusive)
 
 
 def describe(line: JudgedLine) -> str:

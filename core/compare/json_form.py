@@ -9,10 +9,14 @@ Shape (``docs/results.md`` has the field list)::
                   "model": [metric...], "entities": [entity...]}]}
 
 An entity: ``kind``, ``name``, ``status``, ``base_id``, ``new_id``, and for
-code lines ``file``, ``base_line``, ``new_line``; ``metrics``: ``name``,
-``qualifiers`` (when identifying ones exist), ``unit``, ``base``, ``new``,
-``delta``, ``ratio``, ``method``, ``verdict``, ``significant`` and, for
-sampled figures, ``p_value``, ``p_adjusted``, ``base_runs``, ``new_runs``.
+code lines ``file``, ``base_line``, ``new_line``, and for a call line ``calls``
+(``[{"file", "line"}]``: the lines it calls; its figures include theirs);
+``metrics``: ``name``, ``qualifiers`` (when identifying ones exist), ``unit``,
+``base``, ``new``, ``delta``, ``ratio``, ``method``, ``verdict``,
+``significant``, ``explained_by_calls`` (``true`` on a call line's metric
+whose change the lines it calls account for: not judged, see
+``inclusive``) and, for sampled figures, ``p_value``, ``p_adjusted``,
+``base_runs``, ``new_runs``.
 Absent values are omitted. ``changes_only`` keeps entities with at least one
 metric whose verdict is not ``unchanged``.
 
@@ -87,6 +91,8 @@ def entity_json(entity: EntityDelta) -> dict[str, Any]:
     ):
         if value is not None:
             output[key] = value
+    if entity.calls:
+        output["calls"] = [{"file": file, "line": line} for file, line in entity.calls]
     output["metrics"] = [metric_json(m) for m in entity.metrics]
     return output
 
@@ -108,6 +114,8 @@ def metric_json(delta: MetricDelta) -> dict[str, Any]:
     output["method"] = delta.method
     output["verdict"] = delta.verdict
     output["significant"] = delta.significant
+    if delta.explained:
+        output["explained_by_calls"] = True
     if delta.p_value is not None:
         output["p_value"] = delta.p_value
         output["p_adjusted"] = delta.p_adjusted

@@ -7,7 +7,10 @@ result's *primary* metric: the first of ``total_cycles``, ``op_cycles``,
 
 ``ranked_lines(result, metric)``: code lines with that metric, significant
 changes first, then by the size of the relative change (largest first), then
-by file and line.
+by file and line. A call line's change that the lines it calls account for
+(``explained``, see ``inclusive``) is not one of the significant changes: it
+is ranked with the rest, by its size, so a change is ranked first once, where
+it happens.
 
 Cost: linear in the result's entities (plus the sort).
 """
@@ -54,7 +57,7 @@ def _rank(row: tuple[EntityDelta, MetricDelta]) -> tuple[int, float, str, int]:
     relative = delta.relative
     size = abs(relative) if relative is not None else (float("inf") if delta.delta else 0.0)
     return (
-        0 if delta.significant else 1,
+        0 if delta.significant and not delta.explained else 1,
         -size,
         entity.file or "",
         entity.new_line or entity.base_line or 0,

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from perfline.core.call_lines import line_calls
 from perfline.core.compare.align import CODE_LINE, pair_files, source_files
 from perfline.core.compare.deltas import metric_table
 from perfline.core.compare.run_samples import derive_run_samples, read_run_samples
@@ -34,6 +35,10 @@ class LineFigures(NamedTuple):
     """The line's figures (per-run figures left out), as the document has them."""
     runs: Mapping[str, tuple[float, ...]]
     """Per-run values of those figures, where the run has them."""
+    calls: tuple[tuple[str, int], ...] = ()
+    """A call line's called lines in this run, (recorded file, line): its figures
+    include theirs (``core.call_lines``; runtimes may differ, e.g. where the exporter
+    folded one line's operators into another's)."""
 
 
 def side_by_side(
@@ -51,6 +56,7 @@ def side_by_side(
             paired = pair_files(files, reference)
             derived = derive_run_samples(result, samples[index]) if samples[index] else {}
             figures = _line_figures(result)
+            calls = line_calls(result.get("entities", ()))
             for entity in result.get("entities", ()):
                 if entity.get("kind") != CODE_LINE or entity["id"] not in figures:
                     continue
@@ -61,9 +67,16 @@ def side_by_side(
                 file = paired.get(recorded, recorded)
                 metrics = figures[entity["id"]]
                 runs = derived.get(entity["id"], {})
+                found = calls.get(entity["id"])
                 table.setdefault((file, line), {}).setdefault(
                     label,
-                    LineFigures(index, str(result.get("producer")), metrics, runs),
+                    LineFigures(
+                        index,
+                        str(result.get("producer")),
+                        metrics,
+                        runs,
+                        found.calls if found is not None else (),
+                    ),
                 )
     return table
 

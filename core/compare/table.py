@@ -5,7 +5,12 @@ the result-level metrics, then one row per code line
 for the line metric (``selection``): line (``file:base→new`` when it moved),
 base, new, delta (in the unit the heading names), change in %, adjusted
 p-value (sampled figures) and the verdict, largest significant changes first;
-at most ``limit`` rows (0: all), and a count of the others. Warnings are the
+at most ``limit`` rows (0: all), and a count of the others. A call line is
+labelled with the lines it calls (``dscnn.py:41 (calls 24-27)``, the marker
+of the text report, ``core.call_lines.calls_marker``); when those lines
+account for its change, its verdict says ``inclusive`` and the count above the
+table leaves it out (the change is counted on the lines it calls,
+``inclusive``). Warnings are the
 caller's to show (the CLI writes them to standard error). Pure: renders to a
 string.
 
@@ -23,6 +28,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from perfline.core.call_lines import calls_marker
 from perfline.core.compare.comparison import Comparison, ResultComparison
 from perfline.core.compare.deltas import (
     ADDED,
@@ -98,13 +104,19 @@ def _result_section(
         rows = ranked_lines(result, metric)
         if not rows:
             continue
-        verdicts = Counter(delta.verdict for _, delta in rows)
+        verdicts = Counter(delta.verdict for _, delta in rows if not delta.explained)
+        inclusive = sum(1 for _, delta in rows if delta.explained)
         unit = f" ({rows[0][1].unit})" if rows[0][1].unit else ""
         console.print(
             f"Lines by {metric}{unit}: {len(rows)} line(s); {verdicts[REGRESSION]} "
             f"regression(s), {verdicts[IMPROVEMENT]} improvement(s), {verdicts[NOISE]} within "
             f"noise, {verdicts[ADDED]} with a figure in the new run only, {verdicts[REMOVED]} "
             "in the baseline only"
+            + (
+                f"; {inclusive} call line(s) whose change is counted on the lines they call"
+                if inclusive
+                else ""
+            )
         )
         names = _short_names([entity for entity, _ in rows])
         table = _table("Line", style)
@@ -136,6 +148,8 @@ def _cells(delta: MetricDelta, ascii_only: bool) -> tuple[str, str, str, str, st
     verdict = _VERDICT_TEXT.get(delta.verdict, delta.verdict)
     if delta.verdict in marks:
         verdict = f"{marks[delta.verdict]} {verdict}"
+    if delta.explained:
+        verdict += ", inclusive"
     return (
         _number(delta.base),
         _number(delta.new),
@@ -163,10 +177,11 @@ def _short_names(entities: Sequence[EntityDelta]) -> dict[str, str]:
 
 def _line_label(entity: EntityDelta, names: dict[str, str]) -> str:
     file = names.get(entity.file or "", entity.file or entity.name)
+    calls = f" {calls_marker(entity.calls, entity.file or '')}" if entity.calls else ""
     if entity.status == "removed":
-        return f"{file}:{entity.base_line} (removed)"
+        return f"{file}:{entity.base_line} (removed){calls}"
     if entity.status == "added":
-        return f"{file}:{entity.new_line} (added)"
+        return f"{file}:{entity.new_line} (added){calls}"
     if entity.base_line != entity.new_line:
-        return f"{file}:{entity.base_line}->{entity.new_line}"
-    return f"{file}:{entity.new_line}"
+        return f"{file}:{entity.base_line}->{entity.new_line}{calls}"
+    return f"{file}:{entity.new_line}{calls}"

@@ -12,7 +12,8 @@ competition), ``figures`` (canonical figures, arithmetic, exact origin totals),
 ``authority`` (origins, duplicates, shadowing), ``frontiers`` (Stage A),
 ``scopes`` (Stage B), ``records`` (population), ``contributors`` (eligibility,
 incremental per target), ``derivations`` (priority levels, cover search),
-``recipes`` (Stage C), ``engine`` (orchestration, output).
+``recipes`` (Stage C), ``stages`` (orchestration, output), ``exact_sums`` (the
+default float arithmetic), ``value_refresh`` (a run whose values alone changed).
 
 Cost on NX-shaped results: near-linear in entities (a few hundred microseconds
 per chain); no search is unbounded (see ``derivations`` for the budgets).
@@ -24,26 +25,36 @@ from collections.abc import Mapping
 from typing import Any
 
 from perfline.core.collection import collection_paused
-from perfline.core.projection.engine import project, projected_breakdowns
+from perfline.core.projection.exact_sums import FloatSums
 from perfline.core.projection.index import GraphIndex, build_index
+from perfline.core.projection.stages import project
+from perfline.core.projection.value_refresh import ProjectionMemo
 
-__all__ = ["GraphIndex", "build_index", "project_breakdowns"]
+__all__ = ["FloatSums", "GraphIndex", "ProjectionMemo", "build_index", "project_breakdowns"]
 
 
 def project_breakdowns(
-    result: Mapping[str, Any], index: GraphIndex | None = None
+    result: Mapping[str, Any],
+    index: GraphIndex | None = None,
+    *,
+    float_sums: FloatSums = "exact",
+    memo: ProjectionMemo | None = None,
 ) -> dict[str, Any]:
     """Project missing breakdowns across the entity graph of one result.
 
     ``index``, when given, is ``build_index`` of the result's entities (a caller
     that keeps it between runs of an unchanged graph saves building it again).
+    ``float_sums``: ``"exact"`` (deviation D6) or ``"reference"`` (see ``FloatSums``).
+    ``memo``: the caller's ``ProjectionMemo`` of this result, kept between runs with
+    ``index`` (a run whose values alone changed replays the last one's decisions;
+    the output is the same with or without it).
     """
     output = dict(result)
     if not result.get("entities"):
         return output
     with collection_paused():
-        authority, index, decided = project(result, index)
-    if not decided and not authority.duplicates_removed:
+        kept, removed, projected = project(result, index, float_sums == "exact", memo)
+    if not projected and not removed:
         return output
-    output["breakdowns"] = [*authority.kept_breakdowns, *projected_breakdowns(index, decided)]
+    output["breakdowns"] = [*kept, *projected]
     return output

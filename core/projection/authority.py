@@ -13,23 +13,35 @@ entity's children.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from perfline.core.projection.figure_keys import canonical_json
-from perfline.core.projection.figures import Figures, OriginShapes, metric_view, origin_figures
+from perfline.core.projection.figure_sets import Figures, OriginShapes, metric_view, origin_figures
 from perfline.core.projection.index import GraphIndex
 
 
-@dataclass(frozen=True, slots=True)
-class Authority:
+class Authority:  # a value: never mutated (see records.py)
     """The authoritative side of a result."""
 
-    kept_breakdowns: tuple[Any, ...]
-    duplicates_removed: bool
-    authoritative: frozenset[int]
-    figures: Mapping[int, Figures]
-    shadowed: frozenset[int]
+    __slots__ = ("authoritative", "duplicates_removed", "figures", "kept_breakdowns", "shadowed")
+
+    def __init__(
+        self,
+        kept_breakdowns: tuple[Any, ...],
+        duplicates_removed: bool,
+        authoritative: frozenset[int],
+        figures: dict[int, Figures],
+        shadowed: frozenset[int],
+    ) -> None:
+        self.kept_breakdowns = kept_breakdowns
+        """The breakdowns without exact duplicates, in first-seen order."""
+        self.duplicates_removed = duplicates_removed
+        self.authoritative = authoritative
+        """Entities owning a breakdown."""
+        self.figures = figures
+        """Each usable authoritative entity's figure set."""
+        self.shadowed = shadowed
+        """Authoritative entities with a direct authoritative child across a declared pair."""
 
 
 def _token(value: Any) -> Any:
@@ -58,9 +70,13 @@ def _breakdown_signature(breakdown: Mapping[str, Any]) -> tuple[Any, ...]:
 
 
 def find_authority(
-    breakdowns: Sequence[Any], index: GraphIndex, declared: frozenset[tuple[str, str]]
+    breakdowns: Sequence[Any],
+    index: GraphIndex,
+    declared: frozenset[tuple[str, str]],
+    exact_sums: bool = False,
 ) -> Authority:
-    """Deduplicate breakdowns and derive the authoritative origins."""
+    """Deduplicate breakdowns and derive the authoritative origins (``exact_sums``: the
+    run adds floats exactly, see ``exact_sums``)."""
     # A full signature is only needed among breakdowns with equal ids: the
     # first of each (entity_id, id) pair is signed when a second one appears.
     seen: set[tuple[Any, ...]] = set()
@@ -85,7 +101,7 @@ def find_authority(
         if owner is not None:
             owned.setdefault(owner, []).append(breakdown)
     figures: dict[int, Figures] = {}
-    shapes = OriginShapes()
+    shapes = OriginShapes(exact_sums)
     for owner, records in owned.items():
         figure_set = origin_figures(records, shapes)
         if figure_set is not None:
@@ -99,10 +115,4 @@ def find_authority(
             for child in index.children[owner]
         )
     )
-    return Authority(
-        kept_breakdowns=tuple(kept),
-        duplicates_removed=len(kept) != len(breakdowns),
-        authoritative=authoritative,
-        figures=figures,
-        shadowed=shadowed,
-    )
+    return Authority(tuple(kept), len(kept) != len(breakdowns), authoritative, figures, shadowed)

@@ -30,22 +30,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from perfline.core.graph import int_objects
+from perfline.core.mypyc_idioms import int_objects
 from perfline.core.projection.contributors import Contributor
-from perfline.core.projection.figures import OriginSums
+from perfline.core.projection.scopes import Goal
 
 
 class ClosedCover:  # a value: never mutated (see records.py)
     """What every cover of the pool shares, and which sealed flags are reachable."""
 
     __slots__ = ("extra_count", "origins", "parts", "sealed", "unsealed")
-
-    origins: frozenset[int]
-    extra_count: int
-    sealed: bool
-    unsealed: bool
-    parts: tuple[frozenset[int], ...]
-    """Disjoint origin sets whose union is ``origins`` (to add their totals)."""
 
     def __init__(
         self,
@@ -58,8 +51,11 @@ class ClosedCover:  # a value: never mutated (see records.py)
         self.origins = origins
         self.extra_count = extra_count
         self.sealed = sealed
+        """A partition into >= 2 slots that can all be sealed exists."""
         self.unsealed = unsealed
+        """A partition with a slot that can be unsealed exists."""
         self.parts = parts
+        """Disjoint origin sets whose union is ``origins`` (to add their totals)."""
 
 
 NO_COVER: Final = ClosedCover(frozenset(), 0, False, False)
@@ -67,13 +63,9 @@ NO_COVER: Final = ClosedCover(frozenset(), 0, False, False)
 
 
 class _Slot:
-    __slots__ = ("covered", "extras", "origins", "sealed", "unsealed")
+    """The contributors of a pool with one origin set (filled in while they are read)."""
 
-    origins: frozenset[int]
-    covered: frozenset[int]
-    extras: frozenset[int]
-    sealed: bool
-    unsealed: bool
+    __slots__ = ("covered", "extras", "origins", "sealed", "unsealed")
 
     def __init__(
         self,
@@ -90,13 +82,10 @@ class _Slot:
         self.unsealed = unsealed
 
 
-def closed_cover(
-    pool: Sequence[Contributor],
-    required: frozenset[int],
-    required_origins: frozenset[int],
-    origin_figures: OriginSums,
-) -> ClosedCover | None:
+def closed_cover(pool: Sequence[Contributor], goal: Goal) -> ClosedCover | None:
     """The shared cover of ``pool``, or ``None`` when its shape is not recognized."""
+    required = goal.required
+    required_origins = goal.required_origins
     slots: dict[frozenset[int], _Slot] = {}
     for contributor in pool:
         if not contributor.faithful:
@@ -137,7 +126,7 @@ def closed_cover(
         # >= 2 members uses a copy
         return NO_COVER
     union = frozenset(origins)
-    if not origin_figures.has_all(union):
+    if not goal.sums.has_all(union):
         return None
     if len(origins) == origin_count and len(units) == unit_count:
         sealed = all(slot.sealed for slot in ordered)
@@ -159,7 +148,7 @@ def _nested_flags(
         return None
     # laminar check and forest: widest first, each slot's parent is the owner
     # (smallest slot seen so far) shared by all its origins
-    ordered = sorted(range(len(slots)), key=lambda position: -len(slots[position].origins))
+    ordered = sorted(range(len(slots)), key=[-len(slot.origins) for slot in slots].__getitem__)
     owner: dict[int, int] = {}
     children: list[list[int]] = [[] for _ in slots]
     tops: list[int] = []

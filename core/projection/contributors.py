@@ -21,7 +21,7 @@ its contributors (sealed-source hiding).
 
 from __future__ import annotations
 
-from perfline.core.projection.figures import Figures
+from perfline.core.projection.figure_sets import Figures, OriginSums
 from perfline.core.projection.index import NO_NODES, GraphIndex
 from perfline.core.projection.records import Entry, Population, Record
 
@@ -30,13 +30,6 @@ class Contributor:  # a value: never mutated (see records.py)
     """A record as seen from one target."""
 
     __slots__ = ("covered", "extras", "faithful", "figures", "origins", "sealed")
-
-    figures: Figures
-    origins: frozenset[int]
-    sealed: bool
-    faithful: bool
-    covered: frozenset[int]
-    extras: frozenset[int]
 
     def __init__(
         self,
@@ -52,7 +45,9 @@ class Contributor:  # a value: never mutated (see records.py)
         self.sealed = sealed
         self.faithful = faithful
         self.covered = covered
+        """The record's units inside the target."""
         self.extras = extras
+        """The record's units outside the target (none of them contested)."""
 
     def record(self) -> Record:
         """The record this contributor stands for."""
@@ -86,12 +81,6 @@ class _Seen:
 
     __slots__ = ("contributors", "merged", "own", "size", "version")
 
-    version: int
-    size: int
-    own: list[Entry]
-    contributors: list[Contributor]
-    merged: _Merged | None
-
     def __init__(
         self,
         version: int,
@@ -101,9 +90,12 @@ class _Seen:
         merged: _Merged | None = None,
     ) -> None:
         self.version = version
+        """The population version last seen."""
         self.size = size
-        self.own = list() if own is None else own
-        self.contributors = list() if contributors is None else contributors
+        """The population size last seen (entries with a higher serial are new)."""
+        self.own: list[Entry] = list() if own is None else own
+        """Entries only the target exposed (skipped, re-checked when they gain exposers)."""
+        self.contributors: list[Contributor] = list() if contributors is None else contributors
         self.merged = merged
 
 
@@ -132,8 +124,7 @@ def _classify(
             if not covered:
                 continue
             extras = units - covered
-        exposers = entry.exposers
-        if len(exposers) == 1 and target in exposers:
+        if entry.sole == target:
             seen.own.append(entry)
             continue
         accepted.append((entry, covered, extras))
@@ -151,15 +142,11 @@ class _Group:
 
     __slots__ = ("contributor", "first", "more")
 
-    first: Entry
-    more: list[Entry] | None
-    """The entries after ``first``, in serial order (``None`` while there are none)."""
-    contributor: Contributor | None
-
     def __init__(self, first: Entry) -> None:
         self.first = first
-        self.more = None
-        self.contributor = None
+        self.more: list[Entry] | None = None
+        """The entries after ``first``, in serial order (``None`` while there are none)."""
+        self.contributor: Contributor | None = None
 
     def add(self, entry: Entry) -> None:
         """Add a later entry; the contributor is rebuilt when next asked for."""
@@ -181,13 +168,10 @@ class _Merged:
 
     __slots__ = ("groups", "last_serial")
 
-    groups: dict[_MergeKey, _Group]
-    last_serial: int
-
     def __init__(
         self, groups: dict[_MergeKey, _Group] | None = None, last_serial: int = -1
     ) -> None:
-        self.groups = dict() if groups is None else groups
+        self.groups: dict[_MergeKey, _Group] = dict() if groups is None else groups
         self.last_serial = last_serial
 
     def add(self, items: list[tuple[Entry, frozenset[int], frozenset[int]]]) -> None:
@@ -215,7 +199,7 @@ class _Merged:
             for entry in group.entries()
         ]
 
-    def contributors(self) -> list[Contributor]:
+    def contributors(self, sums: OriginSums) -> list[Contributor]:
         """One contributor per key (origins unioned), sealed sources hidden."""
         contributors: list[Contributor] = []
         for key, group in self.groups.items():
@@ -226,10 +210,13 @@ class _Merged:
                 if group.more is None:
                     origins = first.origins
                     faithful = first.faithful
+                    figures = first.figures
                 else:
                     origins = frozenset().union(*(e.record.origins for e in group.entries()))
                     faithful = False
-                contributor = Contributor(first.figures, origins, sealed, faithful, covered, extras)
+                    # records with equal figures stand for one copy of their printed figures
+                    figures = sums.rounded(first.figures)
+                contributor = Contributor(figures, origins, sealed, faithful, covered, extras)
                 group.contributor = contributor
             contributors.append(contributor)
         return _hide_sealed_sources(contributors)
@@ -269,15 +256,20 @@ def _stands_for(sealed: list[Contributor], contributor: Contributor) -> bool:
     return False
 
 
+def _serial_of(item: tuple[Entry, frozenset[int], frozenset[int]]) -> int:
+    return item[0].serial
+
+
 class ContributorCache:
     """Contributors per target, brought up to date incrementally.
 
     ``get`` returns the contributors and whether they changed.
     """
 
-    def __init__(self, index: GraphIndex, population: Population) -> None:
+    def __init__(self, index: GraphIndex, population: Population, sums: OriginSums) -> None:
         self._index = index
         self._population = population
+        self._sums = sums
         self._known: dict[int, _Seen] = {}
 
     def forget(self, target: int) -> None:
@@ -294,7 +286,7 @@ class ContributorCache:
             first = _Merged()
             first.add(_classify(target, self._index, population.touching(leaves), seen))
             seen.merged = first
-            seen.contributors = first.contributors()
+            seen.contributors = first.contributors(self._sums)
             self._known[target] = seen
             return seen.contributors, True
         if not population.changed_since(target, leaves, seen.version):
@@ -312,9 +304,9 @@ class ContributorCache:
         if min(item[0].serial for item in added) <= merged.last_serial:
             # an entry older than the merged ones (one only the target exposed before)
             rebuilt = _Merged()
-            rebuilt.add(sorted(merged.items() + added, key=lambda item: item[0].serial))
+            rebuilt.add(sorted(merged.items() + added, key=_serial_of))
             seen.merged = merged = rebuilt
         else:
             merged.add(added)
-        seen.contributors = merged.contributors()
+        seen.contributors = merged.contributors(self._sums)
         return seen.contributors, True

@@ -46,15 +46,16 @@ reference's.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Sequence
 from typing import Final
 
-from perfline.core.graph import int_objects
+from perfline.core.mypyc_idioms import int_objects
 from perfline.core.projection.closed_covers import ClosedCover, closed_cover
 from perfline.core.projection.contributors import Contributor
-from perfline.core.projection.figures import Figures, OriginSums, combine
+from perfline.core.projection.figure_sets import Figures, OriginSums
 from perfline.core.projection.float_covers import float_covers
 from perfline.core.projection.records import Record
+from perfline.core.projection.scopes import Goal
 from perfline.core.projection.searches import partitions, search_selections
 
 PRODUCT_BUDGET: Final = 10_000
@@ -66,9 +67,6 @@ class Derivation:  # a value: never mutated (see records.py)
     """A candidate record for a target, with the size of its extras."""
 
     __slots__ = ("extra_count", "record")
-
-    record: Record
-    extra_count: int
 
     def __init__(self, record: Record, extra_count: int) -> None:
         self.record = record
@@ -83,7 +81,7 @@ CONFLICT: Final = Conflict()
 
 
 def single_copies(
-    contributors: Sequence[Contributor], required: frozenset[int], with_extras: bool
+    contributors: Sequence[Contributor], required: frozenset[int], *, with_extras: bool
 ) -> list[Contributor]:
     """Every contributor (without / with extras) that covers ``required`` on its own."""
     return [c for c in contributors if bool(c.extras) == with_extras and c.covered >= required]
@@ -108,20 +106,22 @@ def _copy(contributor: Contributor) -> Derivation:
 
 def covers(
     contributors: Sequence[Contributor],
-    required: frozenset[int],
-    required_origins: frozenset[int],
+    goal: Goal,
+    *,
     need_extra: bool,
-    origin_figures: OriginSums,
     decide_only: bool = False,
     memo: OutcomeMemo | None = None,
     limit: int | None = None,
 ) -> list[Derivation]:
     """Every distinct arithmetic derivation (levels 4/6) over ``contributors``.
 
+    ``need_extra``: only covers with extras (level 6), else only covers without (4).
     ``decide_only``: the caller only needs to know the figures or that they conflict.
     ``memo``: component outcomes of the same target's previous derivations.
     ``limit``: stop after this many derivations (in enumeration order); no limit by default.
     """
+    required = goal.required
+    required_origins = goal.required_origins
     pool: list[Contributor] = []
     exact = True
     for contributor in contributors:
@@ -139,23 +139,27 @@ def covers(
     if all(c.origins == first_origins for c in pool):
         return []  # any two members would share origins
     if exact:
-        closed = closed_cover(pool, required, required_origins, origin_figures)
+        closed = closed_cover(pool, goal)
         if closed is not None:
-            return _closed_derivations(closed, need_extra, origin_figures)
+            return _closed_derivations(closed, goal.sums, need_extra=need_extra)
     if not _reachable(pool, required, required_origins):
         return []
     if not exact:
-        return _search_covers(pool, required, required_origins, need_extra, decide_only, limit)
+        return _search_covers(
+            pool, goal, need_extra=need_extra, decide_only=decide_only, limit=limit
+        )
     outcomes: list[list[_Outcome]] = []
     for component in _components(pool, required):
         if memo is None:
-            found = _component_outcomes(component, required, required_origins, origin_figures)
+            found = _component_outcomes(component, goal)
         else:
-            found = memo.outcomes(component, required, required_origins, origin_figures)
+            found = memo.outcomes(component, goal)
         if not found:
             return []
         outcomes.append(found)
-    return _products(outcomes, need_extra, origin_figures, decide_only, limit)
+    return _products(
+        outcomes, goal.sums, need_extra=need_extra, decide_only=decide_only, limit=limit
+    )
 
 
 def _reachable(
@@ -171,12 +175,12 @@ def _reachable(
 
 
 def _closed_derivations(
-    closed: ClosedCover, need_extra: bool, origin_figures: OriginSums
+    closed: ClosedCover, sums: OriginSums, *, need_extra: bool
 ) -> list[Derivation]:
     """The records of a pool whose covers all use every origin (sealed variant first)."""
     if (need_extra and not closed.extra_count) or not (closed.sealed or closed.unsealed):
         return []
-    figures = origin_figures.total_of_parts(closed.parts)
+    figures = sums.total_of_parts(closed.parts)
     if figures is None:
         return []
     derivations: list[Derivation] = []
@@ -213,21 +217,12 @@ class OutcomeMemo:
         """Finish a derivation (forget what it did not use)."""
         self._previous = {}
 
-    def outcomes(
-        self,
-        component: list[Contributor],
-        required: frozenset[int],
-        required_origins: frozenset[int],
-        origin_figures: OriginSums,
-    ) -> list[_Outcome]:
+    def outcomes(self, component: list[Contributor], goal: Goal) -> list[_Outcome]:
         """``_component_outcomes`` of ``component``, reused when already known."""
         key = tuple(map(id, component))
         known = self._current.get(key) or self._previous.get(key)
         if known is None:
-            known = (
-                component,
-                _component_outcomes(component, required, required_origins, origin_figures),
-            )
+            known = (component, _component_outcomes(component, goal))
         self._current[key] = known
         return known[1]
 
@@ -236,13 +231,6 @@ class _Outcome:  # a value: never mutated (see records.py)
     """One way a component can be covered, up to what matters for its records."""
 
     __slots__ = ("extras", "faithful", "figures", "origins", "sealed", "single")
-
-    figures: Figures
-    origins: frozenset[int]
-    extras: frozenset[int]
-    sealed: bool
-    single: bool
-    faithful: bool
 
     def __init__(
         self,
@@ -258,6 +246,7 @@ class _Outcome:  # a value: never mutated (see records.py)
         self.extras = extras
         self.sealed = sealed
         self.single = single
+        """The outcome is one contributor (a copy, unless other components join it)."""
         self.faithful = faithful
 
 
@@ -312,26 +301,19 @@ def _join(parent: list[int], first: int, second: int) -> None:
         parent[first_root] = second_root
 
 
-def _component_outcomes(
-    component: list[Contributor],
-    required: frozenset[int],
-    required_origins: frozenset[int],
-    origin_figures: OriginSums,
-) -> list[_Outcome]:
+def _component_outcomes(component: list[Contributor], goal: Goal) -> list[_Outcome]:
     if len(component) == 1:
         (only,) = component
         return [_Outcome(only.figures, only.origins, only.extras, only.sealed, True, only.faithful)]
-    units: frozenset[int] = frozenset().union(*(c.covered for c in component)) & required
+    sums = goal.sums
+    units: frozenset[int] = frozenset().union(*(c.covered for c in component)) & goal.required
     origins: frozenset[int] = frozenset().union(*(c.origins for c in component))
-    needed = origins & required_origins
-    fast = _atom_outcomes(component, units, needed, origins, origin_figures)
+    needed = origins & goal.required_origins
+    fast = _atom_outcomes(component, units, needed, origins, sums)
     if fast is not None:
         return fast
     # faithful contributors that differ only in their sealed flag are one slot
-    representatives, flags = _sealed_slots(
-        component,
-        lambda c: (c.origins, c.covered, c.extras) if c.faithful else None,
-    )
+    representatives, flags = _sealed_slots(component)
     if len(representatives) == 1:
         (only,) = representatives
         return [
@@ -343,10 +325,10 @@ def _component_outcomes(
         union: frozenset[int] = frozenset().union(*(c.origins for c in parts))
         if len(parts) == 1:
             figures: Figures | None = parts[0].figures
-        elif all(c.faithful for c in parts) and origin_figures.has_all(union):
-            figures = origin_figures.total(union)
+        elif all(c.faithful for c in parts) and sums.has_all(union):
+            figures = sums.total(union)
         else:
-            figures = combine([c.figures for c in parts])
+            figures = sums.combine([c.figures for c in parts])
         if figures is None:
             continue
         extras: frozenset[int] = frozenset().union(*(c.extras for c in parts))
@@ -364,16 +346,17 @@ def _component_outcomes(
 
 
 def _sealed_slots(
-    members: list[Contributor], key_of: Callable[[Contributor], Hashable | None]
+    members: list[Contributor],
 ) -> tuple[list[Contributor], dict[int, set[bool]]]:
-    """Members with an equal key (None: never grouped) that differ only in their
-    sealed flag become one representative; ``flags[id(rep)]`` holds the flags it stands for."""
-    slots: dict[Hashable, Contributor] = {}
+    """Faithful members with equal origins, coverage and extras (they differ only in
+    their sealed flag) become one representative; ``flags[id(rep)]`` holds the flags
+    it stands for."""
+    slots: dict[tuple[frozenset[int], frozenset[int], frozenset[int]], Contributor] = {}
     flags: dict[int, set[bool]] = {}
     representatives: list[Contributor] = []
     for contributor in members:
-        key = key_of(contributor)
-        if key is not None:
+        if contributor.faithful:
+            key = (contributor.origins, contributor.covered, contributor.extras)
             known = slots.get(key)
             if known is not None:
                 flags[id(known)].add(contributor.sealed)
@@ -389,12 +372,12 @@ def _atom_outcomes(
     units: frozenset[int],
     needed: frozenset[int],
     available: frozenset[int],
-    origin_figures: OriginSums,
+    sums: OriginSums,
 ) -> list[_Outcome] | None:
     """Outcomes when every origin of the component is forced (see module docstring)."""
     if len(component) < 3 or not all(c.faithful for c in component):
         return None
-    if not origin_figures.has_all(available):
+    if not sums.has_all(available):
         return None
     holders: dict[int, frozenset[int]] = {}
     for contributor in component:
@@ -417,7 +400,7 @@ def _atom_outcomes(
     extras: frozenset[int] = frozenset().union(*(c.extras for c in component))
     outcomes: list[_Outcome] = []
     if flags:
-        figures = origin_figures.total(available)
+        figures = sums.total(available)
         if figures is None:
             return []
         outcomes = [_Outcome(figures, available, extras, sealed, False) for sealed in flags]
@@ -431,10 +414,11 @@ def _atom_outcomes(
 
 def _products(
     outcomes: list[list[_Outcome]],
-    need_extra: bool,
     sums: OriginSums,
+    *,
+    need_extra: bool,
     decide_only: bool,
-    limit: int | None = None,
+    limit: int | None,
 ) -> list[Derivation]:
     """Combine one outcome per component; each distinct record once.
 
@@ -480,7 +464,7 @@ def _products(
         if base_faithful and sums.has_all(base_origins):
             base_figures = sums.total_of_parts([o.origins for o in base])
         else:
-            base_figures = combine([o.figures for o in base])
+            base_figures = sums.combine([o.figures for o in base])
         if base_figures is None:
             return []
     results: dict[tuple[str, frozenset[int], bool], Derivation] = {}
@@ -500,7 +484,7 @@ def _products(
             figures = chosen[0].figures
         else:
             parts = [o.figures for o in chosen]
-            figures = combine(parts if base_figures is None else [base_figures, *parts])
+            figures = sums.combine(parts if base_figures is None else [base_figures, *parts])
         if figures is None:
             continue
         origins = base_origins.union(*(o.origins for o in chosen)) if chosen else base_origins
@@ -521,11 +505,11 @@ def _products(
 
 def _search_covers(
     pool: list[Contributor],
-    required: frozenset[int],
-    required_origins: frozenset[int],
+    goal: Goal,
+    *,
     need_extra: bool,
     decide_only: bool,
-    limit: int | None = None,
+    limit: int | None,
 ) -> list[Derivation]:
     """Covers of >= 2 members when float values could round differently by order,
     each added up in the reference's order (``float_covers``); at most ``limit``.
@@ -536,7 +520,7 @@ def _search_covers(
     """
     results: list[Derivation] = []
     first_key: str | None = None
-    for record, extra_count in float_covers(pool, required, required_origins, need_extra):
+    for record, extra_count in float_covers(pool, goal, need_extra=need_extra):
         results.append(Derivation(record, extra_count))
         if limit is not None and len(results) >= limit:
             break
@@ -549,27 +533,27 @@ def _search_covers(
 
 
 def resolve(
-    contributors: Sequence[Contributor],
-    required: frozenset[int],
-    required_origins: frozenset[int],
-    origin_figures: OriginSums,
-    memo: OutcomeMemo | None = None,
+    contributors: Sequence[Contributor], goal: Goal, *, memo: OutcomeMemo | None = None
 ) -> Record | Conflict | None:
     """Levels 3-6 for one target: the winning record, a conflict, or nothing."""
     if memo is not None:
         memo.begin()
+    required = goal.required
+    required_origins = goal.required_origins
     extra_free = [c for c in contributors if not c.extras]
-    level3 = filter_copies(single_copies(extra_free, required, False), required_origins)
+    level3 = filter_copies(single_copies(extra_free, required, with_extras=False), required_origins)
     if level3:
         return _decide([_copy(c) for c in level3])
-    level4 = covers(extra_free, required, required_origins, False, origin_figures, True, memo)
+    level4 = covers(extra_free, goal, need_extra=False, decide_only=True, memo=memo)
     if level4:
         return _decide(level4)
-    level5 = filter_copies(single_copies(contributors, required, True), required_origins)
+    level5 = filter_copies(
+        single_copies(contributors, required, with_extras=True), required_origins
+    )
     if level5:
         return _decide([_copy(c) for c in level5])
     level6 = (
-        covers(contributors, required, required_origins, True, origin_figures, memo=memo)
+        covers(contributors, goal, need_extra=True, memo=memo)
         if len(extra_free) < len(contributors)
         else []
     )
@@ -588,11 +572,7 @@ def _decide(derivations: list[Derivation]) -> Record | Conflict:
 
 
 def all_derivations(
-    contributors: Sequence[Contributor],
-    required: frozenset[int],
-    required_origins: frozenset[int],
-    origin_figures: OriginSums,
-    memo: OutcomeMemo | None = None,
+    contributors: Sequence[Contributor], goal: Goal, *, memo: OutcomeMemo | None = None
 ) -> list[Record]:
     """Every complete derivation at levels 3-6 carrying ``required_origins`` (recipes).
 
@@ -607,6 +587,8 @@ def all_derivations(
     """
     if memo is not None:
         memo.begin()
+    required = goal.required
+    required_origins = goal.required_origins
     records: list[Record] = []
     for contributor in contributors:
         if contributor.covered >= required and contributor.origins >= required_origins:
@@ -619,9 +601,7 @@ def all_derivations(
         if len(records) >= RECIPE_BUDGET:
             break
         limit = RECIPE_BUDGET - len(records)
-        for derivation in covers(
-            pool, required, required_origins, need_extra, origin_figures, memo=memo, limit=limit
-        ):
+        for derivation in covers(pool, goal, need_extra=need_extra, memo=memo, limit=limit):
             records.append(derivation.record)
     if memo is not None:
         memo.end()

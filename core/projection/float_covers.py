@@ -28,10 +28,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from perfline.core.graph import int_objects
+from perfline.core.mypyc_idioms import int_objects
 from perfline.core.projection.contributors import Contributor
-from perfline.core.projection.figures import Figures, combine
+from perfline.core.projection.figure_sets import Figures
 from perfline.core.projection.records import Record
+from perfline.core.projection.scopes import Goal
 from perfline.core.projection.searches import SEARCH_BUDGET
 
 
@@ -82,16 +83,14 @@ class _Member:
 
 
 def float_covers(
-    pool: Sequence[Contributor],
-    required: frozenset[int],
-    required_origins: frozenset[int],
-    need_extra: bool,
+    pool: Sequence[Contributor], goal: Goal, *, need_extra: bool
 ) -> Iterator[tuple[Record, int]]:
     """Every cover of ``required`` (carrying ``required_origins``) by >= 2 members of
     ``pool``, each once per distinct (figures, origins, sealed flag, extras), with or
     without extras as ``need_extra`` says, in the reference's search order: its record
     and how many extra units it has."""
-    plan = _plan(pool, required, required_origins)
+    sums = goal.sums
+    plan = _plan(pool, goal.required, goal.required_origins)
     if plan is None:
         return
     unit_options, origin_options, origin_ids = plan
@@ -101,7 +100,7 @@ def float_covers(
     states = [start]
     seen: set[tuple[int, int, str, frozenset[int], bool, int]] = set()
     yielded: set[tuple[str, int, bool, frozenset[int]]] = set()
-    sums: dict[tuple[str, str], Figures | None] = {}
+    totals: dict[tuple[str, str], Figures | None] = {}
     steps = 0
     while states and steps < SEARCH_BUDGET:
         steps += 1
@@ -136,9 +135,9 @@ def float_covers(
                 figures = contributor.figures
             else:
                 pair = (state.figures.key, contributor.figures.key)
-                if pair not in sums:
-                    sums[pair] = combine([state.figures, contributor.figures])
-                total = sums[pair]
+                if pair not in totals:
+                    totals[pair] = sums.combine([state.figures, contributor.figures])
+                total = totals[pair]
                 if total is None:
                     continue
                 figures = total
@@ -183,8 +182,9 @@ def _plan(
                 origin_count[origin] += 1
     if 0 in unit_count.values() or 0 in origin_count.values():
         return None
-    unit_rank = {u: r for r, u in enumerate(sorted(required, key=lambda u: (unit_count[u], u)))}
-    ranked = sorted(required_origins, key=lambda o: (origin_count[o], o))
+    by_units = sorted([(unit_count[unit], unit) for unit in required])
+    unit_rank = {unit: rank for rank, (_, unit) in enumerate(by_units)}
+    ranked = [origin for _, origin in sorted([(origin_count[o], o) for o in required_origins])]
     others = sorted({o for c in pool for o in c.origins} - required_origins)
     origin_ids = ranked + others
     origin_rank = {o: r for r, o in enumerate(origin_ids)}

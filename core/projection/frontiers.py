@@ -12,20 +12,21 @@ Cost: O(parents) per target plus the parents' leaf sets.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-
-from perfline.core.projection.figures import Figures, combine
+from perfline.core.projection.figure_sets import Figures, OriginSums
 from perfline.core.projection.index import GraphIndex
 from perfline.core.projection.records import Record
 
 
-@dataclass(frozen=True, slots=True)
-class Frontiers:
+class Frontiers:  # a value: never mutated (see records.py)
     """Outcome of Stage A."""
 
-    sealed: Mapping[int, Record]
-    blocked: Mapping[int, frozenset[int]]
+    __slots__ = ("blocked", "sealed")
+
+    def __init__(self, sealed: dict[int, Record], blocked: dict[int, frozenset[int]]) -> None:
+        self.sealed = sealed
+        """Frontier target -> its sealed record."""
+        self.blocked = blocked
+        """Blocked frontier target -> its frontier (the origins it would need)."""
 
     def is_frontier(self, target: int) -> bool:
         """Was ``target`` decided by its declared frontier?"""
@@ -36,7 +37,7 @@ def resolve_frontiers(
     index: GraphIndex,
     targets: list[int],
     origins: frozenset[int],
-    figures: Mapping[int, Figures],
+    sums: OriginSums,
     declared: frozenset[tuple[str, str]],
 ) -> Frontiers:
     """Decide every frontier target (``origins`` = authoritative minus shadowed)."""
@@ -52,7 +53,7 @@ def resolve_frontiers(
         if not frontier:
             continue
         frontier_set = frozenset(frontier)
-        record = _frontier_record(index, target, frontier, figures)
+        record = _frontier_record(index, target, frontier, sums)
         if record is None:
             blocked[target] = frontier_set
         else:
@@ -61,9 +62,10 @@ def resolve_frontiers(
 
 
 def _frontier_record(
-    index: GraphIndex, target: int, frontier: list[int], figures: Mapping[int, Figures]
+    index: GraphIndex, target: int, frontier: list[int], sums: OriginSums
 ) -> Figures | None:
     inside = index.leaves[target]
+    figures = sums.figures
     parts: list[Figures] = []
     for parent in frontier:
         figure_set = figures.get(parent)
@@ -75,4 +77,4 @@ def _frontier_record(
         parts.append(figure_set)
     if len(parts) == 1:
         return parts[0]
-    return combine(parts)
+    return sums.combine(parts)

@@ -19,27 +19,53 @@ identical root sets are interned.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Final
 
-from perfline.core.graph import int_objects, numbered_graph, topological_positions
+from perfline.core.graph import numbered_graph, topological_positions
+from perfline.core.mypyc_idioms import int_objects
 
 NO_NODES: Final[frozenset[int]] = frozenset()
 """The empty node set, one object shared wherever an empty set is kept."""
 
 
-@dataclass(frozen=True, slots=True)
-class GraphIndex:
+class GraphIndex:  # a value: never mutated
     """Projection's read-only graph facts, by entity index."""
 
-    ids: tuple[str, ...]
-    position: Mapping[str, int]
-    kinds: tuple[str, ...]
-    parents: tuple[tuple[int, ...], ...]
-    children: tuple[tuple[int, ...], ...]
-    leaves: tuple[frozenset[int], ...]
-    roots: tuple[frozenset[int], ...]
-    kind_leaves: Mapping[str, frozenset[int]]
+    __slots__ = (
+        "children",
+        "ids",
+        "kind_leaves",
+        "kinds",
+        "leaves",
+        "parents",
+        "position",
+        "roots",
+    )
+
+    def __init__(
+        self,
+        ids: tuple[str, ...],
+        position: dict[str, int],
+        kinds: tuple[str, ...],
+        parents: tuple[tuple[int, ...], ...],
+        children: tuple[tuple[int, ...], ...],
+        leaves: tuple[frozenset[int], ...],
+        roots: tuple[frozenset[int], ...],
+        kind_leaves: dict[str, frozenset[int]],
+    ) -> None:
+        self.ids = ids
+        """Entity ids in sorted order: an entity's index is its rank."""
+        self.position = position
+        """Entity id -> index."""
+        self.kinds = kinds
+        self.parents = parents
+        self.children = children
+        self.leaves = leaves
+        """Each entity's terminal descendants (itself when childless)."""
+        self.roots = roots
+        """Each entity's root ancestors (itself when it has no parent)."""
+        self.kind_leaves = kind_leaves
+        """Kind -> union of the leaves of every entity of that kind."""
 
     def contested(self, target: int, unit: int) -> bool:
         """Is ``unit`` (outside leaves(target)) claimed by a competitor of ``target``?"""
@@ -123,15 +149,9 @@ def build_index(entities: Sequence[Mapping[str, Any]]) -> GraphIndex:
         if any(kinds[up] == kind for up in parents[node]):
             continue
         by_kind.setdefault(kind, set()).update(leaves[node])
+    kind_leaves = {kind: frozenset(units) for kind, units in by_kind.items()}
     return GraphIndex(
-        ids=ids,
-        position=position,
-        kinds=kinds,
-        parents=parents,
-        children=children,
-        leaves=tuple(leaves),
-        roots=tuple(roots),
-        kind_leaves={kind: frozenset(units) for kind, units in by_kind.items()},
+        ids, position, kinds, parents, children, tuple(leaves), tuple(roots), kind_leaves
     )
 
 

@@ -23,26 +23,24 @@ one derivation. Cost per derivation: see ``derivations``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from perfline.core.graph import int_objects
+from perfline.core.mypyc_idioms import int_objects
 from perfline.core.projection.contributors import (
     Contributor,
     ContributorCache,
     same_contributors,
 )
 from perfline.core.projection.derivations import OutcomeMemo, all_derivations, resolve
-from perfline.core.projection.figures import OriginSums
+from perfline.core.projection.figure_sets import OriginSums
 from perfline.core.projection.index import GraphIndex
 from perfline.core.projection.records import Population, Record
 from perfline.core.projection.scopes import Scope
 
 
 def select_producers(
-    index: GraphIndex,
-    scopes: Mapping[int, Scope],
-    contributors: Callable[[int], list[Contributor]],
+    index: GraphIndex, scopes: Mapping[int, Scope], cache: ContributorCache
 ) -> list[int]:
     """Dynamic targets that may expose recipes (sorted)."""
     producers: list[int] = []
@@ -50,7 +48,7 @@ def select_producers(
         scope = scopes[target]
         if not scope.required:
             continue
-        found = contributors(target)
+        found = cache.get(target)[0]
         covered: set[int] = set()
         for contributor in found:
             covered |= contributor.covered
@@ -74,7 +72,7 @@ def _has_consumer(
     required = scope.required
     # strict ancestors of the target contain all of U(t)
     seen: set[int] = {target}
-    # nodes stay int objects: they are only looked up (see graph.int_objects)
+    # nodes stay int objects: they are only looked up (see mypyc_idioms.int_objects)
     stack: list[Any] = list(index.parents[target])
     while stack:
         node = stack.pop()
@@ -106,9 +104,7 @@ def _has_consumer(
 
 
 def peer_exposures(
-    scopes: Mapping[int, Scope],
-    contributors: Callable[[int], list[Contributor]],
-    origin_figures: OriginSums,
+    scopes: Mapping[int, Scope], cache: ContributorCache, sums: OriginSums
 ) -> list[tuple[Record, int]]:
     """Records exposed by members of groups of dynamic targets with identical U."""
     groups: dict[frozenset[int], list[int]] = {}
@@ -124,11 +120,11 @@ def peer_exposures(
             scope = scopes[member]
             if scope.vetoed:
                 continue
-            found = contributors(member)
+            found = cache.get(member)[0]
             sealed = [c for c in found if c.sealed]
             if not sealed or len(sealed) == len(found):
                 continue
-            outcome = resolve(sealed, scope.required, scope.required_origins, origin_figures)
+            outcome = resolve(sealed, scope.goal(sums))
             if isinstance(outcome, Record):
                 exposed.append((outcome, member))
     return exposed
@@ -138,7 +134,7 @@ def run_fixed_point(
     population: Population,
     producers: list[int],
     scopes: Mapping[int, Scope],
-    origin_figures: OriginSums,
+    sums: OriginSums,
     cache: ContributorCache,
 ) -> dict[int, OutcomeMemo]:
     """Let producers expose their derivations until nothing new appears.
@@ -146,7 +142,7 @@ def run_fixed_point(
     Returns each derived producer's component-outcome memo (for its final
     resolution).
     """
-    # producers stay int objects: they are looked up and stored (see graph.int_objects)
+    # producers stay int objects: they are looked up and stored (see mypyc_idioms.int_objects)
     active: list[Any] = [p for p in int_objects(producers) if not scopes[p].vetoed]
     memos: dict[int, OutcomeMemo] = {}
     shared: dict[tuple[frozenset[int], frozenset[int]], tuple[list[Contributor], list[Record]]] = {}
@@ -167,9 +163,7 @@ def run_fixed_point(
             if known is not None and same_contributors(known[0], found):
                 records = known[1]
             else:
-                records = all_derivations(
-                    found, scope.required, scope.required_origins, origin_figures, memo
-                )
+                records = all_derivations(found, scope.goal(sums), memo=memo)
                 shared[key] = (found, records)
             for record in records:
                 pending.append((record, producer))

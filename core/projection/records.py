@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from perfline.core.graph import int_objects
-from perfline.core.projection.figures import Figures
+from perfline.core.mypyc_idioms import int_objects
+from perfline.core.projection.figure_sets import Figures
 from perfline.core.projection.index import GraphIndex
 
 
@@ -34,11 +34,6 @@ class Record:  # a value: never mutated (see records.py)
     """Figures with the origins they account for."""
 
     __slots__ = ("faithful", "figures", "origins", "sealed")
-
-    figures: Figures
-    origins: frozenset[int]
-    sealed: bool
-    faithful: bool
 
     def __init__(
         self, figures: Figures, origins: frozenset[int], sealed: bool, faithful: bool = True
@@ -57,28 +52,24 @@ class Record:  # a value: never mutated (see records.py)
 class Entry:
     """One population entry: a record, its units and who exposes it."""
 
-    __slots__ = ("exposers", "record", "serial", "unit_order", "units")
-
-    serial: int
-    record: Record
-    units: frozenset[int]
-    exposers: set[int]
-    unit_order: tuple[int, ...]
-    """``units`` as a tuple: cheap to walk from the start with an early exit."""
+    __slots__ = ("record", "serial", "sole", "unit_order", "units")
 
     def __init__(
         self,
         serial: int,
         record: Record,
         units: frozenset[int],
-        exposers: set[int] | None = None,
+        sole: int,
         unit_order: tuple[int, ...] = (),
     ) -> None:
         self.serial = serial
         self.record = record
         self.units = units
-        self.exposers = set() if exposers is None else exposers
+        self.sole = sole
+        """The entity that exposes it when only one does (-1 once several do): all that
+        the contributors ask of its exposers (§6.5 rule 1), without a set per entry."""
         self.unit_order = unit_order
+        """``units`` as a tuple: cheap to walk from the start with an early exit."""
 
 
 class Population:
@@ -121,23 +112,21 @@ class Population:
         entry = self._entries.get(identity)
         if entry is None:
             units = self.units_of(record.origins)
-            entry = Entry(len(self._entries), record, units, {exposer}, tuple(units))
+            entry = Entry(len(self._entries), record, units, exposer, tuple(units))
             self._entries[identity] = entry
             self._in_order.append(entry)
             self._touch(entry)
             for unit in int_objects(entry.units):
                 self._by_unit.setdefault(unit, []).append(entry)
             return True
-        exposers = entry.exposers
-        if exposer in exposers:
-            return False
-        if len(exposers) == 1:
-            # only the former sole exposer can see a difference: it skipped the
-            # entry as its own, and may now take it (§6.5 rule 1)
-            self.version += 1
-            (sole,) = exposers
-            self._sole_changed[sole] = self.version
-        exposers.add(exposer)
+        sole = entry.sole
+        if sole < 0 or sole == exposer:
+            return False  # exposed by several already, or by this one
+        # only the former sole exposer can see a difference: it skipped the
+        # entry as its own, and may now take it (§6.5 rule 1)
+        self.version += 1
+        self._sole_changed[sole] = self.version
+        entry.sole = -1
         return False
 
     def _touch(self, entry: Entry) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from perfline.core.projection.figure_sets import OriginSums
 from perfline.core.projection.index import NO_NODES, GraphIndex
 
 
@@ -20,16 +21,34 @@ class Scope:  # a value: never mutated (see records.py)
 
     __slots__ = ("required", "required_origins", "vetoed")
 
-    required: frozenset[int]
-    required_origins: frozenset[int]
-    vetoed: bool
-
     def __init__(
         self, required: frozenset[int], required_origins: frozenset[int], vetoed: bool
     ) -> None:
         self.required = required
+        """U(t): the target's leaves under an unshadowed authoritative entity."""
         self.required_origins = required_origins
+        """RO(t): the frontier origins of the blocked targets inside it."""
         self.vetoed = vetoed
+        """A blocked target reaches outside it (or has its leaves and several origins)."""
+
+    def goal(self, sums: OriginSums) -> Goal:
+        """What a derivation of this target must achieve, adding up with ``sums``."""
+        return Goal(self.required, self.required_origins, sums)
+
+
+class Goal:  # a value: never mutated (see records.py)
+    """What a derivation of one target must achieve: cover the ``required`` units
+    and carry the ``required_origins`` (its U and RO), adding figure sets with
+    ``sums`` (the run's arithmetic)."""
+
+    __slots__ = ("required", "required_origins", "sums")
+
+    def __init__(
+        self, required: frozenset[int], required_origins: frozenset[int], sums: OriginSums
+    ) -> None:
+        self.required = required
+        self.required_origins = required_origins
+        self.sums = sums
 
 
 def authoritative_units(index: GraphIndex, origins: frozenset[int]) -> frozenset[int]:

@@ -38,7 +38,7 @@ def partitions(pool: list[Contributor], available: frozenset[int]) -> list[bool]
         for origin in contributor.origins:
             by_origin.setdefault(origin, []).append(contributor)
     for options in by_origin.values():
-        options.sort(key=lambda c: (not c.sealed, len(c.origins)))
+        options.sort(key=_sealed_and_narrow_first)
     quick = _single_origin_flags(by_origin, available)
     sealed_flag = quick[0]
     unsealed_flag = quick[1]
@@ -57,6 +57,11 @@ def partitions(pool: list[Contributor], available: frozenset[int]) -> list[bool]
     if unsealed_flag:
         flags.append(False)
     return flags
+
+
+def _sealed_and_narrow_first(contributor: Contributor) -> tuple[bool, int]:
+    """Sort key of a partition's options: sealed ones first, then fewer origins."""
+    return (not contributor.sealed, len(contributor.origins))
 
 
 def _single_origin_flags(
@@ -107,11 +112,6 @@ class _Frame:
 
     __slots__ = ("need_unsealed", "options", "position", "remaining")
 
-    remaining: frozenset[int]
-    need_unsealed: bool
-    options: list[Contributor]
-    position: int
-
     def __init__(
         self,
         remaining: frozenset[int],
@@ -138,24 +138,11 @@ def _partition_search(
     Depth-first over the lowest remaining origin with an explicit stack (no
     recursion limit); returns the answer and the steps used so far.
     """
-    frames: list[_Frame] = []
-
-    def enter(remaining: frozenset[int], need: bool) -> bool | None:
-        """True/False when decided at once, None when a frame was pushed."""
-        nonlocal steps
-        if not remaining:
-            return not need
-        if (remaining, only_sealed, need) in dead:
-            return False
-        steps += 1
-        if steps > PARTITION_BUDGET:
-            raise _BudgetExceeded
-        frames.append(_Frame(remaining, need, by_origin.get(min(remaining), [])))
-        return None
-
-    outcome = enter(available, need_unsealed)
+    search = _PartitionSearch(by_origin, only_sealed, dead, steps)
+    outcome = search.enter(available, need_unsealed)
     if outcome is not None:
-        return outcome, steps
+        return outcome, search.steps
+    frames = search.frames
     while frames:
         frame = frames[-1]
         if frame.position >= len(frame.options):
@@ -168,9 +155,40 @@ def _partition_search(
             continue
         if not option.origins <= frame.remaining:
             continue
-        if enter(frame.remaining - option.origins, frame.need_unsealed and option.sealed):
-            return True, steps
-    return False, steps
+        if search.enter(frame.remaining - option.origins, frame.need_unsealed and option.sealed):
+            return True, search.steps
+    return False, search.steps
+
+
+class _PartitionSearch:
+    """State of one ``_partition_search`` (a plain object, see ``_SelectionSearch``)."""
+
+    __slots__ = ("by_origin", "dead", "frames", "only_sealed", "steps")
+
+    def __init__(
+        self,
+        by_origin: dict[int, list[Contributor]],
+        only_sealed: bool,
+        dead: set[tuple[frozenset[int], bool, bool]],
+        steps: int,
+    ) -> None:
+        self.by_origin = by_origin
+        self.only_sealed = only_sealed
+        self.dead = dead
+        self.steps = steps
+        self.frames: list[_Frame] = []
+
+    def enter(self, remaining: frozenset[int], need: bool) -> bool | None:
+        """True/False when decided at once, None when a frame was pushed."""
+        if not remaining:
+            return not need
+        if (remaining, self.only_sealed, need) in self.dead:
+            return False
+        self.steps += 1
+        if self.steps > PARTITION_BUDGET:
+            raise _BudgetExceeded
+        self.frames.append(_Frame(remaining, need, self.by_origin.get(min(remaining), [])))
+        return None
 
 
 class _BudgetExceeded(Exception):
@@ -220,17 +238,6 @@ class _SelectionSearch:
         "steps",
     )
 
-    pool: list[Contributor]
-    required: frozenset[int]
-    required_origins: frozenset[int]
-    elements: list[tuple[int, int]]
-    options: dict[tuple[int, int], list[int]]
-    results: list[list[Contributor]]
-    seen: set[frozenset[int]]
-    steps: int
-    chosen: list[int]
-    """The pool positions of the selection being built."""
-
     def __init__(
         self,
         pool: list[Contributor],
@@ -244,10 +251,11 @@ class _SelectionSearch:
         self.required_origins = required_origins
         self.elements = elements
         self.options = options
-        self.results = []
-        self.seen = set()
+        self.results: list[list[Contributor]] = []
+        self.seen: set[frozenset[int]] = set()
         self.steps = 0
-        self.chosen = []
+        self.chosen: list[int] = []
+        """The pool positions of the selection being built."""
 
     def run(self) -> list[list[Contributor]]:
         """Depth-first with an explicit stack (a selection can be deeper than
@@ -320,11 +328,6 @@ class _Selection:
     """One level of the selection search: what is covered and the next option."""
 
     __slots__ = ("covered", "options", "position", "used")
-
-    covered: frozenset[int]
-    used: frozenset[int]
-    options: list[int]
-    position: int
 
     def __init__(
         self, covered: frozenset[int], used: frozenset[int], options: list[int], position: int = 0

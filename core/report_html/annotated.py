@@ -4,9 +4,13 @@ Code lines are grouped by the file their ``file`` attribute records; recorded pa
 ``SourceText`` has the same display name (two recorded copies of one local file) share one view.
 Each line carries its own figure of the dominant metric (the label the editor shows), its share
 of the model total, and the operators below it (through its code stacks), largest first, at most
-``MAX_OPERATORS_LISTED`` of them with their count. Files come hottest first; a file whose text is
-missing still lists its lines, with the reason. Linear in code lines plus what lies below them
-down to the operators.
+``MAX_OPERATORS_LISTED`` of them with their count. A call line (``core.call_lines``: its figure
+includes the lines it calls) also names them, as ``24-27``. Files come hottest first; a file whose
+text is missing still lists its lines, with the reason. Linear in code lines plus what lies below
+them down to the operators.
+
+A line is ``[line, entity ref, value, label, share, [operator refs], operator count, calls]``
+(``calls``: the called lines' text, or null).
 """
 
 from __future__ import annotations
@@ -14,9 +18,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from perfline.core.call_lines import calls_text, line_calls
 from perfline.core.report_html.entity_table import EntityTable, rounded
 from perfline.core.report_html.labels import label
-from perfline.core.report_html.result_index import OPERATOR_KIND, ResultIndex
+from perfline.core.report_html.result_index import ResultIndex
 from perfline.core.report_html.source_text import SourceText
 
 MAX_OPERATORS_LISTED = 200
@@ -33,22 +38,6 @@ def recorded_files(index: ResultIndex) -> list[str]:
     return list(seen)
 
 
-def _operators_below(index: ResultIndex, entity_id: str) -> list[str]:
-    found: list[str] = []
-    seen: set[str] = {entity_id}
-    stack = list(index.graph.children.get(entity_id, ()))
-    while stack:
-        current = stack.pop()
-        if current in seen:
-            continue
-        seen.add(current)
-        if index.kind(current) == OPERATOR_KIND:
-            found.append(current)
-        else:
-            stack.extend(index.graph.children.get(current, ()))
-    return found
-
-
 def annotated_files(
     index: ResultIndex, sources: Mapping[str, SourceText], entities: EntityTable
 ) -> list[dict[str, Any]]:
@@ -56,13 +45,12 @@ def annotated_files(
     views: dict[str, dict[str, Any]] = {}
     heat: dict[str, float] = {}
     metric, total = index.metric, index.total
+    structure = line_calls(list(index.entities.values()), index.graph)
     for entity_id in index.graph.ids:
-        if index.kind(entity_id) != "code_line":
+        found = structure.get(entity_id)
+        if found is None:  # not a code line, or no usable (file, line)
             continue
-        attributes = index.attributes(entity_id)
-        file, line = attributes.get("file"), attributes.get("line")
-        if not isinstance(file, str) or isinstance(line, bool) or not isinstance(line, int):
-            continue
+        file, line = found.file, found.line
         source = sources.get(file)
         display = source.display if source is not None else file
         view = views.get(display)
@@ -72,8 +60,7 @@ def annotated_files(
         if file not in view["recorded"]:
             view["recorded"].append(file)
         value = index.values.get(entity_id)
-        operators = _operators_below(index, entity_id)
-        operators.sort(key=lambda o: -index.values.get(o, float("-inf")))
+        operators = sorted(found.operators, key=lambda o: -index.values.get(o, float("-inf")))
         text = label(value, metric, total) if value is not None and metric is not None else None
         share = value / total if value is not None and total else None
         view["lines"].append(
@@ -85,6 +72,7 @@ def annotated_files(
                 rounded(share),
                 [entities.ref(o) for o in operators[:MAX_OPERATORS_LISTED]],
                 len(operators),
+                calls_text(found.calls, file) if found.calls else None,
             ]
         )
         if value is not None:

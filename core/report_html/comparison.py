@@ -17,6 +17,11 @@ significances:
   test can give for those run counts is not below the level; Benjamini-Hochberg or none: that
   p-value itself is not), different units, or the figure in one run only.
 
+A call line's significant change that the lines it calls account for (``explained``,
+``core.compare.inclusive``) is shown ``unchanged`` with an ``inclusive`` note: it is counted
+on those lines (an explained change within the noise is judged like any figure, in the
+family of explained changes the compare core tests it in).
+
 Only ``regressed`` and ``improved`` are coloured as changes. ``comparison_view(deltas,
 entities)`` is the page data of one view (entities by their number in the view's entity table,
 so only what the page shows is written; strings shared through a list); ``comparison_payload``
@@ -33,6 +38,7 @@ from typing import Any, Final, Literal
 from perfline.core.compare.comparison import Comparison, ResultComparison
 from perfline.core.compare.deltas import (
     ADDED,
+    INCLUSIVE_FAMILY,
     INCOMPARABLE,
     REGRESSION,
     REMOVED,
@@ -55,6 +61,9 @@ SIGNIFICANCES: Final[tuple[Significance, ...]] = (
 )
 #: Added and removed entities listed on the page (their counts are always complete).
 MAX_CHANGES_LISTED: Final = 200
+#: The note of a call line's change that the lines it calls account for; the page script
+#: tells it by its first word (``inclusive``) and says where the change is counted.
+INCLUSIVE_NOTE: Final = "inclusive: the lines this line calls account for the change"
 
 
 @dataclass(frozen=True)
@@ -126,6 +135,12 @@ def _pick(entity: EntityDelta, name: str) -> MetricDelta | None:
     return first
 
 
+def _family(kind: str, delta: MetricDelta) -> tuple[str, str, str]:
+    """The family the compare core tests ``delta`` in: (kind, metric, qualifiers), a call
+    line's explained changes in a family of their own (``DeltaBuilder.explain``)."""
+    return (kind + INCLUSIVE_FAMILY if delta.explained else kind, delta.name, delta.qualifiers)
+
+
 def _families(entities: Sequence[EntityDelta]) -> dict[tuple[str, str, str], int]:
     """(kind, metric, qualifiers) -> how many figures were tested on samples (the family the
     compare core corrects over)."""
@@ -133,7 +148,7 @@ def _families(entities: Sequence[EntityDelta]) -> dict[tuple[str, str, str], int
     for entity in entities:
         for delta in entity.metrics:
             if delta.method == SAMPLES:
-                key = (entity.kind, delta.name, delta.qualifiers)
+                key = _family(entity.kind, delta)
                 sizes[key] = sizes.get(key, 0) + 1
     return sizes
 
@@ -156,6 +171,8 @@ def judge(
         return "inconclusive", "only in the new run"
     if delta.verdict == REMOVED or delta.new is None:
         return "inconclusive", "only in the baseline"
+    if delta.explained and delta.significant:
+        return "unchanged", INCLUSIVE_NOTE
     if delta.method == SAMPLES:
         correction = (
             "no correction"
@@ -233,7 +250,7 @@ def result_deltas(
             changes.append(_change(entity, picked, metric))
         if picked is None or entity.new_id is None:
             continue
-        family = families.get((entity.kind, picked.name, picked.qualifiers), 0)
+        family = families.get(_family(entity.kind, picked), 0)
         deltas.append(_figure(entity.new_id, picked, family, settings))
     model_families = _families([compared.model])
     model = tuple(

@@ -4,7 +4,8 @@ It reads the page data (``payload``) from the ``perfline-data`` JSON block and r
 summary; the icicle chart on a canvas (click a node to zoom to it, click an ancestor bar or the
 trail above to zoom out, hover for figures; siblings narrower than a pixel are drawn as one grey
 "+N" block, so a 20,000-chain result draws only what is visible); the annotated sources (a file's
-lines are built when its panel opens; a line with figures expands to its operators); and the
+lines are built when its panel opens; a line with figures expands to its operators, a call line
+says ``(calls 24-27)`` after its text: its figure includes theirs); and the
 operator table (sortable by any column, filtered, 200 rows at a time). Numbers are formatted by
 the same rules as ``labels.py``. When the page runs in a VS Code webview (``acquireVsCodeApi``)
 a click on a line number posts ``{type: "openLine", file, line}``; elsewhere it dispatches a
@@ -155,6 +156,13 @@ SCRIPT: Final = r"""
     return { view: view.comparison, byEntity: byEntity };
   }
   function deltaOf(e) { return C !== null && e >= 0 ? (C.byEntity[e] || null) : null; }
+  function noteOf(row) { return row[6] >= 0 ? C.view.strings[row[6]] : ''; }
+  // A call line's change its callees account for (comparison.py's note starts 'inclusive'):
+  // coloured unchanged, but it changed; its words say where it is counted instead.
+  function isInclusive(row) { return noteOf(row).lastIndexOf('inclusive', 0) === 0; }
+  function sigWords(row) {
+    return isInclusive(row) ? 'inclusive, counted on the lines it calls' : SIG_TEXT[sigOf(row)];
+  }
   function sigOf(row) { return row[1] === null ? 'added' : CMP.significances[row[4]]; }
   function rowUnit(row) { return row.length > 7 ? C.view.strings[row[7]] : C.view.metric.unit; }
   function signed(v, unit) {
@@ -179,9 +187,10 @@ SCRIPT: Final = r"""
     if (row[3] !== null) {
       parts.push(signed(row[3], unit) + ' (' + relative(row[3], row[1]) + ')');
     }
-    var note = row[6] >= 0 ? C.view.strings[row[6]] : '';
+    var note = noteOf(row);
     var p = row[5] !== null && row[5] !== undefined ? 'adjusted p = ' + row[5] : '';
-    parts.push(SIG_TEXT[sig] + (note ? ': ' + note : '') + (p ? ', ' + p : ''));
+    parts.push((isInclusive(row) ? note : SIG_TEXT[sig] + (note ? ': ' + note : '')) +
+      (p ? ', ' + p : ''));
     return parts.join(' \u00b7 ');
   }
   function legendHtml() {
@@ -326,7 +335,7 @@ SCRIPT: Final = r"""
         out.push('<span class="k">change</span> <span class="chg sig-' + sigOf(row) + '">' +
           esc(deltaText(row)) + '</span>');
         out.push('<span class="k">baseline</span> ' + esc(fmtValue(row[1], rowUnit(row))) +
-          ' <span class="k">' + esc(SIG_TEXT[sigOf(row)]) + '</span>');
+          ' <span class="k">' + esc(sigWords(row)) + '</span>');
         if (row[6] >= 0) {
           out.push('<span class="k">' + esc(C.view.strings[row[6]] +
             (row[5] !== null ? ', adjusted p = ' + row[5] : '')) + '</span>');
@@ -427,7 +436,10 @@ SCRIPT: Final = r"""
     return '<div class="' + cls + '" data-line="' + no + '"' + (fig ? ' data-k="' + k + '"' : '') +
       '><span class="no"><a>' + no + '</a></span><span class="fig">' +
       (fig && fig[3] ? esc(fig[3]) : '') + '</span>' + delta + '<span class="src">' +
-      (text === null ? '' : esc(text)) + '</span></div>';
+      (text === null ? '' : esc(text)) + '</span>' +
+      (fig && fig[7] ? '<span class="calls" title="' + esc('Inclusive: this line calls ' +
+        fig[7] + '; its figure includes theirs') + '">(calls ' + esc(fig[7]) + ')</span>' : '') +
+      '</div>';
   }
   function baseTd(e) {
     var row = deltaOf(e);

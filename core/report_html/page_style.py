@@ -81,7 +81,8 @@ details.file>summary .muted{font-weight:400}
 .ln{display:flex;white-space:pre}
 .ln .no{flex:0 0 56px;text-align:right;padding-right:10px;color:var(--muted);user-select:none}
 .ln .fig{flex:0 0 190px;text-align:right;padding-right:10px;white-space:nowrap;overflow:hidden}
-.ln .src{flex:1 1 auto;overflow:hidden;text-overflow:ellipsis}
+.ln .src{flex:0 1 auto;overflow:hidden;text-overflow:ellipsis}
+.ln .calls{flex:0 0 auto;margin-left:2ch;color:var(--muted);font-family:var(--sans);font-size:12px}
 .ln.has{cursor:pointer}
 .ln.has .no::before{content:"\\25B8 ";}
 .ln.open .no::before{content:"\\25BE ";}

@@ -8,7 +8,9 @@ from here only) and, per block, adds up its lines' figures:
   call line's figure is inclusive: ``x = self.blocks(x)`` already holds the lines of the
   block it calls, so they are not counted again);
 * **own lines**: the lines that call no other line of the source (stated when the block
-  has call lines, so a caller never reads as "10% of the model" when it holds all of it);
+  has call lines that call lines outside it, so a caller never reads as "10% of the model"
+  when it holds all of it; when the block holds every line its call lines call, the two
+  sums are the same and the total is said once);
 * **share of the model**: of the total, when the total is one;
 * lines the result covers without a figure, named with the reason
   (``line_details.no_figure``). A line without a sample leaves the total a total; a
@@ -144,7 +146,8 @@ def _block(
     lines: Iterable[int],
     figure_at: FigureAt,
 ) -> CodeBlock | None:
-    covered = {n: f for n in sorted(set(lines)) if (f := figure_at(n)) is not None}
+    inside = set(lines)
+    covered = {n: f for n in sorted(inside) if (f := figure_at(n)) is not None}
     figured = {n: f for n, f in covered.items() if f.value is not None}
     if not figured:
         return None
@@ -161,7 +164,8 @@ def _block(
     complete = all(m.complete for _, m in missing)
     first = next(iter(figured.values()))
     unit = key.unit if key is not None else ""
-    has_calls = any(f.is_call for f in figured.values())
+    # own lines differ from the total only where a call line calls lines outside the block
+    has_calls = any(f.calls_elsewhere or not f.calls <= inside for f in figured.values())
     reach = " total" if complete else " on the lines with figures"
     parts = [numbers.format_value(total, unit) + reach]
     if has_calls:

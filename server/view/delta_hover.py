@@ -6,6 +6,10 @@ the runs with the correction and level of the client's settings, or an exact com
 of estimates), the baseline it is compared with (and the baseline's line when the source
 changed since and the line moved), then one table row per metric both runs (or either)
 have: base, new, delta, change (``▲12%``), verdict. A line only in the new run says so.
+A call line's change that the lines it calls account for (``explained``) is marked
+inclusive in its rows (``regression, inclusive``, as ``perfline compare``'s table), and,
+when significant, the sentence says it is counted on those lines (within the noise it
+reads like any other line's).
 Numbers follow ``core.figure_text``. Pure; linear in the line's metrics.
 """
 
@@ -68,6 +72,11 @@ def verdict_sentence(delta: MetricDelta, settings: CompareSettings) -> str:
     """``▲152%, a regression (Mann-Whitney U test of 10 + 10 runs, Holm correction:
     p = 7.6e-05 < 0.05).`` for the metric a hint shows."""
     change = numbers.format_change(delta.relative) if delta.relative else ""
+    if delta.explained and delta.significant:
+        return (
+            f"{change} inclusive: the lines this line calls account for the change, and it is "
+            "counted there."
+        ).lstrip()
     if delta.method == SAMPLES:
         how = (
             f"Mann-Whitney U test of {delta.base_runs} + {delta.new_runs} runs, "
@@ -114,6 +123,8 @@ def _row(delta: MetricDelta) -> str:
     relative = delta.relative
     change = numbers.format_change(relative) if relative else ""
     verdict = delta.verdict
+    if delta.explained:
+        verdict += ", inclusive"  # as perfline compare's table: counted on the called lines
     if delta.method == SAMPLES and delta.p_adjusted is not None:
         verdict += f" (p {_p(delta.p_adjusted)})"
     return f"| {_cell(label)} | {base} | {new} | {signed} | {change} | {verdict} |"

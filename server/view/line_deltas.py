@@ -78,8 +78,9 @@ def metric_delta(entity: EntityDelta, name: str) -> MetricDelta | None:
 
 
 def change(delta: MetricDelta | None) -> str:
-    """``▲12%`` for a significant change, ``""`` otherwise (noise, unchanged, one-sided)."""
-    if delta is None or not delta.significant:
+    """``▲12%`` for a significant change of the line's own, ``""`` otherwise (noise,
+    unchanged, one-sided, or a call line's change that the lines it calls account for)."""
+    if delta is None or not delta.counted:
         return ""
     relative = delta.relative
     if relative is None or relative == 0:

@@ -20,10 +20,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
-from perfline.core import dominant_metric
+from perfline.core import call_lines, dominant_metric
 from perfline.server.line_index import LineEntry
 
 Reason = Literal["conflict", "partial", "no-sample"]
@@ -85,26 +84,13 @@ def no_figure(entry: LineEntry) -> NoFigure | None:
 
 
 def calls_text(entry: LineEntry, file: str) -> str:
-    """``lines 24-27`` (this file) and ``other.py:3`` (other files) of a call line."""
-    here = sorted(n for f, n in entry.calls if f == file)
-    parts = [("line " if len(here) == 1 else "lines ") + _ranges(here)] if here else []
-    elsewhere: dict[str, list[int]] = {}
-    for f, n in entry.calls:
-        if f != file:
-            elsewhere.setdefault(f, []).append(n)
-    parts += [f"{Path(f).name}:{_ranges(sorted(ns))}" for f, ns in sorted(elsewhere.items())]
-    return ", ".join(parts)
-
-
-def _ranges(numbers: Sequence[int]) -> str:
-    """``24-27, 30``."""
-    runs: list[list[int]] = []
-    for n in numbers:
-        if runs and n == runs[-1][-1] + 1:
-            runs[-1].append(n)
-        else:
-            runs.append([n])
-    return ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
+    """``lines 24-27`` (this file) and ``other.py:3`` (other files) of a call line (the
+    ranges as ``core.call_lines`` writes them for every report)."""
+    here = sum(1 for f, _ in entry.calls if f == file)
+    text = call_lines.calls_text(entry.calls, file)
+    if not here:
+        return text
+    return ("line " if here == 1 else "lines ") + text
 
 
 @dataclass(frozen=True, slots=True)

@@ -67,7 +67,7 @@ def _regression(
     if figure is None or found is None:
         return None
     delta = metric_delta(found.entity, figure.metric)
-    if delta is None or not delta.significant or delta.verdict != REGRESSION:
+    if delta is None or not delta.counted or delta.verdict != REGRESSION:
         return None
     relative = delta.relative
     if relative is None or abs(relative) <= threshold or delta.base is None or delta.new is None:

@@ -220,16 +220,30 @@ def test_the_source_lines_come_first_with_figure_share_and_top_operator(
         key=lambda e: figure.get(e["id"], -1),
     )
     where = f"dscnn.py:{line['attributes']['line']}"
-    # The heaviest source operator whose stack runs through the line's stack.
+    # The heaviest line is the call line 41 (x = self.blocks(x)): its stack continues into
+    # the stacks of the lines it calls, and its operators are below those.
     (stack,) = line["child_ids"]
-    under = [e for e in entities.values() if stack in e.get("parent_ids", [])]
-    top = max(under, key=lambda e: figure.get(e["id"], -1))
+    operators, called, pending = [], set(), [stack]
+    while pending:
+        current = entities[pending.pop()]
+        for child in (e for e in entities.values() if current["id"] in e.get("parent_ids", [])):
+            if child["kind"] == "code_stack":
+                called.add(child["attributes"]["line"])
+                pending.append(child["id"])
+            elif child["kind"] == "source_operator":
+                operators.append(child)
+    assert where == "dscnn.py:41" and sorted(called) == list(range(24, 28))
+    top = max(operators, key=lambda e: figure.get(e["id"], -1))
     assert rows[0][0] == where
     assert rows[0][1] == format_value(figure[line["id"]])
+    assert rows[0][1] == format_value(sum(figure[o["id"]] for o in operators))  # inclusive
     assert rows[0][3].startswith(top["name"])
     assert rows[0][4] == f"{figure[top['id']] / figure[line['id']]:.0%}"
+    # Marked inclusive below its place: the lines it calls.
+    assert rows[1] == [f"(calls {min(called)}-{max(called)})", "", "", "", ""]
+    assert not any(row[0].startswith("(calls") for row in rows[2:])
     values = [float(row[1]) for row in rows if row[1] not in ("", "-")]
-    assert values == sorted(values, reverse=True)
+    assert values == sorted(values, reverse=True)  # heaviest first, by figure
 
 
 def test_no_source_line_table_without_code_lines() -> None:
@@ -334,3 +348,51 @@ def test_annotate_colours_lines_by_share_on_a_terminal() -> None:
         "bright_black",
         None,
     ]
+
+
+def _called_lines(result: dict[str, Any]) -> dict[str, set[tuple[str, int]]]:
+    """``file:line`` of each code line -> the (file, line) of the stacks below its own."""
+    entities = {e["id"]: e for e in result["entities"]}
+    children: dict[str, list[str]] = {}
+    for e in result["entities"]:
+        for parent in e.get("parent_ids", []):
+            children.setdefault(parent, []).append(e["id"])
+        for child in e.get("child_ids", []):
+            children.setdefault(e["id"], []).append(child)
+    found = {}
+    for line in (e for e in result["entities"] if e["kind"] == "code_line"):
+        own = (line["attributes"]["file"], line["attributes"]["line"])
+        below: set[tuple[str, int]] = set()
+        pending = [c for c in children.get(line["id"], []) if entities[c]["kind"] == "code_stack"]
+        while pending:
+            for child in children.get(pending.pop(), []):
+                if entities[child]["kind"] == "code_stack":
+                    below.add(
+                        (
+                            entities[child]["attributes"]["file"],
+                            entities[child]["attributes"]["line"],
+                        )
+                    )
+                    pending.append(child)
+        found[f"{own[0].rsplit('/', 1)[-1]}:{own[1]}"] = below - {own}
+    return found
+
+
+def test_call_lines_of_a_large_result_are_marked_with_a_count(tmp_path: Path) -> None:
+    """NX-shaped lines of model.py call many lines of blocks.py: the marker gives their count
+    where the list would widen the column, and every call line has one, no other line."""
+    path, _ = _nx(tmp_path)
+    processed = _processed(path, tmp_path)
+    text = render_text(processed, width=120, limit=None)
+    _, rows = _table(text, "Source lines:")
+    called = _called_lines(processed["results"][0])
+    marked = {}
+    for row, following in zip(rows, [*rows[1:], None], strict=True):
+        if row[0] and not row[0].startswith("("):
+            marked[row[0]] = following[0] if following and following[0].startswith("(") else None
+    assert marked and set(marked) == set(called)
+    assert {w for w, m in marked.items() if m} == {w for w, c in called.items() if c}
+    for where, marker in marked.items():
+        # Every list names another file: "(calls blocks.py:N)" is already wider than the room.
+        n = len(called[where])
+        assert marker is None or marker == f"(calls {n} line{'' if n == 1 else 's'})", marker

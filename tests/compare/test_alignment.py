@@ -19,6 +19,7 @@ from click.testing import CliRunner
 from perfline.clients.cli import cli
 from tests.compare._data import MODEL_SOURCE, ONNX_MODEL, ORT_NOOPT
 from tests.compare.ort_documents import ort_document
+from tests.compare.raw_events import node_lines
 
 OLD = MODEL_SOURCE.read_text()
 
@@ -80,11 +81,28 @@ def _lines(arguments: list[str]) -> tuple[dict[tuple[Any, Any], dict[str, Any]],
     return lines, outcome.stderr
 
 
-EXPECTED = {(25, 27), (27, 29), (40, 42), (42, 45), (43, 44), (44, None), (None, 46)}
+# Every user line a node's stack trace names (``raw_events.node_lines``: 25, 27, 40-44),
+# moved as ``_edited`` moves it; line 41 (``x = self.blocks(x)``) is the call line whose
+# inclusive figure holds the block lines' (25 and 27 in this export).
+EXPECTED = {
+    (25, 27),
+    (27, 29),
+    (40, 42),
+    (41, 43),
+    (42, 45),
+    (43, 44),
+    (44, None),
+    (None, 46),
+}
 
 
 def _assert_mapped(lines: dict[tuple[Any, Any], dict[str, Any]]) -> None:
     assert set(lines) == EXPECTED
+    assert {old for old, _ in EXPECTED if old} == set().union(*node_lines().values())
+    # The call line's callees in the new run's terms: the block lines moved by two.
+    calls = [(c["file"].rsplit("/", 1)[-1], c["line"]) for c in lines[(41, 43)]["calls"]]
+    assert calls == [("dscnn.py", 27), ("dscnn.py", 29)]
+    assert all("calls" not in e for k, e in lines.items() if k != (41, 43))
     for (old, new), entity in lines.items():
         (delta,) = [m for m in entity["metrics"] if m["name"] == "duration_avg"]
         if old is None:

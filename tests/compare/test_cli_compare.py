@@ -14,8 +14,9 @@ from click.testing import CliRunner, Result
 
 from perfline.clients.cli import cli
 from perfline.core.pipeline import postprocess
-from tests.compare._data import ONNX_MODEL, ORT_NOOPT, ORT_OPT, SARIF_SCHEMA
+from tests.compare._data import ONNX_MODEL, ONNX_NODES, ORT_NOOPT, ORT_OPT, SARIF_SCHEMA
 from tests.compare.ort_documents import ort_document
+from tests.compare.raw_events import node_lines
 
 
 def _invoke(*arguments: str) -> Result:
@@ -51,9 +52,28 @@ def test_the_table_puts_the_largest_significant_changes_first(
 ) -> None:
     outcome = _invoke("compare", str(documents["noopt"]), str(documents["opt"]))
     assert outcome.exit_code == 0, outcome.output
-    rows = re.findall(r"dscnn\.py:(\d+)\s*[│|]", outcome.stdout)
-    assert rows[:3] == ["25", "40", "27"]  # -87.7%, -42.9%, -36.2%, each significant
-    assert set(rows[3:]) == {"42", "43", "44"}  # within noise
+    rows = re.findall(r"dscnn\.py:(\d+)( \(calls [^)]*\))?\s*[│|]", outcome.stdout)
+    assert [n for n, _ in rows[:3]] == [
+        "25",
+        "40",
+        "27",
+    ]  # -87.7%, -42.9%, -36.2%, each significant
+    # Line 41 (x = self.blocks(x)) includes the lines its nodes' traces also hold: its
+    # -77% is theirs, so it ranks with the rest, marked, and is not counted again.
+    below = set().union(*(lines for lines in node_lines().values() if 41 in lines)) - {41}
+    calls = ", ".join(str(n) for n in sorted(below))
+    assert {n: marked for n, marked in rows[3:]} == {
+        "41": f" (calls {calls})",
+        "42": "",
+        "43": "",
+        "44": "",
+    }
+    (call_row,) = [line for line in outcome.stdout.splitlines() if "dscnn.py:41" in line]
+    assert "▼ improvement, inclusive" in call_row
+    assert "3 improvement(s), 3 within noise" in " ".join(outcome.stdout.split())
+    assert "1 call line(s) whose change is counted on the lines they call" in " ".join(
+        outcome.stdout.split()
+    )
     assert "▼ improvement" in outcome.stdout and "~ noise" in outcome.stdout
     assert "partial overlap: 21 operator(s) in both runs" in outcome.stderr
 
@@ -90,6 +110,23 @@ def test_check_passes_and_writes_empty_reports(documents: dict[str, Path], tmp_p
     assert log["runs"][0]["results"] == []
     suite = ElementTree.parse(junit).getroot().find("testsuite")
     assert suite is not None and suite.get("tests") == "6" and suite.get("failures") == "0"
+    # The six lines with nodes of their own (the innermost user line of each node's trace);
+    # the call line 41, whose figure is theirs, is reported by compare and not judged.
+    judged = {c.get("name") for c in suite.iter("testcase")}
+    assert judged == {f"line {n} duration_avg" for n in _innermost_lines()}
+    assert "1 call line(s) carry figures that include the lines they call" in outcome.stderr
+
+
+def _innermost_lines() -> set[int]:
+    """The innermost ``dscnn.py`` line of each node's trace (the model's own node records)."""
+    nodes = json.loads(ONNX_NODES.read_text())
+    found = set()
+    for node in nodes:
+        trace = node["metadata_props"].get("pkg.torch.onnx.stack_trace", "")
+        lines = re.findall(r'dscnn\.py", line (\d+)', trace)
+        if lines:
+            found.add(int(lines[-1]))
+    return found
 
 
 def test_check_fails_when_the_new_run_is_the_slow_one(

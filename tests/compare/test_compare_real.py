@@ -27,7 +27,7 @@ from perfline.core.compare.run_samples import derive_run_samples, read_run_sampl
 from perfline.core.pipeline import postprocess
 from tests.compare._data import ONNX_MODEL, ORT_NOOPT, ORT_OPT, et_pair, inspector
 from tests.compare.ort_documents import ort_document
-from tests.compare.raw_events import fused_members, raw_line_runs
+from tests.compare.raw_events import fused_members, node_lines, raw_line_runs
 
 
 def _ort(profile: Path) -> dict[str, Any]:
@@ -104,6 +104,13 @@ def _execute_runs(backend: str) -> list[float]:
     return runs
 
 
+def _event_averages(backend: str, name: str) -> float:
+    """The summed Inspector averages of the ``name`` events of the Execute block."""
+    data = json.loads(inspector(backend).read_text())
+    (block,) = [b for b in data["event_blocks"] if b["name"] == "Execute"]
+    return sum(float(e["perf_ms"]["avg"]) for e in block["events"] if e["name"] == name)
+
+
 def _et_json(tmp_path: Path, *extra: str) -> dict[str, Any]:
     portable, xnnpack = et_pair("portable"), et_pair("xnnpack")
     outcome = CliRunner().invoke(
@@ -129,7 +136,11 @@ def test_portable_against_xnnpack_through_the_cli(tmp_path: Path) -> None:
     assert result["producer"] == "neural-technology-profiling-data"
     expected = _inspector_line_runs("portable")
     lines = {e["new_line"]: e for e in result["entities"] if e["kind"] == "code_line"}
-    assert set(lines) == {24, 25, 26, 27, 40, 42, 44}
+    # Every line the Inspector's traces name with a kernel below it; line 41 (the call
+    # line ``x = self.blocks(x)``) with its inclusive figure, the sum over its 24 events.
+    assert set(lines) == set(expected) == {24, 25, 26, 27, 40, 41, 42, 44}
+    assert [(c["line"]) for c in lines[41]["calls"]] == [24, 25, 26, 27]
+    assert all("calls" not in e for n, e in lines.items() if n != 41)
     for line, entity in lines.items():
         (delta,) = [m for m in entity["metrics"] if m["name"] == "duration_avg"]
         assert entity["status"] == "common"
@@ -147,9 +158,13 @@ def test_portable_against_xnnpack_through_the_cli(tmp_path: Path) -> None:
     assert max(_execute_runs("xnnpack")) < min(_execute_runs("portable"))
     assert time["significant"] and time["verdict"] == "improvement"
     assert model["inferences_per_second"]["verdict"] == "improvement"
-    # The whole delegated graph lands on the module root in the XNNPACK run only.
+    # The module root holds every operator: in portable the sum of the OPERATOR_CALL events
+    # (exact float sums give it its figure), in XNNPACK the one delegate call.
     (root,) = [e for e in result["entities"] if e.get("new_id") == "nn_module/<root>"]
-    assert [m["verdict"] for m in root["metrics"] if m["name"] == "duration_avg"] == ["added"]
+    (whole,) = [m for m in root["metrics"] if m["name"] == "duration_avg"]
+    assert whole["base"] == pytest.approx(_event_averages("portable", "OPERATOR_CALL"), rel=1e-12)
+    assert whole["new"] == pytest.approx(_event_averages("xnnpack", "DELEGATE_CALL"), rel=1e-12)
+    assert whole["verdict"] == "improvement" and whole["significant"]
     counts = result["counts"]["backend_operator"]
     assert counts == {"common": 0, "added": 15, "removed": 2}
 
@@ -159,7 +174,15 @@ def test_the_view_layer_asks_per_file_and_line_and_per_entity() -> None:
     comparison = compare_documents(base, new)
     (found,) = comparison.line("/home/dev/kws/dscnn.py", 25)
     assert found.kind == "code_line" and found.new_line == 25
-    assert comparison.line("/home/dev/kws/dscnn.py", 41) == []  # no figure in either run
+    # Line 41 (``x = self.blocks(x)``): the inclusive figure of the nodes whose traces hold
+    # it, which the lines it calls (25 and 27 in this export) account for.
+    (call,) = comparison.line("/home/dev/kws/dscnn.py", 41)
+    below = set().union(*(lines for lines in node_lines().values() if 41 in lines)) - {41}
+    assert [n for _, n in call.calls] == sorted(below) == [25, 27]
+    delta = call.metric("duration_avg")
+    assert delta is not None and delta.explained and not found.metric("duration_avg").explained  # type: ignore[union-attr]
+    assert delta.base == pytest.approx(statistics.fmean(raw_line_runs(ORT_NOOPT)[41]), rel=1e-12)
+    assert delta.new == pytest.approx(statistics.fmean(raw_line_runs(ORT_OPT)[41]), rel=1e-12)
     (result,) = comparison.results
     assert found.new_id is not None and result.entity(found.new_id) is found
     operator = result.entity("source_operator/20")

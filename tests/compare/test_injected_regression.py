@@ -21,12 +21,16 @@ import pytest
 from click.testing import CliRunner
 
 from perfline.clients.cli import cli
+from perfline.core.pipeline import postprocess
+from perfline.server.ingest.executorch import load_etdump_document
 from tests.compare._data import MODEL_SOURCE, SARIF_SCHEMA, et_pair, inspector
 from tests.measured.etdump_writer import Event, write_etdump
 
 RUNS = 30
 SLOWER_LINE = 26
+CALL_LINE = 41  # x = self.blocks(x): every block operator is below it
 FACTOR = 1.25
+BASE_SEED, NEW_SEED = 11, 12
 
 
 def _measured() -> tuple[list[int], dict[int, list[float]], set[int]]:
@@ -44,18 +48,28 @@ def _measured() -> tuple[list[int], dict[int, list[float]], set[int]]:
     return order, durations, slower
 
 
-def _etdump(seed: int, factor: float) -> bytes:
+def _draws(seed: int, factor: float) -> list[dict[int, int]]:
+    """Per run: each instruction's drawn duration in ticks (ns), line 26's scaled."""
     order, durations, slower = _measured()
     rng = random.Random(seed)
-    runs: list[tuple[str, list[Event]]] = [("load", [Event("Method::init", 0, 1000, 0, -1)])]
+    runs = []
     for _ in range(RUNS):
+        drawn: dict[int, int] = {}
+        for instruction in order:
+            value = rng.choice(durations[instruction])
+            drawn[instruction] = round(value * (factor if instruction in slower else 1.0) * 1e6)
+        runs.append(drawn)
+    return runs
+
+
+def _etdump(seed: int, factor: float) -> bytes:
+    order, _, _ = _measured()
+    runs: list[tuple[str, list[Event]]] = [("load", [Event("Method::init", 0, 1000, 0, -1)])]
+    for drawn in _draws(seed, factor):
         events: list[Event] = []
         clock = 1000
         for instruction in order:
-            drawn = rng.choice(durations[instruction])
-            if instruction in slower:
-                drawn *= factor
-            ticks = round(drawn * 1e6)
+            ticks = drawn[instruction]
             events.append(Event("OPERATOR_CALL", clock, clock + ticks, instruction, 0))
             clock += ticks + 500
         events.append(Event("Method::execute", 0, clock + 2000, 0, -1))
@@ -63,12 +77,31 @@ def _etdump(seed: int, factor: float) -> bytes:
     return write_etdump(runs)
 
 
+def _instructions_holding(line: int) -> set[int]:
+    """The instructions whose Inspector stack traces hold ``dscnn.py`` line ``line``."""
+    data = json.loads(inspector("portable").read_text())
+    (block,) = [b for b in data["event_blocks"] if b["name"] == "Execute"]
+    return {
+        e["instruction_id"]
+        for e in block["events"]
+        if e["name"] == "OPERATOR_CALL"
+        and re.search(rf'kws/dscnn\.py", line {line},', " ".join(e["stack_traces"].values()))
+    }
+
+
+def _line_mean(seed: int, factor: float, line: int) -> float:
+    """A line's mean ms over the runs: its instructions' drawn ticks, summed per run."""
+    held = _instructions_holding(line)
+    runs = [sum(t for i, t in drawn.items() if i in held) / 1e6 for drawn in _draws(seed, factor)]
+    return sum(runs) / len(runs)
+
+
 @pytest.fixture(scope="module")
 def pair(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str, Path]:
     folder = tmp_path_factory.mktemp("generated")
     record, _ = et_pair("portable")
     sides = []
-    for name, seed, factor in (("base", 11, 1.0), ("new", 12, FACTOR)):
+    for name, seed, factor in (("base", BASE_SEED, 1.0), ("new", NEW_SEED, FACTOR)):
         shutil.copy(record, folder / f"{name}.etrecord")
         (folder / f"{name}.etdump").write_bytes(_etdump(seed, factor))
         sides.append(f"{folder / name}.etrecord,{folder / name}.etdump")
@@ -91,14 +124,20 @@ def _compare_json(pair: tuple[str, str, Path]) -> dict[str, Any]:
 def test_the_injected_line_is_found_and_the_noise_is_not(pair: tuple[str, str, Path]) -> None:
     (result,) = _compare_json(pair)["results"]
     lines = {e["new_line"]: e for e in result["entities"] if e["kind"] == "code_line"}
-    assert set(lines) == {24, 25, 26, 27, 40, 42, 44}
+    assert set(lines) == {24, 25, 26, 27, 40, CALL_LINE, 42, 44}
     verdicts = {}
     for line, entity in lines.items():
         (delta,) = [m for m in entity["metrics"] if m["name"] == "duration_avg"]
         assert delta["method"] == "samples" and delta["base_runs"] == delta["new_runs"] == RUNS
-        verdicts[line] = (delta["significant"], delta["verdict"])
-    assert verdicts.pop(SLOWER_LINE) == (True, "regression")
-    assert all(not significant for significant, _ in verdicts.values()), verdicts
+        assert delta["base"] == pytest.approx(_line_mean(BASE_SEED, 1.0, line), rel=1e-9)
+        assert delta["new"] == pytest.approx(_line_mean(NEW_SEED, FACTOR, line), rel=1e-9)
+        verdicts[line] = (delta["significant"], delta["verdict"], "explained_by_calls" in delta)
+    assert verdicts.pop(SLOWER_LINE) == (True, "regression", False)
+    # The call line includes line 26: its change is as real, and the lines it calls account
+    # for it (marked, counted on line 26).
+    assert verdicts.pop(CALL_LINE) == (True, "regression", True)
+    assert [c["line"] for c in lines[CALL_LINE]["calls"]] == [24, 25, 26, 27]
+    assert all(not significant for significant, _, _ in verdicts.values()), verdicts
     (line_26,) = [m for m in lines[SLOWER_LINE]["metrics"] if m["name"] == "duration_avg"]
     assert line_26["ratio"] == pytest.approx(FACTOR, rel=0.15)
     # Operators: the four pointwise convolutions regress, no other operator changes.
@@ -151,3 +190,83 @@ def test_check_fails_on_that_line_only_and_writes_valid_sarif(
     # A limit above the regression passes.
     outcome = CliRunner().invoke(cli, ["check", "--baseline", base, new, "--max-regression", "60%"])
     assert outcome.exit_code == 0, outcome.output
+
+
+def _junit_cases(path: Path) -> list[str]:
+    return re.findall(r'<testcase [^>]*name="line (\d+) duration_avg"', path.read_text())
+
+
+def test_the_call_line_is_not_judged_twice(pair: tuple[str, str, Path], tmp_path: Path) -> None:
+    """Every judged line is a line with a kernel of its own: the Inspector's innermost user
+    frames. Line 41's change is counted on line 26; the check says so."""
+    base, new, workspace = pair
+    junit = tmp_path / "out.xml"
+    outcome = CliRunner().invoke(
+        cli,
+        ["check", "--baseline", base, new, "--source-root", str(workspace), "--junit", str(junit)],
+    )
+    assert outcome.exit_code == 1, outcome.output
+    data = json.loads(inspector("portable").read_text())
+    (block,) = [b for b in data["event_blocks"] if b["name"] == "Execute"]
+    innermost = {
+        int(re.findall(r'kws/dscnn\.py", line (\d+),', trace)[-1])
+        for e in block["events"]
+        if e["name"] == "OPERATOR_CALL"
+        for trace in e["stack_traces"].values()
+    }
+    assert sorted(int(n) for n in _junit_cases(junit)) == sorted(innermost)
+    assert CALL_LINE not in innermost
+    assert "1 call line(s) carry figures that include the lines they call" in outcome.stderr
+
+
+def _without_figures(side: str, lines: set[int], folder: Path) -> Path:
+    """One run processed, the figures of ``lines`` taken out (as if those frames were
+    collapsed away or never measured)."""
+    record, dump = side.split(",")
+    document = postprocess(load_etdump_document(Path(record), Path(dump)))
+    result = document["results"][0]
+    dropped = {
+        e["id"]
+        for e in result["entities"]
+        if e["kind"] == "code_line" and e["attributes"]["line"] in lines
+    }
+    assert len(dropped) == len(lines)
+    result["breakdowns"] = [b for b in result["breakdowns"] if b["entity_id"] not in dropped]
+    path = folder / f"{Path(record).stem}.json"
+    path.write_text(json.dumps(document))
+    return path
+
+
+@pytest.mark.parametrize("without", [{24, 25, 26, 27}, {SLOWER_LINE}])
+def test_a_call_line_whose_callees_lack_figures_is_judged_like_any_line(
+    pair: tuple[str, str, Path], tmp_path: Path, without: set[int]
+) -> None:
+    """With the called lines' figures gone (all of them, or only line 26's), nothing below
+    line 41 accounts for its change: line 41 is the one regressing line."""
+    base, new, workspace = pair
+    sarif, junit = tmp_path / "out.sarif", tmp_path / "out.xml"
+    documents = [str(_without_figures(side, without, tmp_path)) for side in (base, new)]
+    outcome = CliRunner().invoke(
+        cli,
+        [
+            "check",
+            "--baseline",
+            *documents,
+            "--max-regression",
+            "5%",
+            "--source-root",
+            str(workspace),
+            "--sarif",
+            str(sarif),
+            "--junit",
+            str(junit),
+        ],
+    )
+    assert outcome.exit_code == 1, outcome.output
+    assert "1 line(s) regress" in outcome.stdout and "dscnn.py:41" in outcome.stdout
+    (finding,) = json.loads(sarif.read_text())["runs"][0]["results"]
+    assert finding["locations"][0]["physicalLocation"]["region"]["startLine"] == CALL_LINE
+    assert str(CALL_LINE) in _junit_cases(junit)
+    assert "call line(s) carry figures" not in outcome.stderr
+    expected = _line_mean(NEW_SEED, FACTOR, CALL_LINE) / _line_mean(BASE_SEED, 1.0, CALL_LINE)
+    assert f"({expected - 1:+.1%})" in outcome.stdout

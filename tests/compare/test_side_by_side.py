@@ -11,7 +11,7 @@ from perfline.core.pipeline import postprocess
 from perfline.server.ingest.executorch import load_etdump_document
 from tests.compare._data import ONNX_MODEL, ORT_NOOPT, et_pair
 from tests.compare.ort_documents import ort_document
-from tests.compare.raw_events import raw_line_runs
+from tests.compare.raw_events import node_lines, raw_line_runs
 
 FILE = "/home/dev/kws/dscnn.py"
 
@@ -23,7 +23,19 @@ def test_each_runtimes_figures_on_each_line() -> None:
         "onnxruntime": postprocess(ort_document(ONNX_MODEL, ORT_NOOPT)),
     }
     table = side_by_side(documents)
-    assert {line for file, line in table if file == FILE} == {24, 25, 26, 27, 40, 42, 43, 44}
+    assert {line for file, line in table if file == FILE} == {24, 25, 26, 27, 40, 41, 42, 43, 44}
+    # Line 41 (``x = self.blocks(x)``), the call line: inclusive in both runtimes with
+    # kernels on lines; it calls the lines each export kept (BatchNorm folded into the
+    # convolutions in ONNX, so the block's operators carry lines 25 and 27 there).
+    call = table[(FILE, 41)]
+    assert set(call) == {"portable", "onnxruntime"}
+    assert [n for _, n in call["portable"].calls] == [24, 25, 26, 27]
+    below = set().union(*(lines for lines in node_lines().values() if 41 in lines)) - {41}
+    assert [n for _, n in call["onnxruntime"].calls] == sorted(below) == [25, 27]
+    assert call["onnxruntime"].runs["duration_avg"] == pytest.approx(
+        raw_line_runs(ORT_NOOPT)[41], abs=1e-12
+    )
+    assert not table[(FILE, 44)]["portable"].calls
     # Line 44 (the classifier) has a figure in portable and ONNX Runtime, none in XNNPACK
     # (its one delegate call covers the whole graph).
     runs = table[(FILE, 44)]

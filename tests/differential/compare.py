@@ -4,7 +4,8 @@ say which stage a disagreement comes from.
 The reference runs in one subprocess per batch (``oracle_runner.py`` under
 the Python named by ``PERFLINE_ORACLE_PYTHON``), so thousands of documents
 cost one interpreter start-up per batch. Outputs are compared as canonical
-JSON (sorted keys, compact) after undoing perfline's documented deviations.
+JSON (sorted keys, compact) after undoing perfline's documented deviations (D6,
+exact float sums, by running perfline in ``float_sums="reference"`` mode).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from perfline.core.collapse_rules import effective_rules, parse_rule
 from perfline.core.document import normalize_result
 from perfline.core.errors import InputError
 from perfline.core.pipeline import PipelineSettings, postprocess
+from perfline.core.projection import FloatSums
 
 from .deviations import strip_deviations
 from .generator import Settings, generate, settings_for
@@ -109,10 +111,13 @@ def run_oracle(
     return outcomes
 
 
-def pipeline_settings(settings: Settings) -> PipelineSettings:
+def pipeline_settings(settings: Settings, float_sums: FloatSums = "reference") -> PipelineSettings:
+    """The settings of a comparison with the reference: its float arithmetic (deviation
+    D6 undone) unless ``float_sums`` says otherwise."""
     return PipelineSettings(
         collapse_rules=tuple(parse_rule(text) for text in settings.collapse),
         use_backend_defaults=settings.use_backend_defaults,
+        float_sums=float_sums,
     )
 
 

@@ -7,8 +7,9 @@ import pytest
 
 from perfline.core.projection.contributors import Contributor
 from perfline.core.projection.derivations import CONFLICT, resolve
-from perfline.core.projection.figures import OriginSums, origin_figures
+from perfline.core.projection.figure_sets import OriginSums, origin_figures
 from perfline.core.projection.float_covers import float_covers
+from perfline.core.projection.scopes import Goal
 
 from .compare import canonical, run_perfline
 from .deviations import strip_deviations
@@ -21,6 +22,8 @@ from .recorded import (
     load_recorded,
 )
 
+SUMS = OriginSums({})
+"""No usable origins: the pools below are added up from their own figures."""
 RECORDED = load_recorded()
 RECORDED_NX_OUTPUTS = load_recorded(RECORDED_NX)
 
@@ -62,7 +65,7 @@ def _contributor(
 
 
 def _values(pool: list[Contributor], required: set[int]) -> list[float]:
-    found = float_covers(pool, frozenset(required), frozenset(), need_extra=False)
+    found = float_covers(pool, Goal(frozenset(required), frozenset(), SUMS), need_extra=False)
     return sorted(record.figures.groups[0].metrics[0]["value"] for record, _ in found)
 
 
@@ -90,7 +93,7 @@ def test_rounding_only_difference_between_two_covers_is_a_conflict() -> None:
     pool = [a, b, c, ab, bc]
     values = set(_values(pool, {0, 1, 2}))
     assert len(values) == 2  # 0.6000000000000001 and 0.6
-    outcome = resolve(pool, frozenset({0, 1, 2}), frozenset(), OriginSums({}))
+    outcome = resolve(pool, Goal(frozenset({0, 1, 2}), frozenset(), SUMS))
     assert outcome is CONFLICT
 
 
@@ -98,6 +101,7 @@ def test_a_removable_member_makes_no_cover() -> None:
     a = _contributor(0.5, {10}, {0})
     ab = _contributor(0.75, {11}, {0, 1})
     b = _contributor(0.25, {12}, {1})
-    covers = list(float_covers([a, ab, b], frozenset({0, 1}), frozenset(), need_extra=False))
+    goal = Goal(frozenset({0, 1}), frozenset(), SUMS)
+    covers = list(float_covers([a, ab, b], goal, need_extra=False))
     # {a, b} is a cover; {a, ab} and {ab, b} are not (a or b can be left out)
     assert [sorted(record.origins) for record, _ in covers] == [[10, 12]]

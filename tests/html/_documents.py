@@ -7,8 +7,9 @@ import json
 import re
 import shutil
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from click.testing import CliRunner
 
@@ -69,6 +70,89 @@ def inspector_figures() -> tuple[dict[int, float], dict[int, int], float]:
                 counts[line] = counts.get(line, 0) + 1
                 break
     return lines, counts, total
+
+
+def inspector_stack_lines() -> dict[int, set[int]]:
+    """From the same Inspector reading: every user line of ``dscnn.py`` an OPERATOR_CALL's stack
+    passes through, with the user lines below it in those stacks (empty for most lines; a call
+    line such as ``x = self.blocks(x)`` calls the lines of the block)."""
+    inspector = json.loads((MEASURED / "dscnn_portable.inspector.json").read_text())
+    (execute,) = [b for b in inspector["event_blocks"] if b["name"] == "Execute"]
+    lines: dict[int, set[int]] = {}
+    for event in execute["events"]:
+        if event["name"] != "OPERATOR_CALL":
+            continue
+        for trace in event["stack_traces"].values():
+            frames = [int(n) for n in _USER_LINE.findall(trace)]
+            for depth, line in enumerate(frames):
+                lines.setdefault(line, set()).update(n for n in frames[depth + 1 :] if n != line)
+    return lines
+
+
+class WalkedLine(NamedTuple):
+    """A code line of a processed result as its entities link it (walked in the tests)."""
+
+    entity_id: str
+    operators: frozenset[str]
+    """The source operators below its code stacks, at any depth."""
+    calls: frozenset[tuple[str, int]]
+    """The (file, line) of the code stacks below its own, its own left out."""
+
+
+def walk_lines(document: Mapping[str, Any]) -> dict[tuple[str, int], WalkedLine]:
+    """(file, line) -> each code line of the first result, read off the entities' parent and
+    child links alone: a code line's code stacks, the stacks below them and their operators."""
+    entities = document["results"][0]["entities"]
+    by_id = {e["id"]: e for e in entities}
+    children: dict[str, set[str]] = {e["id"]: set(e.get("child_ids") or ()) for e in entities}
+    for entity in entities:
+        for parent in entity.get("parent_ids") or ():
+            children.setdefault(parent, set()).add(entity["id"])
+
+    def place(entity_id: str) -> tuple[str, int]:
+        attributes = by_id[entity_id]["attributes"]
+        return attributes["file"], attributes["line"]
+
+    walked: dict[tuple[str, int], WalkedLine] = {}
+    for entity in entities:
+        if entity["kind"] != "code_line":
+            continue
+        operators: set[str] = set()
+        frames: set[tuple[str, int]] = set()
+        todo = [c for c in children[entity["id"]] if by_id[c]["kind"] == "code_stack"]
+        seen = set(todo)
+        while todo:
+            stack = todo.pop()
+            for child in children.get(stack, ()):
+                kind = by_id[child]["kind"]
+                if kind == "source_operator":
+                    operators.add(child)
+                elif kind == "code_stack" and child not in seen:
+                    seen.add(child)
+                    frames.add(place(child))
+                    todo.append(child)
+        own = place(entity["id"])
+        walked[own] = WalkedLine(entity["id"], frozenset(operators), frozenset(frames - {own}))
+    return walked
+
+
+def accounted_for(
+    line: WalkedLine, lines: Mapping[tuple[str, int], WalkedLine], figured: set[str]
+) -> bool:
+    """Whether the lines ``line`` calls account for every operator below it: each operator lies
+    below a called line that has a figure (``figured``: code line ids) and no operator outside
+    ``line`` (docs/results.md, "Call lines")."""
+    covering = [
+        lines[frame]
+        for frame in line.calls
+        if frame in lines
+        and lines[frame].entity_id in figured
+        and lines[frame].operators <= line.operators
+    ]
+    reached: set[str] = set()
+    for called in covering:
+        reached |= called.operators
+    return bool(line.operators) and reached == line.operators
 
 
 @functools.cache

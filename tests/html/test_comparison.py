@@ -4,7 +4,11 @@ The expected figures are read straight off the processed documents (each code li
 operator's breakdown), never from the compare core; the significances are held against what
 is known about the runs: the generated pair (``compare_pair.py``) slows the operators of one
 line only, so that line must be the only one coloured, and with 3 runs a side no change can be
-significant at all.
+significant at all. A call line (``x = self.blocks(x)``: its figure holds the lines it calls)
+changes with them; where they account for its operators its change is counted there, so it
+is shown unchanged with an "inclusive" note. Call lines and the lines they call are found
+here by walking the documents' code stacks (``_documents.walk_lines``), the DS-CNN's also
+from ExecuTorch's Inspector reading of the stack traces.
 """
 
 from __future__ import annotations
@@ -25,7 +29,15 @@ from perfline.core.report_html import render_report_html
 from perfline.core.report_html.comparison import SIGNIFICANCES, judge
 from perfline.core.report_html.payload import build_payload
 from perfline.core.report_html.source_text import SourceText
-from tests.html._documents import RECORDED, SOURCE, example_pair
+from tests.html._documents import (
+    RECORDED,
+    SOURCE,
+    WalkedLine,
+    accounted_for,
+    example_pair,
+    inspector_stack_lines,
+    walk_lines,
+)
 
 SLOWER_LINE = 26
 
@@ -100,26 +112,51 @@ def test_line_deltas_are_the_documents_figures(
         assert row[2] == pytest.approx(expected_new, rel=1e-6)
         assert row[3] == pytest.approx(expected_new - expected_base, rel=1e-5, abs=1e-9)
         checked += 1
-    assert checked == 7
+    # every line some operator's stack passes through (the Inspector's reading), line 41's
+    # inclusive figure among them
+    assert checked == len(inspector_stack_lines()) == 8
 
 
 def test_only_the_slowed_line_is_coloured(
     pair: tuple[dict[str, Any], dict[str, Any], dict[str, Any]],
 ) -> None:
-    _, new, payload = pair
+    base, new, payload = pair
     view = _view(payload)
     rows = _rows(view)
     by_line = {line: rows[i] for (_, line), i in _lines(new).items() if i in rows}
     assert _significance(by_line.pop(SLOWER_LINE)) == "regressed"
+    # The call line holds line 26: it changed as much, and is shown unchanged, "inclusive".
+    calls = {line: called for line, called in inspector_stack_lines().items() if called}
+    assert calls == {41: {24, 25, 26, 27}}
+    notes = view["comparison"]["strings"]
+    base_values = _figures(base, "duration_avg", "ms")
+    new_values = _figures(new, "duration_avg", "ms")
+    walked = {side: walk_lines(document) for side, document in (("base", base), ("new", new))}
+    for line, called in calls.items():
+        for side, values in (("base", base_values), ("new", new_values)):
+            lines = walked[side]
+            assert lines[(RECORDED, line)].calls == {(RECORDED, n) for n in called}
+            assert accounted_for(lines[(RECORDED, line)], lines, set(values))
+        row = by_line.pop(line)
+        callee_delta = sum(
+            new_values[walked["new"][(RECORDED, n)].entity_id]
+            - base_values[walked["base"][(RECORDED, n)].entity_id]
+            for n in called
+        )
+        assert row[3] == pytest.approx(callee_delta, rel=1e-5)
+        assert row[3] > 0.2 * row[1]  # line 26's regression moves it as much
+        assert _significance(row) == "unchanged"
+        assert notes[row[6]] == "inclusive: the lines this line calls account for the change"
     # Every other line changed (new draws of the same durations), within the noise.
     assert all(row[3] != 0 for row in by_line.values())
     assert {_significance(row) for row in by_line.values()} == {"unchanged"}
     assert view["comparison"]["lines"] == {
         "improved": 0,
         "regressed": 1,
-        "unchanged": 6,
+        "unchanged": len(by_line) + len(calls),
         "inconclusive": 0,
     }
+    assert len(by_line) + len(calls) == len(inspector_stack_lines()) - 1
     # Operators: exactly the ones the page lists under line 26 regressed, nothing improved.
     ids, names = view["entities"]["ids"], view["entities"]["names"]
     (file,) = view["files"]
@@ -254,7 +291,9 @@ def test_estimates_exactly() -> None:
     base_values = _figures(base, "total_cycles", "cycles")
     new_values = _figures(new, "total_cycles", "cycles")
     base_lines = _lines(base)
-    coloured = 0
+    walked = walk_lines(base), walk_lines(new)
+    coloured = inclusive = 0
+    notes = view["comparison"]["strings"]
     for place, new_id in _lines(new).items():
         if new_id not in rows or new_id not in new_values:
             continue
@@ -268,13 +307,39 @@ def test_estimates_exactly() -> None:
             if expected_new < expected_base
             else "unchanged"
         )
+        if expected != "unchanged" and _explained(place, walked, (base_values, new_values)):
+            # a call line whose callees account for it: its change is theirs, and exactly
+            # their sum; counted there, shown unchanged here
+            callees = [
+                new_values[walked[1][c].entity_id] - base_values[walked[0][c].entity_id]
+                for c in walked[1][place].calls
+            ]
+            assert expected_new - expected_base == sum(callees)
+            assert any(callees)
+            assert _significance(row) == "unchanged"
+            assert notes[row[6]] == "inclusive: the lines this line calls account for the change"
+            inclusive += 1
+            continue
         assert _significance(row) == expected
         coloured += expected != "unchanged"
-    assert coloured >= 10
+    assert coloured >= 10 and inclusive >= 10
     shown = [chain for chain in slower | faster if chain in rows]  # the chart's units
     assert len(shown) >= 20
     for chain in shown:
         assert _significance(rows[chain]) == ("regressed" if chain in slower else "improved")
+
+
+def _explained(
+    place: tuple[str, int],
+    walked: tuple[dict[tuple[str, int], WalkedLine], dict[tuple[str, int], WalkedLine]],
+    values: tuple[dict[str, float], dict[str, float]],
+) -> bool:
+    """Whether the code line at ``place`` is a call line whose callees account for it in
+    both runs."""
+    return all(
+        place in lines and accounted_for(lines[place], lines, set(figures))
+        for lines, figures in zip(walked, values, strict=True)
+    )
 
 
 def test_judge_names_what_it_cannot_tell() -> None:
@@ -295,6 +360,15 @@ def test_judge_names_what_it_cannot_tell() -> None:
     assert judge(five, 7, CompareSettings(correction="bh"))[0] == "unchanged"
     equal = noise._replace(new=1.0, verdict="unchanged", base_runs=3, new_runs=3)
     assert judge(equal, 1, settings)[0] == "unchanged"  # the same figure: not 'cannot tell'
+    # A call line's change its callees account for: counted there, unchanged here; within
+    # the noise it is judged as any figure (no change to account for).
+    called = noise._replace(verdict="regression", significant=True, explained=True)
+    assert judge(called, 7, settings) == (
+        "unchanged",
+        "inclusive: the lines this line calls account for the change",
+    )
+    assert judge(noise._replace(explained=True), 7, settings) == judge(noise, 7, settings)
+    assert judge(equal._replace(explained=True), 1, settings) == judge(equal, 1, settings)
 
 
 def test_page_carries_the_comparison_and_no_cyclic_garbage(

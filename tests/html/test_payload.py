@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 import pytest
@@ -10,6 +12,7 @@ from benchmarks.core_pipeline import nx_document
 from perfline.core.report_html.payload import build_payload
 from perfline.core.report_html.source_text import SourceText, function_names
 from tests.html._documents import (
+    MEASURED,
     RECORDED,
     SOURCE,
     example_document,
@@ -46,7 +49,38 @@ def test_line_figures_are_executorchs_own() -> None:
     operators = [_name(view, ref) for ref in shown[26][5]]
     assert len(operators) == counts[26] == shown[26][6] == 4
     assert all(name.startswith("conv2d_") for name in operators)
-    assert shown[41][2] is None and shown[41][6] == 24  # the outer frame of every block op
+    # Line 41 (x = self.blocks(x)), the outer frame of every block operator: its figure is
+    # the inclusive one, the Inspector's per-run sums over the events whose traces hold it.
+    runs, called = _events_holding(41)
+    value = sum(runs) / len(runs)
+    assert shown[41][2] == pytest.approx(value, rel=1e-6) and shown[41][6] == 24
+    assert shown[41][3] == f"{value:.1f} ms avg · {value / total:.0%}" == "10.8 ms avg · 90%"
+    assert shown[41][7] == f"{min(called)}-{max(called)}" == "24-27"  # it calls the block
+    assert all(shown[n][7] is None for n in shown if n != 41)
+
+
+def _events_holding(line: int) -> tuple[list[float], set[int]]:
+    """From the Inspector's reading: per run, the summed ``raw_ms`` of the OPERATOR_CALL events
+    whose stack traces hold ``dscnn.py`` line ``line``; and the user lines deeper in them."""
+    inspector = json.loads((MEASURED / "dscnn_portable.inspector.json").read_text())
+    (execute,) = [b for b in inspector["event_blocks"] if b["name"] == "Execute"]
+    runs: list[float] = []
+    deeper: set[int] = set()
+    for event in execute["events"]:
+        frames = [
+            int(n)
+            for trace in event["stack_traces"].values()
+            for n in re.findall(r'File "/home/dev/kws/dscnn\.py", line (\d+)', trace)
+        ]
+        if event["name"] != "OPERATOR_CALL" or line not in frames:
+            continue
+        runs = (
+            [a + b for a, b in zip(runs, event["raw_ms"], strict=True)]
+            if runs
+            else list(event["raw_ms"])
+        )
+        deeper.update(frames[frames.index(line) + 1 :])
+    return runs, deeper
 
 
 def _tree(view: dict[str, Any]) -> tuple[dict[str, Any], list[list[int]]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import statistics as stats
 from pathlib import Path
 from typing import Any
@@ -92,16 +93,29 @@ def test_the_lines_dscnn_onnx_carries_get_figures() -> None:
         for b in result["breakdowns"]
         if b["entity_id"] in lines
     }
-    # Line 41 (``x = self.blocks(x)``) is a call line: its inclusive figure comes with the
-    # exact-sums work of the projection, not from this backend.
-    assert sorted(figures) == [25, 27, 40, 42, 43, 44]
+    # Every line a node's stack trace names (issue 18: 25, 27, 40, 41, 42, 44, and 43: ORT
+    # runs a kernel for the flatten), each the sum over the nodes whose traces hold it. Line
+    # 41 (``x = self.blocks(x)``) is the call line: the projection's exact sums give it its
+    # inclusive figure, the block nodes' (those of lines 25 and 27).
     _, per_node = raw_runs(NOOPT)
-    on_25 = [
-        row["name"]
+    named = {
+        int(line)
         for row in _nodes(DSCNN_ONNX)
-        if "line 25," in row["metadata_props"].get("pkg.torch.onnx.stack_trace", "")
-    ]
-    assert figures[25] == pytest.approx(sum(stats.fmean(per_node[name]) for name in on_25))
+        for line in re.findall(
+            r'dscnn\.py", line (\d+),', row["metadata_props"].get("pkg.torch.onnx.stack_trace", "")
+        )
+    }
+    assert sorted(figures) == sorted(named) == [25, 27, 40, 41, 42, 43, 44]
+    for line in (25, 41, 43):
+        on_line = [
+            row["name"]
+            for row in _nodes(DSCNN_ONNX)
+            if f"line {line}," in row["metadata_props"].get("pkg.torch.onnx.stack_trace", "")
+            and row["name"] in per_node
+        ]
+        expected = sum(stats.fmean(per_node[name]) for name in on_line)
+        assert figures[line] == pytest.approx(expected, rel=1e-12), line
+    assert figures[41] == pytest.approx(figures[25] + figures[27], rel=1e-12)
 
 
 def test_optimised_profile_maps_fused_nodes_back_and_loses_no_time() -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections import UserDict
 from typing import Any
 
-from perfline.core.graph import build_graph, field_of
+from perfline.core.graph import build_graph
+from perfline.core.mypyc_idioms import field_of
 
 
 def test_a_repeated_id_keeps_its_first_place_and_its_last_string_kind() -> None:

@@ -6,13 +6,17 @@ from __future__ import annotations
 import copy
 import json
 import random
+from fractions import Fraction
 from typing import Any
 
 import pytest
 
+from benchmarks.core_pipeline import nx_document
 from perfline.core.errors import InputError
 from perfline.core.pipeline import PipelineSettings, postprocess
+from perfline.core.projection import FloatSums, ProjectionMemo
 from perfline.core.structure_memo import StructureMemo
+from tests.conftest import CASES
 from tests.differential.generator import generate as random_document
 
 
@@ -35,12 +39,49 @@ def _revalued(document: dict[str, Any], seed: int) -> dict[str, Any]:
     return changed
 
 
+SETTINGS = [
+    PipelineSettings(),
+    PipelineSettings(use_backend_defaults=False),
+    PipelineSettings(float_sums="reference"),
+    PipelineSettings(use_backend_defaults=False, float_sums="reference"),
+]
+"""With and without the NX default rule, in both float modes."""
+
+
+def _tied(document: dict[str, Any], seed: int) -> dict[str, Any]:
+    """New values drawn from a handful, so that figure sets often become equal (a
+    conflict turns into one figure, two records into one entry) or stop being equal."""
+    rng = random.Random(seed)
+    changed = copy.deepcopy(document)
+    for result in changed["results"]:
+        for breakdown in result.get("breakdowns", []):
+            for metric in breakdown["metrics"]:
+                value = metric.get("value")
+                if type(value) is int:
+                    metric["value"] = rng.choice((1, 2, 3))
+                elif type(value) is float:
+                    metric["value"] = rng.choice((0.1, 0.2, 0.3, 0.5))
+    return changed
+
+
+def _projection_memo(memo: StructureMemo) -> ProjectionMemo:
+    return memo.state(0, "projection", ProjectionMemo)
+
+
 @pytest.mark.parametrize("seed", range(40))
 def test_same_output_with_and_without_the_memo(seed: int) -> None:
     first = random_document(seed)
-    runs = [first, _revalued(first, seed), _revalued(first, seed + 1000), random_document(seed + 1)]
-    memo = StructureMemo()
-    for settings in (PipelineSettings(), PipelineSettings(use_backend_defaults=False)):
+    runs = [
+        first,
+        _revalued(first, seed),
+        _revalued(first, seed + 1000),
+        _tied(first, seed),
+        _tied(first, seed + 1000),
+        first,
+        random_document(seed + 1),
+    ]
+    for settings in SETTINGS:
+        memo = StructureMemo()
         for document in runs:
             try:
                 expected = _text(postprocess(document, settings))
@@ -121,3 +162,116 @@ def test_values_marshal_cannot_write_are_never_interned() -> None:
     odd = [object()]
     assert memo.same(0, "entities", odd) is odd
     assert memo.same(0, "entities", odd) is odd
+
+
+def _probe(name: str) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads((CASES / "probes" / f"{name}.json").read_text())
+    return document
+
+
+def _with_values(document: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
+    """``document`` with the first metric value of each named entity's breakdown replaced."""
+    changed = copy.deepcopy(document)
+    for breakdown in changed["results"][0]["breakdowns"]:
+        if breakdown["entity_id"] in values:
+            breakdown["metrics"][0]["value"] = values[breakdown["entity_id"]]
+    return changed
+
+
+def _figures_of(output: dict[str, Any], entity: str) -> list[Any]:
+    return [
+        [metric["value"] for metric in breakdown["metrics"]]
+        for breakdown in output["results"][0]["breakdowns"]
+        if breakdown["entity_id"] == entity
+    ]
+
+
+@pytest.mark.parametrize("float_sums", ["exact", "reference"])
+@pytest.mark.parametrize("kind", [int, float])
+def test_a_conflict_that_becomes_one_figure_and_back(float_sums: FloatSums, kind: type) -> None:
+    # probe P02: two chains reach one source through their own performance groups; unequal
+    # figures conflict (the source gets nothing), equal ones are one copy (it gets it)
+    document = json.loads(
+        (CASES / "probes" / "P02_pg_route_unequal_values_conflict.json").read_text()
+    )
+    chains = ("chain/segment_0/1", "chain/segment_0/2")
+    source = "source_operator/segment_0/a"
+    settings = PipelineSettings(use_backend_defaults=False, float_sums=float_sums)
+    steps = [(2, 3), (2, 2), (4, 4), (2, 3), (5, 7), (3, 3)]
+    memo = StructureMemo()
+    for first, second in steps:
+        values = {chains[0]: kind(first), chains[1]: kind(second)}
+        document = _with_values(document, values)
+        expected = postprocess(document, settings)
+        assert _figures_of(expected, source) == ([] if first != second else [[kind(first)]])
+        assert _text(postprocess(document, settings, memo=memo)) == _text(expected)
+    replays = _projection_memo(memo)
+    # equal to equal (2, 2 -> 4, 4) and unequal to unequal (2, 3 -> 5, 7) replay the last
+    # run (as rows of numbers: the result is plain); every change between a conflict and
+    # one figure projects again
+    rows = 0 if kind is float and float_sums == "reference" else 2  # floats: figure sets
+    assert (replays.replayed, replays.rows_replayed, replays.projected) == (2, rows, 4)
+
+
+@pytest.mark.parametrize("float_sums", ["exact", "reference"])
+def test_a_rounding_conflict_that_comes_and_goes(float_sums: FloatSums) -> None:
+    # probe P11: 0.1 + 0.2 + 0.3 conflicts with itself in the reference's arithmetic
+    # (two covers, two roundings), 0.5 + 0.25 + 0.125 does not, and integral floats
+    # (1.0, 2.0, 4.0: every sum exact in any order) take the closed forms there
+    document = _probe("P11_float_nonassociative_conflict")
+    chains = ("chain/segment_0/a", "chain/segment_0/b", "chain/segment_0/c")
+    settings = PipelineSettings(use_backend_defaults=False, float_sums=float_sums)
+    memo = StructureMemo()
+    steps = [
+        (1.0, 2.0, 4.0),
+        (0.1, 0.2, 0.3),
+        (0.5, 0.25, 0.125),
+        (1.0, 2.0, 4.0),
+        (0.1, 0.2, 0.3),
+        (0.75, 0.5, 0.25),
+    ]
+    for values in steps:
+        document = _with_values(document, dict(zip(chains, values, strict=True)))
+        expected = postprocess(document, settings)
+        module = _figures_of(expected, "nn_module/M")
+        rounding_conflict = float_sums == "reference" and values[0] == 0.1
+        exact = float(sum((Fraction(value) for value in values), Fraction(0)))
+        assert module == ([] if rounding_conflict else [[exact]])
+        assert _text(postprocess(document, settings, memo=memo)) == _text(expected)
+
+
+@pytest.mark.parametrize("float_sums", ["exact", "reference"])
+@pytest.mark.parametrize("float_values", [False, True])
+def test_a_plain_nx_result_is_refreshed_as_rows(float_sums: FloatSums, float_values: bool) -> None:
+    # the NX-shaped benchmark document: one unqualified breakdown per chain and cascade,
+    # the same sum metrics everywhere (what value_rows replays)
+    first = nx_document(50, float_values=float_values)
+    rng = random.Random(3)
+    scaled = copy.deepcopy(first)
+    jittered = copy.deepcopy(first)
+    for result, other in zip(scaled["results"], jittered["results"], strict=True):
+        for breakdown, noisy in zip(result["breakdowns"], other["breakdowns"], strict=True):
+            for metric, changed in zip(breakdown["metrics"], noisy["metrics"], strict=True):
+                value = metric["value"]
+                metric["value"] = value * 2 if float_values else value * 3
+                changed["value"] = value * rng.uniform(0.5, 1.5) if float_values else value + 1
+    settings = PipelineSettings(float_sums=float_sums)
+    memo = StructureMemo()
+    for document in (first, scaled, jittered, first, scaled):
+        expected = _text(postprocess(document, settings))
+        assert _text(postprocess(document, settings, memo=memo)) == expected
+    replays = _projection_memo(memo)
+    if float_values and float_sums == "reference":
+        assert replays.rows_replayed == 0  # added in the reference's order: figure sets
+    else:
+        assert replays.rows_replayed >= 2
+
+
+def test_a_value_only_change_replays_the_projection() -> None:
+    document = random_document(11)
+    memo = StructureMemo()
+    postprocess(document, memo=memo)
+    postprocess(_revalued(document, 3), memo=memo)
+    postprocess(_revalued(document, 4), memo=memo)
+    replays = _projection_memo(memo)
+    assert replays.projected == 1 and replays.replayed == 2

@@ -15,6 +15,7 @@ from benchmarks.core_pipeline import adversarial_document
 from perfline.core.pipeline import PipelineSettings, postprocess
 from perfline.core.projection.contributors import Contributor
 from perfline.core.projection.derivations import RECIPE_BUDGET, all_derivations
+from perfline.core.projection.scopes import Goal
 from perfline.core.projection.searches import partitions
 from tests.projection.builders import faithful_contributor, origin_sums
 
@@ -58,7 +59,7 @@ def test_a_producer_exposes_at_most_the_recipe_budget() -> None:
         pool.append(faithful_contributor(sums, {own}, {unit}, set(), sealed=False))
         pool.append(faithful_contributor(sums, {own, wider}, {unit}, {extra}, sealed=False))
     required = frozenset(1000 + k for k in range(parts))
-    records = all_derivations(pool, required, frozenset(), sums)
+    records = all_derivations(pool, Goal(required, frozenset(), sums))
     assert len(records) == RECIPE_BUDGET
     # copies and the cover without extras come first
     assert records[0].origins == frozenset(range(0, 2 * parts, 2))

@@ -16,7 +16,7 @@ from perfline.core.projection.figure_keys import (
     value_prefix,
     value_text,
 )
-from perfline.core.projection.figures import Figures, OriginShapes, combine, origin_figures
+from perfline.core.projection.figure_sets import Figures, OriginShapes, combine, origin_figures
 
 _SCALARS = (
     st.none()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from perfline.core.projection.figures import origin_figures
+from perfline.core.projection.figure_sets import origin_figures
 from perfline.core.projection.index import build_index
 from perfline.core.projection.records import Population, Record
 

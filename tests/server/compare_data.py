@@ -5,7 +5,10 @@
   Inspector's own reading (per event: per-run times in ms, stack traces):
   ``inspector_line_runs`` gives, per source line of ``dscnn.py``, the per-run sums of the
   operator calls whose innermost user frame is that line, computed from those readings
-  alone (not from perfline).
+  alone (not from perfline); ``inspector_inclusive_runs`` the same with every user frame
+  of a call counted (a *call line* such as ``x = self.blocks(x)`` then holds the calls of
+  the lines it calls), and ``inspector_calls`` the lines each call line calls (the user
+  frames below it in the stack traces).
 * ``exact_rank_p``: the two-sided exact Mann-Whitney U p-value conditional on ties, by a
   count over rank sums written here (the distance of the base sample's rank sum from its
   mean, as extreme or more), and ``holm``: Holm's step-down adjusted p-values. With them a
@@ -38,21 +41,51 @@ INTERLEAVED_B = DATA / "compare" / "interleaved" / "dscnn_interleaved_b.json"
 _USER_FRAME = re.compile(r'kws/dscnn\.py", line (\d+)')
 
 
-def inspector_line_runs(path: Path) -> dict[int, list[float]]:
-    """Per line of ``dscnn.py``: the per-run sums (ms) of its operator calls."""
+def _operator_calls(path: Path) -> list[tuple[list[int], list[float]]]:
+    """Each operator call's user frames of ``dscnn.py`` (outermost first) and per-run ms."""
     data = json.loads(path.read_text())
     (block,) = [b for b in data["event_blocks"] if b["name"] == "Execute"]
+    return [
+        (
+            [int(n) for n in _USER_FRAME.findall(" ".join(event["stack_traces"].values()))],
+            event["raw_ms"],
+        )
+        for event in block["events"]
+        if event["name"] == "OPERATOR_CALL" and event["stack_traces"]
+    ]
+
+
+def _add_runs(lines: dict[int, list[float]], line: int, runs: list[float]) -> None:
+    known = lines.setdefault(line, [0.0] * len(runs))
+    for index, value in enumerate(runs):
+        known[index] += value
+
+
+def inspector_line_runs(path: Path) -> dict[int, list[float]]:
+    """Per line of ``dscnn.py``: the per-run sums (ms) of its operator calls."""
     lines: dict[int, list[float]] = {}
-    for event in block["events"]:
-        if event["name"] != "OPERATOR_CALL" or not event["stack_traces"]:
-            continue
-        frames = _USER_FRAME.findall(" ".join(event["stack_traces"].values()))
-        line = int(frames[-1])
-        runs = event["raw_ms"]
-        known = lines.setdefault(line, [0.0] * len(runs))
-        for index, value in enumerate(runs):
-            known[index] += value
+    for frames, runs in _operator_calls(path):
+        _add_runs(lines, frames[-1], runs)
     return lines
+
+
+def inspector_inclusive_runs(path: Path) -> dict[int, list[float]]:
+    """Per line of ``dscnn.py``: the per-run sums (ms) of the operator calls with the line
+    among their user frames at any depth (a call line's calls include its callees')."""
+    lines: dict[int, list[float]] = {}
+    for frames, runs in _operator_calls(path):
+        for line in set(frames):
+            _add_runs(lines, line, runs)
+    return lines
+
+
+def inspector_calls(path: Path) -> dict[int, set[int]]:
+    """Per call line of ``dscnn.py``: the lines it calls (user frames deeper than it)."""
+    calls: dict[int, set[int]] = {}
+    for frames, _ in _operator_calls(path):
+        for depth, line in enumerate(frames[:-1]):
+            calls.setdefault(line, set()).update(n for n in frames[depth + 1 :] if n != line)
+    return {line: called for line, called in calls.items() if called}
 
 
 def mean(values: list[float]) -> float:

@@ -33,6 +33,8 @@ from tests.server.compare_data import (
     FIRST_INSPECTOR,
     RERUN,
     RERUN_INSPECTOR,
+    inspector_calls,
+    inspector_inclusive_runs,
     inspector_line_runs,
     mean,
     percent_of,
@@ -187,15 +189,55 @@ def test_baseline_problems_are_diagnostics(runs: tuple[Path, Any, Any]) -> None:
     assert diagnostic.message == "the baseline b.json does not exist"
 
 
+def _total_and_change(lines: Sequence[int]) -> tuple[str, str]:
+    """The written total of ``lines`` in the rerun and its change (the Inspector's per-line
+    runs, a call line's with the lines it calls), for a block all of whose lines changed
+    significantly together."""
+    before = inspector_inclusive_runs(FIRST_INSPECTOR)
+    after = inspector_inclusive_runs(RERUN_INSPECTOR)
+    base = sum(mean(before[n]) for n in lines)
+    new = sum(mean(after[n]) for n in lines)
+    return numbers.format_value(new, "ms"), numbers.format_change(new / base - 1)
+
+
 def test_lens_totals_carry_their_change(runs: tuple[Path, Any, Any]) -> None:
     root, first, rerun = runs
     view, file, _ = _view(root, first, rerun)
     titles = {lens.line: lens.title for lens in view.lenses(file)}
-    before, after = inspector_line_runs(FIRST_INSPECTOR), inspector_line_runs(RERUN_INSPECTOR)
-    block = [24, 25, 26, 27]
-    relative = sum(mean(after[n]) for n in block) / sum(mean(before[n]) for n in block) - 1
-    expected = f"▲{abs(relative) * 100:.0f}%"
-    assert titles[23].startswith(f"DSBlock.forward: 28.6 ms total {expected} · "), titles[23]
+    total, change = _total_and_change([24, 25, 26, 27])
+    assert total == "28.6 ms"
+    assert titles[23].startswith(f"DSBlock.forward: {total} total {change} · "), titles[23]
+    # The caller's total holds call line 41 (its figure: lines 24-27's), and its change is
+    # that total's; the own lines follow, unjudged.
+    assert inspector_calls(FIRST_INSPECTOR) == {41: {24, 25, 26, 27}}
+    total, change = _total_and_change([40, 41, 42, 44])
+    own = numbers.format_value(
+        sum(mean(inspector_line_runs(RERUN_INSPECTOR)[n]) for n in (40, 42, 44)), "ms"
+    )
+    assert titles[39].startswith(f"DSCNN.forward: {total} total {change} · own lines {own} · ")
+    assert titles[31] == titles[39].replace("DSCNN.forward", "nn.Module DSCNN", 1)
+
+
+def test_a_block_total_adds_a_call_line_or_its_callees_once(
+    runs: tuple[Path, Any, Any], tmp_path: Path
+) -> None:
+    """DSCNN's methods made DSBlock's (line 31 a comment): one block holds call line 41 and
+    the lines 24-27 it calls; its total adds line 41 once and never its callees again."""
+    root, first, rerun = runs
+    merged = tmp_path / "merged"
+    shutil.copytree(root, merged)
+    lines = (merged / "dscnn.py").read_text().split("\n")
+    assert lines[30] == "class DSCNN(nn.Module):"
+    lines[30] = "    # (DSCNN's methods, here DSBlock's)"
+    (merged / "dscnn.py").write_text("\n".join(lines))
+    view, file, _ = _view(merged, first, rerun)
+    titles = {lens.line: lens.title for lens in view.lenses(file)}
+    assert 31 not in titles
+    total, change = _total_and_change([40, 41, 42, 44])  # 24-27 are inside line 41's figure
+    assert total != _total_and_change([24, 25, 26, 27, 40, 41, 42, 44])[0]
+    # every line 41 calls is in the block: its own lines are its total, said once
+    assert titles[12].startswith(f"nn.Module DSBlock: {total} total {change} · 100% of the model")
+    assert titles[39].startswith(f"DSBlock.forward: {total} total {change} · own lines ")
 
 
 def test_hover_rows_for_a_line_in_one_run_only(runs: tuple[Path, Any, Any]) -> None:

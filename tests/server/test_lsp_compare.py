@@ -12,6 +12,7 @@ show no change at all.
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import json
 import re
@@ -23,6 +24,7 @@ from typing import Any
 import pytest
 from lsprotocol import types as t
 
+from tests.compare.raw_events import raw_line_runs
 from tests.server.compare_data import (
     FIRST_INSPECTOR,
     INTERLEAVED_A,
@@ -34,6 +36,8 @@ from tests.server.compare_data import (
     exact_rank_p,
     generated_etdumps,
     holm,
+    inspector_calls,
+    inspector_inclusive_runs,
     inspector_line_runs,
     mean,
     percent_of,
@@ -127,8 +131,13 @@ def _block_runs(runs: dict[int, list[float]], lines: list[int]) -> list[float]:
 
 async def test_delta_hints_hover_lenses_and_warnings_on_two_real_runs(tmp_path: Path) -> None:
     first, rerun = inspector_line_runs(FIRST_INSPECTOR), inspector_line_runs(RERUN_INSPECTOR)
+    calls = inspector_calls(FIRST_INSPECTOR)
+    assert calls == inspector_calls(RERUN_INSPECTOR) == {41: {24, 25, 26, 27}}  # self.blocks(x)
+    # The lines judged on their own figures (a call line's own calls are none: it is judged
+    # apart, on its inclusive figure, see _call_line_is_inclusive).
     changed = significant_lines(first, rerun)
     assert changed == {26, 40, 42}  # the reference decides; perfline must agree
+    inclusive = inspector_inclusive_runs(FIRST_INSPECTOR), inspector_inclusive_runs(RERUN_INSPECTOR)
     async with start(copy_kws(tmp_path), "stdio", "visual-studio-code") as session:
         await session.wait_analysed()
         uri = session.open("dscnn.py")
@@ -153,9 +162,10 @@ async def test_delta_hints_hover_lenses_and_warnings_on_two_real_runs(tmp_path: 
         labels = await _until(deltas_shown)
         jobs = (await session.request("perfline/jobs", {})).jobs
         assert [j.name for j in jobs] == [JOB]  # the stored baseline is never an input
+        assert sorted(set(first) | set(calls)) == KWS_FIGURE_LINES
         for line in KWS_FIGURE_LINES:
             shown = percent_of(labels[line])
-            if line not in changed:
+            if line not in changed:  # noise, or a call line's change (counted where it is)
                 assert shown is None, (line, labels[line])  # noise is not a delta
                 continue
             arrow, percent = _expected_change(first[line], rerun[line])
@@ -166,7 +176,8 @@ async def test_delta_hints_hover_lenses_and_warnings_on_two_real_runs(tmp_path: 
         await _hover_rows(session, uri, 26, first[26], rerun[26], ("duration_avg",))
         every = ("duration_avg", "duration_min", "duration_max", "duration_p50", "duration_p90")
         await _hover_rows(session, uri, 42, first[42], rerun[42], every)
-        await _lens_changes(session, uri, first, rerun)
+        await _call_line_is_inclusive(session, uri, calls, *inclusive)
+        await _lens_changes(session, uri, calls, *inclusive)
         await _regression_warnings(session, uri, first, rerun, changed)
 
 
@@ -214,11 +225,75 @@ async def _hover_rows(
         assert verdict == ("regression" if grew else "improvement"), (name, verdict)
 
 
-async def _lens_changes(
-    session: Session, uri: str, first: dict[int, list[float]], rerun: dict[int, list[float]]
+async def _call_line_is_inclusive(
+    session: Session,
+    uri: str,
+    calls: dict[int, set[int]],
+    first: dict[int, list[float]],
+    rerun: dict[int, list[float]],
 ) -> None:
-    # The blocks' counted lines (see test_lsp_e2e: line 41 has no figure, 43 no sample).
-    blocks = {12: [24, 25, 26, 27], 23: [24, 25, 26, 27], 31: [40, 42, 44], 39: [40, 42, 44]}
+    """A call line's figure holds the lines it calls; its change is theirs: the hint shows
+    none (checked with the other lines), the hover states the inclusive change and that it
+    is counted on the lines it calls. Expected from the Inspector's stack traces: the line's
+    calls at any depth, their runs tested apart from the lines judged on their own."""
+    lines = sorted(calls)
+    adjusted = holm([exact_rank_p(first[n], rerun[n]) for n in lines])
+    for line, p_value in zip(lines, adjusted, strict=True):
+        assert p_value < 0.05, (line, p_value)  # line 26's regression moves line 41 too
+        arrow, percent = _expected_change(first[line], rerun[line])
+        text = await _hover(session, uri, line)
+        found = re.search(
+            r"\*\*Against the baseline\*\* .*?: ([▲▼])(\d+)% inclusive: the lines this line calls "
+            r"account for the change, and it is counted there\.",
+            text,
+        )
+        assert found is not None, text
+        assert found.group(1) == arrow and abs(float(found.group(2)) - percent) <= 0.5 + 1e-9
+        (row,) = re.findall(r"^\| duration_avg \(ms\) \|.*$", text, re.M)
+        base, new, _, change, verdict = (cell.strip() for cell in row.split("|")[2:7])
+        assert (base, new) == (_written(mean(first[line])), _written(mean(rerun[line]))), row
+        assert percent_of(change) == (arrow, float(found.group(2))), row
+        assert verdict.startswith(
+            ("regression" if arrow == "▲" else "improvement") + ", inclusive"
+        ), row
+
+
+def _blocks(source: str) -> dict[int, range]:
+    """First line -> the lines of each function and class of ``source``."""
+    spans: dict[int, range] = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.ClassDef):
+            spans[node.lineno] = range(node.lineno, (node.end_lineno or node.lineno) + 1)
+    return spans
+
+
+def _block_lines(span: range, figured: set[int], calls: dict[int, set[int]]) -> list[int]:
+    """The lines a block total adds: its figured lines, less those a line of the block calls
+    (a call line's figure already holds them)."""
+    inside = {n for n in span if n in figured}
+    called = {c for n in inside for c in calls.get(n, set())}
+    return sorted(inside - called)
+
+
+async def _lens_changes(
+    session: Session,
+    uri: str,
+    calls: dict[int, set[int]],
+    first: dict[int, list[float]],
+    rerun: dict[int, list[float]],
+) -> None:
+    """Each block's lens states its total (the new run's figures), its own lines, and the
+    change of that total, judged on the run-by-run sums of the lines the total adds (the
+    Inspector's per-line runs, a call line's with its callees'), Holm over the file's blocks."""
+    source = (session.root / "dscnn.py").read_text()
+    spans = _blocks(source)
+    blocks = {
+        line: lines
+        for line, span in spans.items()
+        if (lines := _block_lines(span, set(first), calls))
+    }
+    assert blocks == {12: [24, 25, 26, 27], 23: [24, 25, 26, 27], 31: [40, 41, 42, 44],
+                      39: [40, 41, 42, 44]}  # fmt: skip
     starts = sorted(blocks)
     adjusted = holm(
         [exact_rank_p(_block_runs(first, blocks[s]), _block_runs(rerun, blocks[s])) for s in starts]
@@ -227,17 +302,24 @@ async def _lens_changes(
         lambda: _lenses_when(session, uri, lambda ts: any(percent_of(v) for v in ts.values()))
     )
     for start_line, p_value in zip(starts, adjusted, strict=True):
-        shown = percent_of(titles[start_line].split(" · ")[0])
-        if p_value >= 0.05:
-            assert shown is None, titles[start_line]
-            continue
+        title = titles[start_line]
+        total_part = title.split(": ", 1)[1].split(" · ")[0]
         base = sum(mean(first[n]) for n in blocks[start_line])
         new = sum(mean(rerun[n]) for n in blocks[start_line])
-        assert shown is not None, titles[start_line]
+        # the figure stated first is the total of the new run
+        assert total_part.startswith(f"{_written(new)} ms total"), (title, new)
+        own = [n for n in blocks[start_line] if n not in calls]
+        if own != blocks[start_line]:
+            assert f" · own lines {_written(sum(mean(rerun[n]) for n in own))} ms" in title, title
+        shown = percent_of(total_part)
+        if p_value >= 0.05:
+            assert shown is None, title
+            continue
+        assert shown is not None, title
         assert shown[0] == ("▲" if new > base else "▼")
-        assert abs(shown[1] - abs(new / base - 1) * 100) <= 0.5 + 1e-9, titles[start_line]
+        assert abs(shown[1] - abs(new / base - 1) * 100) <= 0.5 + 1e-9, (title, new / base - 1)
         # the change follows the total (or the sum "on the lines with figures")
-        assert re.search(r" ms (total|on the lines with figures) [▲▼]", titles[start_line])
+        assert re.search(r" ms (total|on the lines with figures) [▲▼]", title)
 
 
 async def _lenses_when(
@@ -334,10 +416,16 @@ async def test_interleaved_runs_of_one_model_show_no_change(tmp_path: Path) -> N
         (job,) = answer.jobs
         judged = [m for line in job.lines for m in line.metrics if m.method == "samples"]
         # every figure both runs have was judged from its 30 + 30 runs, and nothing changed
-        # (line 41's figure is derived in one run only, see tests/compare/test_interleaved:
-        # reported one-sided, never as a change; run counts compare exactly: unchanged)
+        # (run counts compare exactly: unchanged); the lines judged are every line the raw
+        # profiles' node events cover in both runs, call line 41 (its figure the sum of the
+        # lines it calls, in both runs) among them
         methods = {m.method for line in job.lines for m in line.metrics}
-        assert methods == {"samples", "one-sided", "exact"}, methods
+        assert methods == {"samples", "exact"}, methods
+        sampled = {
+            line.line for line in job.lines if any(m.method == "samples" for m in line.metrics)
+        }
+        raw = set(raw_line_runs(INTERLEAVED_A)) & set(raw_line_runs(INTERLEAVED_B))
+        assert sampled == raw and 41 in raw, (sampled, raw)
         assert {m.verdict for line in job.lines for m in line.metrics if m.method == "exact"} == {
             "unchanged"
         }

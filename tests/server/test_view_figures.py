@@ -3,10 +3,11 @@ layer: inclusive call lines and block lenses (total and own lines), why a line h
 figure, the hover's statistics and operator rows, what ran, the breakdown, the status-bar
 summary, one rounding rule and the share marker.
 
-Two states of line 41 (``x = self.blocks(x)``, which calls the DSBlock lines 24-27):
-today's result, where the projection gives it no figure (float sums in different orders
-conflict), and the same result with the figure exact float sums give it, added here as the
-sum of the four lines' figures (their operators partition its operators)."""
+Two states of line 41 (``x = self.blocks(x)``, which calls the DSBlock lines 24-27), each
+as the daemon serves it: exact float sums (the default, deviation D6) give it its inclusive
+figure, the sum of the four lines' figures (their operators partition its operators); with
+``float_sums = "reference"`` in perfline.toml the projection gives it none (mlia 0.12.3's
+float sums in different orders conflict), and the view says why."""
 
 from __future__ import annotations
 
@@ -32,10 +33,8 @@ from tests.server.test_view_connection import _Engine, _Job, _Result
 JOB = "dscnn-measured"
 
 
-@pytest.fixture(scope="module")
-def measured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict[str, Any]]]:
-    """The example workspace and its processed document (as the daemon serves it)."""
-    root = copy_kws(tmp_path_factory.mktemp("kws"))
+def _served(root: Path) -> dict[str, Any]:
+    """The job's processed document as the daemon serves it for the workspace ``root``."""
     engine = Engine(root, debounce=0.0, settle=0.0)
     engine.start()
     assert engine.wait_idle(120)
@@ -43,7 +42,23 @@ def measured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, d
     assert good is not None
     document = copy.deepcopy(dict(good.document))
     engine.close()
-    yield root, document
+    return document
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict[str, Any]]]:
+    """The example workspace and its processed document (exact float sums, the default)."""
+    root = copy_kws(tmp_path_factory.mktemp("kws"))
+    yield root, _served(root)
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict[str, Any]]]:
+    """The same workspace with ``float_sums = "reference"``: line 41 without a figure."""
+    root = copy_kws(tmp_path_factory.mktemp("kws-reference"))
+    config = root / "perfline.toml"
+    config.write_text('float_sums = "reference"\n' + config.read_text())
+    yield root, _served(root)
 
 
 def _view(root: Path, document: Mapping[str, Any]) -> tuple[ConnectionView, str]:
@@ -75,19 +90,6 @@ def _line_value(result: Mapping[str, Any], line: int) -> float:
     return float(metric["value"])
 
 
-def _with_line_41(document: Mapping[str, Any]) -> tuple[dict[str, Any], float]:
-    """The document with line 41's figure: the sum of lines 24-27 (a partition of its ops)."""
-    changed = copy.deepcopy(dict(document))
-    result = changed["results"][0]
-    value = sum(_line_value(result, n) for n in (24, 25, 26, 27))
-    (line_41,) = [
-        e for e in result["entities"] if e["kind"] == "code_line" and e["attributes"]["line"] == 41
-    ]
-    metric = {"name": "duration_avg", "unit": "ms", "value": value, "aggregation": "sum"}
-    result["breakdowns"].append({"entity_id": line_41["id"], "metrics": [metric]})
-    return changed, value
-
-
 def _lens(view: ConnectionView, file: str, line: int) -> str:
     return next(lens.title for lens in view.lenses(file) if lens.line == line)
 
@@ -96,9 +98,12 @@ def test_a_call_line_with_a_figure_is_inclusive_and_the_block_states_total_and_o
     measured: tuple[Path, dict[str, Any]],
 ) -> None:
     root, document = measured
-    changed, called = _with_line_41(document)
-    view, file = _view(root, changed)
-    result = changed["results"][0]
+    view, file = _view(root, document)
+    result = document["results"][0]
+    # Exact float sums: line 41's figure is the sum of the lines it calls (a partition of
+    # its operators), correctly rounded.
+    called = _line_value(result, 41)
+    assert called == pytest.approx(sum(_line_value(result, n) for n in (24, 25, 26, 27)), rel=1e-15)
     own = [_line_value(result, n) for n in (40, 42, 44)]
     total = sum(own) + called
     unit = "ms"
@@ -122,8 +127,11 @@ def test_a_call_line_with_a_figure_is_inclusive_and_the_block_states_total_and_o
     assert hint == [f"{numbers.format_value(called, unit)} avg · 90%"]
 
 
-def test_a_call_line_without_a_figure_says_why(measured: tuple[Path, dict[str, Any]]) -> None:
-    root, document = measured
+def test_a_call_line_without_a_figure_says_why(
+    reference: tuple[Path, dict[str, Any]], measured: tuple[Path, dict[str, Any]]
+) -> None:
+    root, document = reference
+    assert _figured_lines(document) == {24, 25, 26, 27, 40, 42, 44}
     view, file = _view(root, document)
     title = _lens(view, file, 39)
     assert title == (
@@ -151,17 +159,44 @@ def test_a_call_line_without_a_figure_says_why(measured: tuple[Path, dict[str, A
     assert not view.hints(file, 41, 41).visible()  # no figure: no hint
     flatten = view.hover(file, 43)
     assert flatten is not None and "No figure: no sample." in flatten.markdown
-
-
-def test_partial_coverage_is_named(measured: tuple[Path, dict[str, Any]]) -> None:
-    """Line 41 with one of its operators' figures removed: some measured, some not."""
+    # Exact float sums (the default): line 41 has its figure; only line 43 has none.
     root, document = measured
-    changed = copy.deepcopy(document)
+    assert _figured_lines(document) == {24, 25, 26, 27, 40, 41, 42, 44}
+    view, file = _view(root, document)
+    exact = view.hover(file, 41)
+    assert exact is not None and "No figure" not in exact.markdown
+    assert (
+        f"The avg figures of its 24 operators add up to {numbers.format_value(ops, 'ms')}."
+        not in exact.markdown
+    )
+    assert _lens(view, file, 39).endswith("no figure on line 43 (no sample)")
+    assert view.hints(file, 41, 41).visible()
+
+
+def _figured_lines(document: Mapping[str, Any]) -> set[int]:
+    result = document["results"][0]
+    lines = {
+        e["id"]: e["attributes"]["line"] for e in result["entities"] if e["kind"] == "code_line"
+    }
+    return {lines[b["entity_id"]] for b in result["breakdowns"] if b["entity_id"] in lines}
+
+
+def _without_relu_1(document: Mapping[str, Any]) -> dict[str, Any]:
+    changed = copy.deepcopy(dict(document))
     result = changed["results"][0]
     result["breakdowns"] = [
         b for b in result["breakdowns"] if b["entity_id"] != "source_operator/relu_1"
     ]
-    view, file = _view(root, changed)
+    return changed
+
+
+def test_partial_coverage_is_named(
+    reference: tuple[Path, dict[str, Any]], measured: tuple[Path, dict[str, Any]]
+) -> None:
+    """Line 41 without a figure (reference float sums) and one of its operators' figures
+    removed: some measured, some not."""
+    root, document = reference
+    view, file = _view(root, _without_relu_1(document))
     hover = view.hover(file, 41)
     assert hover is not None
     assert (
@@ -169,6 +204,14 @@ def test_partial_coverage_is_named(measured: tuple[Path, dict[str, Any]]) -> Non
         in hover.markdown
     )
     assert "41 (partial coverage)" in _lens(view, file, 39)
+    # Exact float sums: the line has its figure whatever its operators' own breakdowns say
+    # (the view shows the document's figure, inclusive, and counts no coverage for it).
+    root, document = measured
+    view, file = _view(root, _without_relu_1(document))
+    exact = view.hover(file, 41)
+    assert exact is not None and "partial coverage" not in exact.markdown
+    assert "*Inclusive*: this line calls lines 24-27" in exact.markdown
+    assert "41 (" not in _lens(view, file, 39)
 
 
 def test_the_hover_holds_every_statistic_then_operators_then_what_ran(
@@ -253,7 +296,7 @@ def test_run_descriptions_never_say_neural_technology() -> None:
 
 
 def test_breakdown_and_summary_are_rendered_by_the_server(
-    measured: tuple[Path, dict[str, Any]],
+    measured: tuple[Path, dict[str, Any]], reference: tuple[Path, dict[str, Any]]
 ) -> None:
     root, document = measured
     view, file = _view(root, document)
@@ -265,10 +308,17 @@ def test_breakdown_and_summary_are_rendered_by_the_server(
     assert "| inference_time | 12.0 ms |" in markdown  # the unit once
     assert "Not available: total_cycles (ETDump timing events carry no cycle counts)" in markdown
     model = view.request("perfline/breakdown", {})
+    # Exact float sums: line 41's inclusive figure is a row; only line 43 has none.
+    called = numbers.format_value(_line_value(document["results"][0], 41), "ms")
+    assert model["title"] == "Model breakdown"
+    assert f"| dscnn.py:41 | {called} avg (inclusive) | 90% |" in model["markdown"]
+    assert "No figure on line 43 (no sample)." in model["markdown"]
+    reference_view, _ = _view(*reference)
+    reference_model = reference_view.request("perfline/breakdown", {})
     assert (
-        model["title"] == "Model breakdown"
-        and "No figure on line 41 (conflicting figures)" in model["markdown"]
+        "No figure on line 41 (conflicting figures), 43 (no sample)." in reference_model["markdown"]
     )
+    assert "| dscnn.py:41 |" not in reference_model["markdown"]
     summary = view.request("perfline/summary", {"job": JOB})
     assert summary["headline"] == ["12.0 ms", "83.5 inferences/s"]
     assert "inference_time: 12.0 ms" in summary["metrics"]

@@ -3,7 +3,8 @@
  * Opens the HTML report from file:// in headless Chromium (Debian's, through playwright-core)
  * with the network off, and checks what a reader does with it:
  *   1. the page becomes interactive and shows the expected line's figure (from `perfline annotate
- *      --json`, an independent code path), and that line expands to its operators;
+ *      --json`, an independent code path), and that line expands to its operators; with
+ *      --call-line N --calls TEXT, line N shows annotate's figure and "(calls TEXT)";
  *   2. a click on a chart node zooms to it (the node then spans the whole chart), the trail above
  *      zooms back out, and hovering shows the node's figures;
  *   3. the operator table sorts by a clicked column, both ways (checked on the rendered cells);
@@ -15,7 +16,9 @@
  *      of the same runs: the expected verdicts): the --regressed line is coloured as regressed
  *      in the source (its bar and delta cell), in the chart (the pixels of its node) and in the
  *      table (sorted by change, the operators under it first), the --noise line (a change the
- *      comparison judged noise) carries no change colour anywhere, the compare section tallies
+ *      comparison judged noise) carries no change colour anywhere, the --call-line (which holds the
+ *      regressed line; its change counted there) is uncoloured with an "inclusive" note, the
+ *      compare section tallies
  *      the lines and its link shows the regressed line, and no request leaves the page;
  *   8. with --changes PAGE.html (a compare view of runs whose entities differ) and --changes-json:
  *      the entities only the new run has are listed, as many as `perfline compare --json` counts.
@@ -38,6 +41,8 @@ const { values: args } = parseArgs({
     expected: { type: 'string' },
     file: { type: 'string', default: 'dscnn.py' },
     line: { type: 'string', default: '26' },
+    'call-line': { type: 'string' },
+    calls: { type: 'string' },
     zoom: { type: 'string', default: 'blocks' },
     shots: { type: 'string' },
     measure: { type: 'boolean', default: false },
@@ -136,6 +141,33 @@ check(
   expectedLabel !== null && shown === expectedLabel && visible,
   `page shows ${JSON.stringify(shown)}, perfline annotate says ${JSON.stringify(expectedLabel)}`,
 );
+check(
+  `line ${lineNo} is not a call line`,
+  (await line.locator('.calls').count()) === 0,
+  'no "(calls ...)" marker',
+);
+
+// 1b. A call line (--call-line N --calls TEXT): annotate's figure, marked inclusive.
+if (args['call-line']) {
+  const callNo = Number(args['call-line']);
+  const callExpected = annotations.lines.find((l) => (l.currentLine ?? l.line) === callNo);
+  const callLine = page.locator(
+    `details.file[data-file="${args.file}"] .ln[data-line="${callNo}"]`,
+  );
+  const callFigure = (await callLine.locator('.fig').textContent())?.trim() ?? null;
+  const marker = (await callLine.locator('.calls').count())
+    ? (await callLine.locator('.calls').textContent())?.trim()
+    : null;
+  check(
+    `call line ${callNo} figure, marked inclusive`,
+    callExpected?.label != null &&
+      callFigure === callExpected.label &&
+      marker === `(calls ${args.calls})` &&
+      (await callLine.locator('.calls').isVisible()),
+    `page shows ${JSON.stringify(callFigure)} ${JSON.stringify(marker)}, perfline annotate ` +
+      `says ${JSON.stringify(callExpected?.label ?? null)}, calls ${args.calls}`,
+  );
+}
 await line.scrollIntoViewIfNeeded();
 await shot('report-top', { fullPage: false, clip: undefined });
 await line.click();
@@ -337,6 +369,23 @@ if (args.compare) {
     calmLine !== null && calmLine.classes.includes('sig-unchanged') && transparent(calmLine.background) &&
       calmLine.bar === 'none' && calmLine.text.startsWith('~ ') && !reddish(calmLine.colour),
     `classes ${calmLine?.classes.join(' ')}, delta "${calmLine?.text}", background ${calmLine?.background}, bar ${calmLine?.bar}`);
+  if (args['call-line']) {
+    // The call line holds the regressed line: its change is as real, and counted there, so it is
+    // shown uncoloured with an "inclusive" note (perfline compare --json: explained_by_calls).
+    const callNo = Number(args['call-line']);
+    const wantCall = verdictOf(callNo);
+    const callLine = await lineLook(callNo);
+    const title = await page.locator(`details.file[data-file="${args.file}"] .ln[data-line="${callNo}"] .delta`)
+      .getAttribute('title');
+    check(`compare: call line ${callNo}'s change counted on the lines it calls`,
+      wantCall?.significant === true && wantCall.explained_by_calls === true && wantCall.verdict === 'regression' &&
+        callLine !== null && callLine.classes.includes('sig-unchanged') && transparent(callLine.background) &&
+        callLine.bar === 'none' && callLine.text.startsWith('~ +') && !reddish(callLine.colour) &&
+        (title ?? '').includes('inclusive: the lines this line calls account for the change'),
+      `perfline compare --json: ${wantCall?.verdict} (significant ${wantCall?.significant}, explained_by_calls ` +
+        `${wantCall?.explained_by_calls}); classes ${callLine?.classes.join(' ')}, delta "${callLine?.text}" ` +
+        `title "${title}", background ${callLine?.background}, bar ${callLine?.bar}`);
+  }
   await page.locator(`details.file[data-file="${args.file}"] .ln[data-line="${bad}"]`).evaluate(
     (el) => el.scrollIntoView({ block: 'center' }));
   await shot('compare-source');

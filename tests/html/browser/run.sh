@@ -4,7 +4,8 @@
 #   1. analyses the example (examples/kws: the DS-CNN measured with ExecuTorch) and writes its
 #      report with `perfline report ... --html` (sources through the example's path map);
 #   2. takes the expected line labels from `perfline annotate --json` (the editor's code path);
-#   3. drive.mjs checks the line 26 figure and its operators, zoom on click and back, hover,
+#   3. drive.mjs checks the line 26 figure and its operators, line 41's (x = self.blocks(x)) figure
+#      marked "(calls 24-27)": it calls DSBlock.forward's lines, zoom on click and back, hover,
 #      table sorting both ways, number formatting against Python's, that no request leaves the
 #      page, that no script error occurs, and that a 5,000-chain NX result opens with its chart
 #      folding siblings narrower than a pixel;
@@ -12,7 +13,8 @@
 #      the operators of dscnn.py:26 25% slower, every other line the same durations redrawn) through
 #      `perfline compare BASE NEW --html`; the verdicts expected come from `perfline compare --json`
 #      (the text report's code path): the regressed line is coloured as regressed in the source, the
-#      chart and the table, a line that changed within the noise is not, no request leaves the page;
+#      chart and the table, a line that changed within the noise is not, the call line 41 (its change
+#      line 26's, counted there) is not either and says "inclusive", no request leaves the page;
 #      and an NX-shaped result against the same with 10 more chains lists what only the new run has.
 # Screenshots go to tests/html/browser/screenshots/ (gitignored). Exit code 0 only if all passed.
 set -euo pipefail
@@ -91,6 +93,7 @@ mkdir -p "$SHOTS"
 rm -f "$SHOTS"/*.png
 node "$HERE/drive.mjs" --html "$WORK/report.html" --chromium "$CHROMIUM" \
   --expected "$WORK/expected.json" --file dscnn.py --line 26 --zoom blocks --shots "$SHOTS" \
+  --call-line 41 --calls 24-27 \
   --formats "$WORK/formats.json" --aggregate "$WORK/nx.html" \
   --compare "$WORK/compare.html" --compare-json "$WORK/compare.json" --regressed 26 --noise 40 \
   --changes "$WORK/nx-added.html" --changes-json "$WORK/nx-added.json"

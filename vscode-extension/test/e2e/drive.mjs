@@ -85,6 +85,9 @@ const shareOf = (label) => {
   return match ? Number(match[2]) - (match[1] ? 0.5 : 0) : -1;
 };
 const dominant = [...labelled].sort((a, b) => shareOf(b.label) - shareOf(a.label))[0];
+/** A change `perfline compare --json` counts on its line: significant, and not a call line's
+ * change that the lines it calls account for (`explained_by_calls`: counted on those lines). */
+const counted = (metric) => Boolean(metric?.significant) && !metric?.explained_by_calls;
 /** The share marker the server puts in front of a line's hint (VS Code's default format). */
 const markerOf = (line) => {
   const share = Math.max(...line.entities.map((e) => (typeof e.share === 'number' ? e.share : 0)));
@@ -381,17 +384,20 @@ try {
   }
 
   // 5c. The compare view in the webview: Show Report with a baseline document (a key bound to
-  // the command with {baseline}); the dominant line is coloured by the verdict `perfline compare
-  // --json` gives for the same two documents.
+  // the command with {baseline}); every labelled line is coloured by the verdict `perfline compare
+  // --json` gives for the same two documents (a call line's change that the lines it calls account
+  // for, `explained_by_calls`, is counted there: uncoloured, with an "inclusive" note).
   if (args.compare) {
     const compared = JSON.parse(readFileSync(args.compare, 'utf8'));
-    const lineVerdict = compared.results
-      .flatMap((r) => r.entities)
-      .find((e) => e.kind === 'code_line' && e.new_line === hintLine)
-      ?.metrics.find((m) => m.name === 'duration_avg');
-    const wantClass = lineVerdict?.significant
-      ? { regression: 'sig-regressed', improvement: 'sig-improved' }[lineVerdict.verdict]
-      : 'sig-unchanged';
+    const verdictOf = (no) =>
+      compared.results
+        .flatMap((r) => r.entities)
+        .find((e) => e.kind === 'code_line' && e.new_line === no)
+        ?.metrics.find((m) => m.name === 'duration_avg');
+    const classOf = (metric) =>
+      counted(metric) ? { regression: 'sig-regressed', improvement: 'sig-improved' }[metric.verdict] : 'sig-unchanged';
+    const lineVerdict = verdictOf(hintLine);
+    const wantClass = classOf(lineVerdict);
     await page.keyboard.press('Control+Alt+J');
     const compareFrame = await until(async () => {
       for (const frame of page.frames()) {
@@ -407,7 +413,8 @@ try {
     if (compareFrame === undefined) {
       check('Show Report: the compare view with a baseline', false, 'no webview frame with the compare view');
     } else {
-      const line = compareFrame.locator(`details.file[data-file="${fileName}"] .ln[data-line="${hintLine}"]`);
+      const lineAt = (no) => compareFrame.locator(`details.file[data-file="${fileName}"] .ln[data-line="${no}"]`);
+      const line = lineAt(hintLine);
       const classes = (await line.getAttribute('class')) ?? '';
       const delta = ((await line.locator('.delta').textContent()) ?? '').trim();
       const baselineText = (await compareFrame.locator('#compare-body').textContent()) ?? '';
@@ -417,8 +424,28 @@ try {
         Boolean(lineVerdict) && classes.split(' ').includes(wantClass) && delta !== '' && baselineText.includes('baseline.json') &&
           Boolean(tab),
         `perfline compare --json: line ${hintLine} ${lineVerdict?.verdict} (significant ${lineVerdict?.significant}, ` +
+          `explained by its calls ${Boolean(lineVerdict?.explained_by_calls)}, ` +
           `${lineVerdict?.base?.toFixed(3)} -> ${lineVerdict?.new?.toFixed(3)} ms); webview line classes "${classes}", ` +
           `delta "${delta}"; tab "${(tab ?? '<none>').trim()}"`,
+      );
+      const colours = [];
+      for (const l of labelled) {
+        const metric = verdictOf(l.line);
+        const shown = lineAt(l.line);
+        const cls = ((await shown.getAttribute('class')) ?? '').split(' ');
+        const title = (await shown.locator('.delta').getAttribute('title')) ?? '';
+        const inclusive = Boolean(metric?.explained_by_calls && metric.significant);
+        colours.push({
+          line: l.line,
+          ok: Boolean(metric) && cls.includes(classOf(metric)) && (!inclusive || title.includes('inclusive')),
+          text: `${l.line} ${metric?.verdict}${inclusive ? ' (inclusive)' : ''} -> ${cls.filter((c) => c.startsWith('sig-')).join(' ')}` +
+            (inclusive ? ` "${title}"` : ''),
+        });
+      }
+      check(
+        'Show Report: every line coloured by perfline compare, a call line inclusive',
+        colours.every((c) => c.ok) && colours.some((c) => c.text.includes('(inclusive)')),
+        colours.map((c) => `${c.ok ? '' : 'WRONG '}${c.text}`).join('; '),
       );
       await line.scrollIntoViewIfNeeded();
       await shot('4d-report-compare');
@@ -474,13 +501,16 @@ try {
       lineDeltas.set(entity.new_line, metric);
     }
   }
-  const markOf = (metric) => {
+  /** The change as written (▲12%), of a significant figure; `markOf` only for a change the line
+   * counts (a call line's change its callees account for is shown on them, not on it). */
+  const changeOf = (metric) => {
     if (!metric?.significant || typeof metric.ratio !== 'number') {
       return '';
     }
     const percent = Math.abs(metric.ratio - 1) * 100;
     return `${metric.ratio > 1 ? '▲' : '▼'}${percent > 0 && percent < 1 ? '<1' : percent.toFixed(0)}%`;
   };
+  const markOf = (metric) => (counted(metric) ? changeOf(metric) : '');
   const etdump = join(workspace, 'dscnn_portable.etdump');
   const firstDump = readFileSync(etdump);
   const replaceDump = (bytes) => {
@@ -492,10 +522,16 @@ try {
   check('Set Current Result as Baseline', Boolean(baselineSet), baselineSet ? 'the server kept the result as the baseline' : 'no confirmation in the perfline log');
   replaceDump(readFileSync(need('rerun')));
   await openFile();
-  const dominantMark = markOf(lineDeltas.get(hintLine));
+  // The hottest line whose change it counts (the dominant line may be a call line, whose
+  // change is its callees').
+  const deltaLine = [...labelled]
+    .sort((a, b) => shareOf(b.label) - shareOf(a.label))
+    .find((l) => markOf(lineDeltas.get(l.line)) !== '') ?? dominant;
+  const deltaAt = deltaLine.currentLine ?? deltaLine.line;
+  const deltaMark = markOf(lineDeltas.get(deltaLine.line));
   const deltaLines = await until(async () => {
     const now = await editorLines();
-    return (now[hintLine] ?? '').includes(dominantMark) ? now : undefined;
+    return (now[deltaAt] ?? '').includes(deltaMark) ? now : undefined;
   }, 90_000);
   const shownDeltas = deltaLines ?? (await editorLines());
   const wrongDeltas = labelled.filter((l) => {
@@ -503,12 +539,14 @@ try {
     const mark = markOf(lineDeltas.get(l.line));
     return mark === '' ? /[▲▼]/.test(text) : !text.includes(mark);
   });
+  const inclusiveLines = labelled.filter((l) => lineDeltas.get(l.line)?.explained_by_calls && lineDeltas.get(l.line)?.significant);
   check(
     'delta hints after a new run',
-    dominantMark !== '' && Boolean(deltaLines) && wrongDeltas.length === 0,
-    `line ${hintLine} shows "${(shownDeltas[hintLine] ?? '').trim()}" (expected ${dominantMark}); ` +
-      `significant lines ${[...lineDeltas].filter(([, m]) => m.significant).map(([n, m]) => `${n} ${markOf(m)}`).join(', ')}; ` +
-      (wrongDeltas.length === 0 ? 'every other line without a delta' : `wrong on ${wrongDeltas.map((l) => l.line).join(', ')}`),
+    deltaMark !== '' && Boolean(deltaLines) && wrongDeltas.length === 0,
+    `line ${deltaAt} shows "${(shownDeltas[deltaAt] ?? '').trim()}" (expected ${deltaMark}); ` +
+      `significant lines ${[...lineDeltas].filter(([, m]) => m.significant).map(([n, m]) => `${n} ${changeOf(m)}${m.explained_by_calls ? ' (inclusive)' : ''}`).join(', ')}; ` +
+      inclusiveLines.map((l) => `call line ${l.line} shows "${(shownDeltas[l.currentLine ?? l.line] ?? '').trim()}"; `).join('') +
+      (wrongDeltas.length === 0 ? 'every other line as perfline compare counts it' : `wrong on ${wrongDeltas.map((l) => l.line).join(', ')}`),
   );
   const deltaLenses = await until(async () => {
     const texts = (await page.locator('.monaco-editor .codelens-decoration').allInnerTexts()).map((t) => t.trim());
@@ -516,14 +554,31 @@ try {
   }, 60_000);
   check('lens: a block total with its change', Boolean(deltaLenses), `lenses ${JSON.stringify(deltaLenses ?? [])}`);
   await shot('5c-delta-hints');
-  const deltaHover = await hoverOn('self.pointwise(x)');
+  const sourceLines = readFileSync(join(workspace, fileName), 'utf8').split('\n');
+  const deltaHover = await hoverOn(sourceLines[deltaLine.line - 1].trim());
+  const againstPart = (text) => text.slice(Math.max(0, text.indexOf('Against the baseline')));
+  const verdictWord = { regression: 'regression', improvement: 'improvement' }[lineDeltas.get(deltaLine.line)?.verdict] ?? '?';
   check(
     'hover: base, new and delta against the baseline',
-    /Against the baseline/.test(deltaHover.text) && /metric\s+base\s+new\s+delta\s+change\s+verdict/.test(deltaHover.text) && deltaHover.text.includes(dominantMark) && /regression/.test(deltaHover.text),
-    `hover text: ${JSON.stringify(deltaHover.text.slice(0, 600))}`,
+    /Against the baseline/.test(deltaHover.text) && /metric\s+base\s+new\s+delta\s+change\s+verdict/.test(deltaHover.text) &&
+      againstPart(deltaHover.text).includes(deltaMark) && againstPart(deltaHover.text).includes(verdictWord),
+    `line ${deltaLine.line}; hover text: ${JSON.stringify(againstPart(deltaHover.text).slice(0, 600))}`,
   );
   await shot('5d-delta-hover');
   await page.keyboard.press('Escape');
+  for (const l of inclusiveLines) {
+    const metric = lineDeltas.get(l.line);
+    const hover = await hoverOn(sourceLines[l.line - 1].trim());
+    const against = againstPart(hover.text);
+    check(
+      `hover: call line ${l.line}'s change is inclusive`,
+      against.includes(`${changeOf(metric)} inclusive: the lines this line calls account for the change, and it is counted there.`) &&
+        against.includes(`${metric.verdict}, inclusive`),
+      `perfline compare --json: ${changeOf(metric)} ${metric.verdict}, explained by its calls; hover text: ${JSON.stringify(against.slice(0, 600))}`,
+    );
+    await shot(`5d2-delta-hover-call-line-${l.line}`);
+    await page.keyboard.press('Escape');
+  }
   await runCommand('View: Focus Problems');
   const regressions = await until(async () => {
     const text = await page.locator('.markers-panel').first().innerText().catch(() => '');

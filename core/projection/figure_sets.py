@@ -8,8 +8,14 @@ compact JSON, written by ``figure_keys``) is equal, so ``5`` and ``5.0`` differ.
 
 Decides: whether an authoritative entity's breakdowns form a usable figure set,
 and what a combination of several records gives (only explicit ``sum`` metrics
-present in every part survive; a copy is never filtered). Cost: linear in the
-number of metrics involved; keys are built once per figure set.
+present in every part survive; a copy is never filtered). Every figure set is
+made by one builder (``build_group`` for each group, ``build_figures`` for the
+set), whatever asks for it: an origin's breakdowns (through the plain-shape fast
+path of ``OriginShapes`` or the general path) or a combination (added position by
+position, as columns of plain values, or identity by identity). ``OriginSums`` is
+the arithmetic of one projection run: every combination the stages ask for goes
+through it. Cost: linear in the number of metrics involved; keys are built once
+per figure set.
 """
 
 from __future__ import annotations
@@ -19,7 +25,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from perfline.core.document_canonical import METRIC_KEY_ORDER
-from perfline.core.graph import int_objects
+from perfline.core.mypyc_idioms import int_objects
+from perfline.core.projection.exact_sums import Partials, exact_total
 from perfline.core.projection.figure_keys import (
     canonical_json,
     figures_key,
@@ -70,6 +77,7 @@ class Group:  # a value: never mutated (see records.py)
     __slots__ = (
         "addend_metrics",
         "addend_order",
+        "addend_partials",
         "addend_prefixes",
         "addends",
         "metrics",
@@ -78,20 +86,6 @@ class Group:  # a value: never mutated (see records.py)
         "qualifiers",
     )
 
-    qualifier_key: str
-    qualifiers: Mapping[str, Any]
-    metrics: tuple[Mapping[str, Any], ...]
-    """The metrics, sorted by identity."""
-    addends: Mapping[Identity, Mapping[str, Any]]
-    addend_order: tuple[Identity, ...]
-    """The addends' identities in sorted order (``metrics`` order)."""
-    addend_metrics: tuple[Mapping[str, Any], ...]
-    """The addends in that order."""
-    addend_prefixes: tuple[str, ...]
-    """Their ``figure_keys.value_prefix`` in that order ("" where there is none)."""
-    plain: bool
-    """Every addend is plain (has a value prefix: a number, no samples or qualifiers)."""
-
     def __init__(
         self,
         qualifier_key: str,
@@ -99,29 +93,31 @@ class Group:  # a value: never mutated (see records.py)
         metrics: tuple[Mapping[str, Any], ...],
         addends: dict[Identity, Mapping[str, Any]],
         addend_prefixes: tuple[str, ...],
+        addend_partials: tuple[Partials | None, ...] | None = None,
     ) -> None:
         self.qualifier_key = qualifier_key
         self.qualifiers = qualifiers
         self.metrics = metrics
-        self.addends = addends
+        """The metrics, sorted by identity."""
+        self.addends: Mapping[Identity, Mapping[str, Any]] = addends
         self.addend_order = tuple(addends)
+        """The addends' identities in sorted order (``metrics`` order)."""
         self.addend_metrics = tuple(addends.values())
+        """The addends in that order."""
         self.addend_prefixes = addend_prefixes
+        """Their ``figure_keys.value_prefix`` in that order ("" where there is none)."""
         self.plain = all(addend_prefixes)
+        """Every addend is plain (has a value prefix: a number, no samples or qualifiers)."""
+        self.addend_partials = addend_partials
+        """Exact sums only (``exact_sums``): each addend's exact value where its printed
+        value rounds it (``None`` where the value is exact; ``None`` for the whole group
+        when every value is)."""
 
 
 class Figures:  # a value: never mutated (see records.py)
     """A canonical figure set with its comparison key."""
 
     __slots__ = ("by_qualifier", "exact", "groups", "key")
-
-    groups: tuple[Group, ...]
-    key: str
-    by_qualifier: Mapping[str, Group]
-    exact: bool
-    """True when every summable value is exact in binary floating point under any
-    order: integers are; floats are when integral and small (< 2**40), so a sum of
-    up to 2**13 of them is exact whatever the order."""
 
     def __init__(
         self, groups: tuple[Group, ...], key: str, by_qualifier: Mapping[str, Group], exact: bool
@@ -130,55 +126,90 @@ class Figures:  # a value: never mutated (see records.py)
         self.key = key
         self.by_qualifier = by_qualifier
         self.exact = exact
+        """True when sums of these figures do not depend on the order of addition: with
+        exact sums always; in the reference's arithmetic when every summable value is
+        exact in binary floating point under any order (integers are; floats are when
+        integral and small, < 2**40, so a sum of up to 2**13 of them is exact)."""
+
+    def rounded(self, always_new: bool = False) -> Figures:
+        """These figures taken at their printed values (exact values dropped): what a
+        contributor merged from several records with these figures stands for. The
+        same object when nothing is dropped, unless ``always_new``."""
+        if not always_new and all(group.addend_partials is None for group in self.groups):
+            return self
+        groups = tuple(
+            [
+                Group(g.qualifier_key, g.qualifiers, g.metrics, dict(g.addends), g.addend_prefixes)
+                for g in self.groups
+            ]
+        )
+        return Figures(groups, self.key, {g.qualifier_key: g for g in groups}, self.exact)
 
 
 GroupTexts = tuple[Group, tuple[str, ...]]
 """A group with each of its metrics' canonical JSON text (``figure_keys.metric_text``),
-in order: what ``make_figures`` writes the figure key from. A figure set keeps only the
+in order: what ``build_figures`` writes the figure key from. A figure set keeps only the
 key: kept, the texts would add about a tenth to the projection's memory."""
 
 
-def make_group(
+def build_group(
     qualifier_key: str,
     qualifiers: Mapping[str, Any],
-    metrics: tuple[tuple[Identity, Mapping[str, Any]], ...],
-    known_prefixes: Sequence[str | None] | None = None,
+    identities: list[Identity],
+    metrics: list[Mapping[str, Any]],
+    prefixes: list[str | None] | None = None,
+    sums: list[bool] | None = None,
     prefix_memo: dict[tuple[str, str, str], str] | None = None,
+    partials: list[Partials | None] | None = None,
 ) -> GroupTexts:
-    """A group with its addends and texts worked out (``metrics`` sorted by identity).
+    """A group with its addends and texts worked out (``metrics`` sorted by identity,
+    ``identities`` theirs).
 
-    ``known_prefixes``: the metrics' ``value_prefix`` when the caller has them;
-    ``prefix_memo``: prefixes already written, by (aggregation, name, unit).
+    What the caller already knows is taken as it is: ``prefixes``, the metrics'
+    ``value_prefix`` (a metric with a prefix is written from it and is an addend iff
+    its aggregation is ``sum``); ``sums``, whether each metric is an addend (with
+    ``prefixes`` that are all strings). Otherwise each prefix is written, through
+    ``prefix_memo`` (prefixes already written, by (aggregation, name, unit)).
+    ``partials``: each metric's exact value where its value rounds it (exact sums).
     """
     addends: dict[Identity, Mapping[str, Any]] = {}
-    prefixes: list[str] = []
+    addend_prefixes: list[str] = []
+    exact_values: list[Partials | None] = []
     texts: list[str] = []
-    for position, (identity, metric) in enumerate(metrics):
-        if known_prefixes is None:
-            prefix = value_prefix(metric, prefix_memo)
-        else:
-            prefix = known_prefixes[position]
+    for position in range(len(metrics)):
+        metric = metrics[position]
+        prefix = value_prefix(metric, prefix_memo) if prefixes is None else prefixes[position]
         if prefix is None:
             texts.append(metric_text(metric))
             addend = _addend(metric)
         else:
             texts.append(prefix + repr(metric["value"]) + "}")
             # a plain metric (a number, no samples or availability) adds iff it is a sum
-            addend = metric["aggregation"] == "sum"
+            addend = metric["aggregation"] == "sum" if sums is None else sums[position]
         if addend:
-            addends[identity] = metric
-            prefixes.append("" if prefix is None else prefix)
+            addends[identities[position]] = metric
+            addend_prefixes.append("" if prefix is None else prefix)
+            if partials is not None:
+                exact_values.append(partials[position])
+    kept_partials: tuple[Partials | None, ...] | None = None
+    if any(value is not None for value in exact_values):
+        kept_partials = tuple(exact_values)
     group = Group(
-        qualifier_key, qualifiers, tuple([m for _, m in metrics]), addends, tuple(prefixes)
+        qualifier_key, qualifiers, tuple(metrics), addends, tuple(addend_prefixes), kept_partials
     )
     return group, tuple(texts)
 
 
-def make_figures(groups: Sequence[GroupTexts]) -> Figures:
-    """Sort the groups and compute the canonical key."""
-    ordered = sorted(groups, key=lambda item: item[0].qualifier_key)
+def _qualifier_key_of(group: GroupTexts) -> str:
+    return group[0].qualifier_key
+
+
+def build_figures(groups: Sequence[GroupTexts], exact_sums: bool = False) -> Figures:
+    """The figure set of ``groups`` (distinct qualifier keys): sorted, with its key
+    (``exact_sums``: the run adds exactly, so every figure set is order-free)."""
+    ordered = sorted(groups, key=_qualifier_key_of) if len(groups) > 1 else groups
     kept = tuple([group for group, _ in ordered])
-    exact = all(_exact(metric) for group in kept for metric in group.addends.values())
+    exact = exact_sums or all(_exact(metric) for group in kept for metric in group.addends.values())
     return Figures(
         kept,
         figures_key((group.qualifier_key, texts) for group, texts in ordered),
@@ -191,7 +222,15 @@ class _PlainShape:  # a value: never mutated (see records.py)
     """The metric list of a plain breakdown up to its values: every metric its own
     plain sum view (``_is_plain_sum_view``) with a finite value, identities unique."""
 
-    __slots__ = ("aggregations", "identities", "order", "prefixes", "sums")
+    __slots__ = (
+        "aggregations",
+        "identities",
+        "order",
+        "prefixes",
+        "sorted_identities",
+        "sorted_prefixes",
+        "sorted_sums",
+    )
 
     def __init__(
         self,
@@ -207,7 +246,11 @@ class _PlainShape:  # a value: never mutated (see records.py)
         """Positions in sorted identity order."""
         self.prefixes = prefixes
         """Each metric's ``value_prefix``, by position."""
-        self.sums = tuple([aggregation == "sum" for aggregation in aggregations])
+        sums = [aggregation == "sum" for aggregation in aggregations]
+        # the group's lists, in sorted identity order (as ``build_group`` takes them)
+        self.sorted_identities = [identities[position] for position in order]
+        self.sorted_prefixes: list[str | None] = [prefixes[position] for position in order]
+        self.sorted_sums = [sums[position] for position in order]
         """Whether each metric is an addend (``aggregations``, read once per shape)."""
 
     def fits(self, metrics: list[Any]) -> bool:
@@ -242,9 +285,11 @@ class OriginShapes:
     identities (breakdowns of one backend list the same metrics in the same order),
     and the last plain breakdown shape (``plain_figures``)."""
 
-    __slots__ = ("_plain", "orders", "prefixes")
+    __slots__ = ("_plain", "exact_sums", "orders", "prefixes")
 
-    def __init__(self) -> None:
+    def __init__(self, exact_sums: bool = False) -> None:
+        self.exact_sums = exact_sums
+        """The run adds exactly (its figure sets are all order-free)."""
         self.prefixes: dict[tuple[str, str, str], str] = {}
         self.orders: dict[tuple[Identity, ...], tuple[int, ...] | None] = {}
         self._plain: _PlainShape | None = None
@@ -261,24 +306,11 @@ class OriginShapes:
             if shape is None:
                 return None
             self._plain = shape
-        identities = shape.identities
-        prefixes = shape.prefixes
-        sums = shape.sums
-        ordered: list[Mapping[str, Any]] = []
-        texts: list[str] = []
-        addends: dict[Identity, Mapping[str, Any]] = {}
-        addend_prefixes: list[str] = []
-        for position in shape.order:
-            metric = metrics[position]
-            identity = identities[position]
-            prefix = prefixes[position]
-            ordered.append(metric)
-            texts.append(prefix + repr(metric["value"]) + "}")
-            if sums[position]:
-                addends[identity] = metric
-                addend_prefixes.append(prefix)
-        group = Group("{}", {}, tuple(ordered), addends, tuple(addend_prefixes))
-        return make_figures([(group, tuple(texts))])
+        ordered = [metrics[position] for position in shape.order]
+        group = build_group(
+            "{}", {}, shape.sorted_identities, ordered, shape.sorted_prefixes, shape.sorted_sums
+        )
+        return build_figures([group], self.exact_sums)
 
     def _plain_shape(self, metrics: list[Any]) -> _PlainShape | None:
         if not all(_is_plain_sum_view(m) for m in metrics):
@@ -311,10 +343,10 @@ class OriginShapes:
 
 def _canonical_metrics(
     metrics: Sequence[Any], shapes: OriginShapes | None = None
-) -> tuple[tuple[Identity, Mapping[str, Any]], ...] | None:
-    """The metrics' views sorted by identity, each identity once; ``None`` when
-    one identity has different views."""
-    views: list[dict[str, Any]] = []
+) -> tuple[list[Identity], list[Mapping[str, Any]]] | None:
+    """The metrics' identities and views sorted by identity, each identity once;
+    ``None`` when one identity has different views."""
+    views: list[Mapping[str, Any]] = []
     identities: list[Identity] = []
     for metric in metrics:
         if _is_plain_sum_view(metric):
@@ -330,16 +362,17 @@ def _canonical_metrics(
     if shapes is not None:
         order = shapes.sorted_order(identities)
         if order is not None:
-            return tuple([(identities[position], views[position]) for position in order])
-    by_identity: dict[Identity, dict[str, Any]] = {}
-    for identity, view in zip(identities, views, strict=True):
+            return [identities[p] for p in order], [views[p] for p in order]
+    by_identity: dict[Identity, Mapping[str, Any]] = {}
+    for identity, seen in zip(identities, views, strict=True):
         known = by_identity.get(identity)
         if known is None:
-            by_identity[identity] = view
-        elif canonical_json(known) != canonical_json(view):
+            by_identity[identity] = seen
+        elif canonical_json(known) != canonical_json(seen):
             return None
-    # identities are unique, so the items sort by identity alone
-    return tuple(sorted(by_identity.items()))
+    # identities are unique, so they alone give the order
+    ordered = sorted(by_identity)
+    return ordered, [by_identity[identity] for identity in ordered]
 
 
 _SUM_VIEW_SHAPE: Final[tuple[str, ...]] = ("name", "unit", "value", "aggregation")
@@ -354,6 +387,11 @@ def _in_sum_view_order(metric: dict[str, Any]) -> bool:
     if len(metric) != 4:
         return False
     return all(key == _SUM_VIEW_SHAPE[position] for position, key in enumerate(metric))
+
+
+def plain_sum_view(metric: Any) -> bool:
+    """Is ``metric`` a plain sum view (see ``_is_plain_sum_view``)?"""
+    return _is_plain_sum_view(metric)
 
 
 def _is_plain_sum_view(metric: Any) -> bool:
@@ -389,6 +427,7 @@ def origin_figures(
             if plain is not None:
                 return plain
     groups: dict[str, GroupTexts] = {}
+    prefixes = None if shapes is None else shapes.prefixes
     for breakdown in breakdowns:
         metrics = breakdown.get("metrics")
         if not isinstance(metrics, list) or not metrics:
@@ -396,16 +435,16 @@ def origin_figures(
         canonical = _canonical_metrics(metrics, shapes)
         if canonical is None:
             return None
+        identities, views = canonical
         qualifiers = breakdown.get("qualifiers") or {}
         qualifier_key = canonical_json(qualifiers)
-        prefixes = None if shapes is None else shapes.prefixes
-        group = make_group(qualifier_key, qualifiers, canonical, prefix_memo=prefixes)
+        group = build_group(qualifier_key, qualifiers, identities, views, prefix_memo=prefixes)
         known = groups.get(qualifier_key)
         if known is None:
             groups[qualifier_key] = group
-        elif canonical_json(list(known[0].metrics)) != canonical_json([m for _, m in canonical]):
+        elif known[1] != group[1]:  # the metrics' texts: their canonical JSON
             return None
-    return make_figures(list(groups.values()))
+    return build_figures(list(groups.values()), shapes is not None and shapes.exact_sums)
 
 
 def _addend(metric: Mapping[str, Any]) -> bool:
@@ -423,15 +462,17 @@ def _addend(metric: Mapping[str, Any]) -> bool:
     return True
 
 
-def combine(parts: Sequence[Figures]) -> Figures | None:
-    """Add figure sets in the given order (§6.2); ``None`` when nothing survives.
+def combine(parts: Sequence[Figures], exact_sums: bool = False) -> Figures | None:
+    """Add figure sets (§6.2); ``None`` when nothing survives.
 
     Only qualifier groups present in every part, and in them only metric
     identities every part can add, survive; samples must be all present (and
     their total safe) or all absent; the total must be finite. Groups whose
     addends have one identity list (the usual case) are added position by
     position, without looking identities up; plain ones (numbers only) as
-    columns of values.
+    columns of values. Values are added in the given order, each total rounded
+    as it grows (the reference's arithmetic), or with ``exact_sums`` exactly
+    (``exact_sums``: the correctly rounded exact sum, whatever the order).
     """
     common = set(parts[0].by_qualifier)
     for part in parts[1:]:
@@ -440,68 +481,117 @@ def combine(parts: Sequence[Figures]) -> Figures | None:
     for qualifier_key in sorted(common):
         members = [part.by_qualifier[qualifier_key] for part in parts]
         order = members[0].addend_order
-        summed: list[tuple[Identity, Mapping[str, Any]]] = []
+        identities: list[Identity] = []
+        totals: list[Mapping[str, Any]] = []
         known: list[str | None] | None = None
+        exact_values: list[Partials | None] | None = [] if exact_sums else None
         if all(member.addend_order == order for member in members):
             known = []
             prefixes = members[0].addend_prefixes
             if all(member.plain for member in members):
-                for position, plain_total in _plain_sums(members):
-                    summed.append((order[position], plain_total))
-                    known.append(prefixes[position])
+                _plain_sums(members, identities, totals, known, exact_values)
             else:
-                for position, identity in enumerate(order):
-                    total = _summed([member.addend_metrics[position] for member in members])
+                for position in range(len(order)):
+                    addends = [member.addend_metrics[position] for member in members]
+                    terms = None if exact_values is None else _terms(members, position)
+                    total = _summed(addends, terms, exact_values)
                     if total is not None:
-                        summed.append((identity, total))
+                        identities.append(order[position])
+                        totals.append(total)
                         # a plain sum keeps the first addend's name, unit and "sum"
                         prefix = prefixes[position]
                         known.append(prefix if prefix and len(total) == 4 else value_prefix(total))
         else:
-            identities = set(order)
+            common_identities = set(order)
             for member in members[1:]:
-                identities &= member.addends.keys()
-            for identity in sorted(identities):
-                total = _summed([member.addends[identity] for member in members])
+                common_identities &= member.addends.keys()
+            for identity in sorted(common_identities):
+                addends = [member.addends[identity] for member in members]
+                terms = None
+                if exact_values is not None:
+                    terms = [_term(m, m.addend_order.index(identity)) for m in members]
+                total = _summed(addends, terms, exact_values)
                 if total is not None:
-                    summed.append((identity, total))
-        if summed:
-            groups.append(make_group(qualifier_key, members[0].qualifiers, tuple(summed), known))
+                    identities.append(identity)
+                    totals.append(total)
+        if totals:
+            qualifiers = members[0].qualifiers
+            groups.append(
+                build_group(
+                    qualifier_key, qualifiers, identities, totals, known, partials=exact_values
+                )
+            )
     if not groups:
         return None
-    return make_figures(groups)
+    return build_figures(groups, exact_sums)
 
 
-def _plain_sums(members: list[Group]) -> list[tuple[int, Mapping[str, Any]]]:
+def _term(member: Group, position: int) -> Any:
+    """The exact value of ``member``'s addend at ``position``: its partials, or its value."""
+    partials = member.addend_partials
+    if partials is not None:
+        exact = partials[position]
+        if exact is not None:
+            return exact
+    return member.addend_metrics[position]["value"]
+
+
+def _terms(members: list[Group], position: int) -> list[Any]:
+    return [_term(member, position) for member in members]
+
+
+def _plain_sums(
+    members: list[Group],
+    identities: list[Identity],
+    totals: list[Mapping[str, Any]],
+    prefixes: list[str | None],
+    exact_values: list[Partials | None] | None,
+) -> None:
     """``_summed`` for plain groups with one addend order (numbers only, no samples,
-    no qualifiers): (position, sum) for each finite total, values added in order
-    starting from integer 0."""
-    first = members[0].addend_metrics
-    totals: list[int | float] = [0 + metric["value"] for metric in first]
+    no qualifiers): each finite total, values added in order starting from integer 0,
+    appended with its identity and value prefix. With exact sums (``exact_values``
+    given) a column with a float in it is the correctly rounded exact sum of the
+    members' exact values instead, its partials appended to ``exact_values``; an
+    integer column is exact as it is."""
+    first = members[0]
+    metrics = first.addend_metrics
+    values: list[int | float] = [0 + metric["value"] for metric in metrics]
     for member in members[1:]:
         for position, metric in enumerate(member.addend_metrics):
-            totals[position] = totals[position] + metric["value"]
-    sums: list[tuple[int, Mapping[str, Any]]] = []
-    for position, total in enumerate(totals):
-        if type(total) is float and not math.isfinite(total):
-            continue
-        metric = first[position]
-        sums.append(
-            (
-                position,
-                {
-                    "name": metric["name"],
-                    "unit": metric["unit"],
-                    "value": total,
-                    "aggregation": "sum",
-                },
-            )
+            values[position] = values[position] + metric["value"]
+    for position in range(len(values)):
+        value = values[position]
+        partials: Partials | None = None
+        if type(value) is float:
+            if exact_values is not None:
+                expansion: list[float] = []
+                rounded = exact_total(_terms(members, position), expansion)
+                if rounded is None:
+                    continue
+                value = rounded
+                if len(expansion) > 1:
+                    partials = tuple(expansion)
+            elif not math.isfinite(value):
+                continue
+        metric = metrics[position]
+        identities.append(first.addend_order[position])
+        totals.append(
+            {"name": metric["name"], "unit": metric["unit"], "value": value, "aggregation": "sum"}
         )
-    return sums
+        prefixes.append(first.addend_prefixes[position])
+        if exact_values is not None:
+            exact_values.append(partials)
 
 
-def _summed(metrics: list[Mapping[str, Any]]) -> dict[str, Any] | None:
-    """The sum of addends with one identity, in order; ``None`` when it is not allowed."""
+def _summed(
+    metrics: list[Mapping[str, Any]],
+    terms: list[Any] | None = None,
+    exact_values: list[Partials | None] | None = None,
+) -> dict[str, Any] | None:
+    """The sum of addends with one identity, in order; ``None`` when it is not allowed.
+
+    With exact sums, ``terms`` are the addends' exact values and the total's partials
+    are appended to ``exact_values`` (when there is a total)."""
     first = metrics[0]
     with_samples = "samples" in first
     samples_total = 0
@@ -511,11 +601,21 @@ def _summed(metrics: list[Mapping[str, Any]]) -> dict[str, Any] | None:
         samples_total = sum(int(m["samples"]) for m in metrics)
         if samples_total > MAX_SAFE_INTEGER:
             return None
+    partials: Partials | None = None
     total: int | float = 0
-    for metric in metrics:
-        total = total + metric["value"]
-    if isinstance(total, float) and not math.isfinite(total):
-        return None
+    if terms is None or all(type(term) is int for term in terms):
+        for metric in metrics:
+            total = total + metric["value"]
+        if isinstance(total, float) and not math.isfinite(total):
+            return None
+    else:
+        expansion: list[float] = []
+        rounded = exact_total(terms, expansion)
+        if rounded is None:
+            return None
+        total = rounded
+        if len(expansion) > 1:
+            partials = tuple(expansion)
     result: dict[str, Any] = {
         "name": first["name"],
         "unit": first["unit"],
@@ -526,6 +626,8 @@ def _summed(metrics: list[Mapping[str, Any]]) -> dict[str, Any] | None:
         result["samples"] = samples_total
     if first.get("qualifiers"):
         result["qualifiers"] = first["qualifiers"]
+    if exact_values is not None:
+        exact_values.append(partials)
     return result
 
 
@@ -534,20 +636,111 @@ def _exact(metric: Mapping[str, Any]) -> bool:
     return not isinstance(value, float) or (value.is_integer() and abs(value) < 2**40)
 
 
+class FigureLedger:
+    """Every figure set one projection run made, and from what: each usable origin's
+    own, each combination (its parts, or that it gave nothing) and each rounded copy,
+    as numbered nodes in the order they were made. Replaying the nodes on new origin
+    figures gives what the run would have computed from them (``value_refresh``).
+    A figure set the ledger did not see being made marks it incomplete."""
+
+    __slots__ = ("complete", "figures", "kinds", "numbers", "origins", "parents")
+
+    def __init__(self) -> None:
+        self.figures: list[Figures | None] = []
+        """Each node's figure set (``None``: a combination that gave nothing)."""
+        self.kinds: list[int] = []
+        """Each node's kind: ``ORIGIN_NODE``, ``COMBINED_NODE`` or ``ROUNDED_NODE``."""
+        self.parents: list[list[int]] = []
+        """Each node's parts (the rounded node's one part; none for an origin)."""
+        self.origins: list[int] = []
+        """Each origin node's origin (-1 for other nodes)."""
+        self.numbers: dict[int, int] = {}
+        """``id`` of each figure set the ledger holds -> its node (the ledger keeps
+        them referenced, so ids are not reused)."""
+        self.complete = True
+
+    def origin(self, origin: int, figures: Figures) -> None:
+        """Record an origin's own figure set."""
+        self._add(ORIGIN_NODE, [], origin, figures)
+
+    def combined(self, parts: Sequence[Figures], result: Figures | None) -> None:
+        """Record a combination of ``parts`` and what it gave."""
+        self._add(COMBINED_NODE, self._numbers_of(parts), -1, result)
+
+    def rounded(self, part: Figures, result: Figures) -> None:
+        """Record ``part.rounded()`` (when it made a new figure set)."""
+        self._add(ROUNDED_NODE, self._numbers_of([part]), -1, result)
+
+    def _numbers_of(self, parts: Sequence[Figures]) -> list[int]:
+        numbers: list[int] = []
+        for part in parts:
+            number = self.numbers.get(id(part))
+            if number is None:
+                self.complete = False
+                number = -1
+            numbers.append(number)
+        return numbers
+
+    def _add(self, kind: int, parents: list[int], origin: int, figures: Figures | None) -> None:
+        if figures is not None:
+            self.numbers[id(figures)] = len(self.figures)
+        self.figures.append(figures)
+        self.kinds.append(kind)
+        self.parents.append(parents)
+        self.origins.append(origin)
+
+
+ORIGIN_NODE: Final = 0
+COMBINED_NODE: Final = 1
+ROUNDED_NODE: Final = 2
+
+
 class OriginSums:
-    """The usable origins' figure sets, plus memoized exact totals of origin sets.
+    """The arithmetic of one projection run: the usable origins' figure sets, the
+    combination of figure sets, and memoized exact totals of origin sets.
 
     ``total(origins)`` is the combination of the origins' own figures in
     sorted order; callers use it only when every value adds exactly, so the
     order does not matter and any cover of those origins gives this total.
+    ``ledger``, when given, records every figure set the run makes.
     """
 
-    __slots__ = ("_totals", "figures")
+    __slots__ = ("_totals", "exact_sums", "figures", "ledger")
 
-    def __init__(self, figures: Mapping[int, Figures]) -> None:
+    def __init__(
+        self,
+        figures: Mapping[int, Figures],
+        exact_sums: bool = False,
+        ledger: FigureLedger | None = None,
+    ) -> None:
         self.figures: dict[int, Figures] = dict(figures)
         """Origin -> its own figure set (the usable origins only)."""
+        self.exact_sums = exact_sums
+        """Float sums are exact (deviation D6), else added as the reference adds them."""
+        self.ledger = ledger
         self._totals: dict[frozenset[int], Figures | None] = {}
+        if ledger is not None:
+            for origin in sorted(self.figures):
+                ledger.origin(origin, self.figures[origin])
+
+    def combine(self, parts: Sequence[Figures]) -> Figures | None:
+        """``combine(parts)`` in the run's arithmetic: every combination of the
+        run's stages comes here."""
+        result = combine(parts, self.exact_sums)
+        if self.ledger is not None:
+            self.ledger.combined(parts, result)
+        return result
+
+    def rounded(self, figures: Figures) -> Figures:
+        """``figures.rounded()``. Recorded as a new figure set when the ledger could see
+        other values dropped on a replay (exact sums); the reference's arithmetic keeps
+        no exact values, so there the figures themselves are the answer."""
+        ledger = self.ledger
+        if ledger is None or not self.exact_sums:
+            return figures.rounded()
+        result = figures.rounded(always_new=True)
+        ledger.rounded(figures, result)
+        return result
 
     def has_all(self, origins: frozenset[int]) -> bool:
         """Is every one of ``origins`` a usable origin?"""
@@ -564,7 +757,7 @@ class OriginSums:
             value: Figures | None = self.figures[only]
         else:
             figures = self.figures
-            value = combine([figures[o] for o in sorted(origins)])
+            value = self.combine([figures[o] for o in sorted(origins)])
         totals[origins] = value
         return value
 
@@ -585,6 +778,6 @@ class OriginSums:
         totals = [self.total(part) for part in sorted(parts, key=min)]
         value: Figures | None = None
         if all(total is not None for total in totals):
-            value = combine([total for total in totals if total is not None])
+            value = self.combine([total for total in totals if total is not None])
         self._totals[union] = value
         return value

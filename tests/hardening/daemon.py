@@ -15,7 +15,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,14 +75,20 @@ def daemon_env(base: Path) -> dict[str, str]:
 
 
 def start_daemon(
-    root: Path, base: Path, *args: str, transport: str = "tcp", wait_jobs: bool = True
+    root: Path,
+    base: Path,
+    *args: str,
+    transport: str = "tcp",
+    wait_jobs: bool = True,
+    serve: Sequence[str] = _SERVE,
 ) -> Daemon:
-    """``perfline serve`` on ``root`` (``transport``: ``tcp`` or ``socket``)."""
+    """``perfline serve`` on ``root`` (``transport``: ``tcp`` or ``socket``; ``serve``:
+    the command before the options, ``python -m perfline serve``)."""
     env = daemon_env(base)
     log_file = base / "serve.log"
     where = ["--tcp", "127.0.0.1:0"] if transport == "tcp" else ["--socket", str(base / "d.sock")]
     process = subprocess.Popen(
-        [*_SERVE, *where, "-w", str(root), "--log-file", str(log_file), *args],
+        [*serve, *where, "-w", str(root), "--log-file", str(log_file), *args],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,

@@ -229,9 +229,16 @@ def read_json_input(data: bytes | str, source: str, *, keep_non_finite: bool = F
 
 
 def _placed(text: str, source: str, keep_non_finite: bool) -> InputError:
-    found = text_limits.json_problem(text, finite=not keep_non_finite)
+    return InputError(source, limit_problem(text, finite=not keep_non_finite))
+
+
+def limit_problem(text: str, *, finite: bool = False) -> Problem:
+    """Where a JSON text that ``json.loads`` refused with ``RecursionError`` or
+    ``ValueError`` (nesting too deep, an integer of too many digits; with ``finite``,
+    a number JSON cannot hold) passes the limit, for readers that parse JSON themselves."""
+    found = text_limits.json_problem(text, finite=finite)
     if found is None:
-        return InputError(source, "JSON nested too deeply or with numbers too large to read")
+        return Problem("", "JSON nested too deeply or with numbers too large to read")
     offset, what = found
     line, column = text_limits.position(text, offset)
-    return InputError(source, Problem(f"line {line}, column {column}", what))
+    return Problem(f"line {line}, column {column}", what)

@@ -57,7 +57,8 @@ class Endpoint:
         """The token to present on TCP: this endpoint's, else the discovery entry's."""
         if self.tcp is None:
             return None
-        return self.token or token_for((self.tcp[0], int(self.tcp[1])))
+        host = "127.0.0.1" if self.tcp[0] == "localhost" else self.tcp[0]
+        return self.token or token_for((host, int(self.tcp[1])))
 
 
 def endpoint_for_workspace(workspace: Path) -> Endpoint | None:

@@ -32,7 +32,7 @@ def folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
     monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setattr(tempfile, "tempdir", str(tmp))
-    discovery._reported.clear()
+    getattr(discovery, "_reported", set()).clear()
     return {
         "tmp": tmp,
         "first": tmp / f"perfline-{os.getuid()}",

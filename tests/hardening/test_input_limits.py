@@ -16,7 +16,6 @@ from click.testing import CliRunner
 
 from perfline.clients.cli import cli
 from perfline.core.errors import InputError
-from perfline.core.json_codec import read_json_input
 from perfline.core.pipeline import PipelineSettings, postprocess
 from perfline.core.workspace_config import WorkspaceConfigError, parse_workspace_config
 from perfline.server.engine import Engine
@@ -81,6 +80,8 @@ def test_the_daemon_refuses_what_strict_json_cannot_hold_where_it_is(
 
 
 def test_the_cli_keeps_non_finite_values_as_the_reference_but_places_the_rest() -> None:
+    from perfline.core.json_codec import read_json_input
+
     text, _ = _with("NaN")
     assert read_json_input(text, "x.json", keep_non_finite=True)["context"]["probe"] != 0
     for name, value, expected, into in BAD_VALUES[4:]:
@@ -103,6 +104,8 @@ def test_perfline_report_names_the_place_of_a_too_deep_document(tmp_path: Path) 
 
 
 def test_duplicate_keys_read_as_json_loads_reads_them(tmp_path: Path) -> None:
+    from perfline.core.json_codec import read_json_input
+
     """A probe that held: the last of duplicate keys wins, as in every JSON reader here."""
     text = json.dumps(load(INPUT_DOC))
     doubled = text.replace('"results":', '"results": [], "results":', 1)

@@ -19,7 +19,6 @@ from click.testing import CliRunner
 
 from perfline.clients.cli import cli
 from perfline.clients.rpc import AsyncClient, Client, Endpoint, RpcError
-from perfline.server.discovery import entry_name
 from tests.hardening.daemon import Daemon, discovery_of, frame, request, running
 from tests.server.helpers import REPO, copy_kws
 
@@ -39,6 +38,8 @@ def _runs(daemon: Daemon) -> int:
 
 
 def test_the_token_is_only_in_the_private_discovery_entry(daemon: Daemon) -> None:
+    from perfline.server.discovery import entry_name
+
     folder = daemon.runtime / "perfline"
     entry = folder / entry_name(daemon.root)
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700

@@ -10,12 +10,12 @@ another user created first, or that is not a directory, is reported in one warni
 and skipped (the next one is used; clients look in the same order). A folder of this
 user with a looser mode is tightened to 0700.
 
-Entries are written as files of mode 0600 (created so, never loosened), through a
-temporary file renamed over the entry, relative to the folder's descriptor, without
-following links; read only if they are regular files of this user that nobody else
-may read or write. Entries of dead processes are removed when found. Standard library
-only, so clients can import it without the daemon's dependencies. Cost: a few system
-calls per look-up.
+Clients only look: they create no folder. Entries are written as files of mode 0600
+(created so, never loosened), through a temporary file renamed over the entry, relative
+to the folder's descriptor, without following links; read only if they are regular files
+of this user that nobody else may read or write. Entries of dead processes are removed
+when found. Standard library only, so clients can import it without the daemon's
+dependencies. Cost: a few system calls per look-up.
 """
 
 from __future__ import annotations
@@ -58,10 +58,14 @@ def candidates() -> list[Path]:
     return found
 
 
-def runtime_dir() -> Path:
-    """The private folder of the entries (created if needed), or ``DiscoveryError``."""
+def runtime_dir(*, create: bool = True) -> Path:
+    """The private folder of the entries, or ``DiscoveryError``; ``create``: make the
+    first usable one if needed (a daemon), else only look (clients create nothing)."""
     problems = []
     for folder in candidates():
+        if not create and not os.path.lexists(folder):
+            problems.append(f"{folder} does not exist")
+            continue
         problem = _make_private(folder)
         if problem is None:
             return folder
@@ -103,9 +107,9 @@ def _make_private(folder: Path) -> str | None:
 
 
 @contextlib.contextmanager
-def _folder() -> Iterator[int]:
+def _folder(*, create: bool = False) -> Iterator[int]:
     """A descriptor of the verified folder (checked again on the descriptor itself)."""
-    folder = runtime_dir()
+    folder = runtime_dir(create=create)
     descriptor = os.open(folder, _DIR_FLAGS)
     try:
         info = os.fstat(descriptor)
@@ -122,7 +126,7 @@ def entry_name(workspace: Path) -> str:
 
 
 def registry_file(workspace: Path) -> Path:
-    """Where the entry of a daemon serving ``workspace`` is (its folder verified)."""
+    """Where the entry of a daemon serving ``workspace`` goes (its folder verified)."""
     return runtime_dir() / entry_name(workspace)
 
 
@@ -204,7 +208,7 @@ def advertise(workspace: Path, endpoint: dict[str, Any]) -> Path:
     data = {"pid": os.getpid(), "workspace": str(workspace.resolve()), **endpoint}
     name = entry_name(workspace)
     temporary = f".{name}.{os.getpid()}.tmp"
-    with _folder() as folder:
+    with _folder(create=True) as folder:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary, dir_fd=folder)
         descriptor = os.open(temporary, _WRITE_FLAGS, 0o600, dir_fd=folder)
@@ -213,4 +217,4 @@ def advertise(workspace: Path, endpoint: dict[str, Any]) -> Path:
         finally:
             os.close(descriptor)
         os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
-    return runtime_dir() / name
+    return runtime_dir(create=False) / name

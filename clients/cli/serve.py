@@ -34,6 +34,8 @@ DEFAULT_MAX_REQUEST = 64 * 1024 * 1024
 LOG_BYTES = 5 * 1024 * 1024
 LOG_BACKUPS = 3
 _FORMAT = "%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"
+#: The attribute that marks the handlers this module added.
+_MARK = "perfline_serve"
 
 
 def default_log_file() -> Path:
@@ -46,11 +48,13 @@ def _setup_logging(log_file: Path | None, verbose: bool) -> None:
     """A rotating file at INFO (DEBUG with ``verbose``) when ``log_file`` is given, and
     stderr at WARNING; pygls' own chatter (every message sent, at INFO) stays out."""
     root = logging.getLogger()
+    for old in [h for h in root.handlers if getattr(h, _MARK, False)]:  # set up once
+        root.removeHandler(old)
+        old.close()
     root.setLevel(logging.DEBUG if verbose else logging.INFO)
     errors = logging.StreamHandler(sys.stderr)
     errors.setLevel(logging.DEBUG if verbose and log_file is None else logging.WARNING)
-    errors.setFormatter(logging.Formatter(_FORMAT))
-    root.addHandler(errors)
+    _add(root, errors)
     if log_file is not None:
         try:
             log_file.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -60,9 +64,14 @@ def _setup_logging(log_file: Path | None, verbose: bool) -> None:
         except OSError as error:
             click.echo(f"perfline: cannot write the log file {log_file}: {error}", err=True)
         else:
-            handler.setFormatter(logging.Formatter(_FORMAT))
-            root.addHandler(handler)
+            _add(root, handler)
     logging.getLogger("pygls").setLevel(logging.INFO if verbose else logging.WARNING)
+
+
+def _add(root: logging.Logger, handler: logging.Handler) -> None:
+    handler.setFormatter(logging.Formatter(_FORMAT))
+    setattr(handler, _MARK, True)
+    root.addHandler(handler)
 
 
 @click.command("serve")
@@ -119,10 +128,11 @@ def command(
 
     if sum(bool(x) for x in (stdio, tcp, socket_path)) > 1:
         raise click.UsageError("choose one of --stdio, --tcp, --socket")
-    _setup_logging(None if no_log_file else (log_file or default_log_file()), verbose)
+    chosen_log = None if no_log_file else (log_file or default_log_file())
     if tcp is None and socket_path is None:
         if workspace is not None:
             exit_on_config_error(workspace.resolve())
+        _setup_logging(chosen_log, verbose)
         run_stdio(EngineHost(workspace, metric=metric), max_body=max_request_bytes)
         return
     root = (workspace or Path.cwd()).resolve()
@@ -133,6 +143,7 @@ def command(
         exit_on_config_error(root)
         if endpoint is not None:
             _exit_if_taken(endpoint)
+        _setup_logging(chosen_log, verbose)
         run_shared(
             EngineHost(root, shared=True, metric=metric),
             root,

@@ -106,7 +106,9 @@ def test_an_internal_failure_is_one_error_line_with_its_traceback(tmp_path: Path
     assert "RuntimeError: a bug in perfline/summary" in log
 
 
-def test_the_log_file_is_rotating_and_under_the_state_folder_by_default(tmp_path: Path) -> None:
+def test_the_log_file_is_rotating_and_under_the_state_folder_by_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from perfline.clients.cli import serve
 
     env = daemon_env(tmp_path)
@@ -122,18 +124,28 @@ def test_the_log_file_is_rotating_and_under_the_state_folder_by_default(tmp_path
     finally:
         process.terminate()
         process.wait(15)
+    assert serve.LOG_BYTES > 0 and serve.LOG_BACKUPS > 0
+    monkeypatch.setattr(serve, "LOG_BYTES", 4096)  # rotate soon
     root = logging.getLogger()
-    saved = root.handlers[:], root.level
+    saved, level = root.handlers[:], root.level
+    log_file = tmp_path / "x" / "serve.log"
     try:
-        serve._setup_logging(tmp_path / "x" / "serve.log", verbose=False)
-        files = [h for h in root.handlers if isinstance(h, logging.handlers.RotatingFileHandler)]
-        assert len(files) == 1 and files[0].maxBytes == serve.LOG_BYTES > 0
-        assert files[0].backupCount == serve.LOG_BACKUPS > 0
-        assert os.stat(tmp_path / "x").st_mode & 0o077 == 0
-        for handler in files:
-            handler.close()
+        serve._setup_logging(log_file, verbose=False)
+        serve._setup_logging(log_file, verbose=False)  # set up again: not twice
+        ours = [h for h in root.handlers if h not in saved]
+        assert len(ours) == 2  # the file and stderr (warnings and errors)
+        for number in range(400):
+            logging.getLogger("perfline.test").info("line %d of the rotation test", number)
     finally:
-        root.handlers[:], _ = saved[0], root.setLevel(saved[1])
+        for handler in [h for h in root.handlers if h not in saved]:
+            root.removeHandler(handler)
+            handler.close()
+        root.setLevel(level)
+    names = sorted(p.name for p in log_file.parent.iterdir())
+    assert names == ["serve.log"] + [f"serve.log.{n}" for n in range(1, serve.LOG_BACKUPS + 1)]
+    assert all(p.stat().st_size <= 4096 for p in log_file.parent.iterdir())
+    assert "line 399 of the rotation test" in log_file.read_text()
+    assert os.stat(log_file.parent).st_mode & 0o077 == 0
 
 
 def _frames(data: bytes) -> list[dict[str, object]]:

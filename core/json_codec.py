@@ -20,8 +20,13 @@ standard library's speed, no decoded copy of the file) and, whenever msgspec ref
 them, decodes them as UTF-8 and reads them with ``json.loads``: msgspec accepts a subset of
 what ``json.loads`` accepts and gives the same values for it (``tests/clients/
 test_json_codec.py``), so the result, or the error and its position, is always the standard
-library's. ``encode_compact`` is the wire form (JSON-RPC bodies): msgspec's encoder, compact,
-UTF-8, the same values (not the same bytes as ``json.dumps``).
+library's. ``read_json_input`` reads an input file: every failure is an ``InputError``
+naming the file and the place (invalid JSON, bytes that are not UTF-8, nesting too deep,
+an integer of too many digits), and, unless asked to keep them, ``NaN``, ``Infinity`` and
+numbers too large for a float (``1e400``) are refused where they stand, so what is read
+can always be written as strict JSON. ``encode_compact`` is the wire form (JSON-RPC
+bodies): msgspec's encoder, compact, UTF-8, the same values (not the same bytes as
+``json.dumps``).
 
 Pure: values in, bytes or values out; no I/O.
 """
@@ -34,6 +39,9 @@ from collections.abc import Iterator
 from typing import Any, Final
 
 import msgspec
+
+from perfline.core import text_limits
+from perfline.core.errors import InputError, Problem
 
 SLICE_ITEMS: Final = 256
 """Items of a long list encoded as one piece."""
@@ -170,3 +178,67 @@ def decode_json(data: bytes | str) -> Any:
         return msgspec.json.decode(data)  # rejects what is not UTF-8, as strict decoding does
     except (msgspec.MsgspecError, RecursionError):
         return json.loads(data.decode("utf-8") if isinstance(data, bytes) else data)
+
+
+class _NotFinite(ValueError):
+    """A number JSON cannot hold, met by ``json.loads``'s hooks (its place is found after)."""
+
+
+def _no_constant(token: str) -> Any:
+    raise _NotFinite(token)
+
+
+def _finite_float(token: str) -> float:
+    value = float(token)
+    if not math.isfinite(value):
+        raise _NotFinite(token)
+    return value
+
+
+def read_json_input(data: bytes | str, source: str, *, keep_non_finite: bool = False) -> Any:
+    """The JSON value of an input file's contents (``source``: its name in errors).
+
+    The same value as ``decode_json``; every failure is an ``InputError`` with the line
+    and column (or byte) where it is. ``NaN``, ``Infinity`` and float literals beyond a
+    double's range are refused unless ``keep_non_finite`` (the CLI keeps them, as the
+    reference does, so validation reports them where they matter).
+    Cost: ``decode_json``'s; a second linear scan only to place an error.
+    """
+    try:
+        return msgspec.json.decode(data)  # refuses NaN, Infinity and 1e400 itself
+    except (msgspec.MsgspecError, RecursionError):
+        pass
+    if isinstance(data, bytes):
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise InputError(source, Problem(f"byte {error.start}", "not UTF-8 text")) from None
+    else:
+        text = data
+    try:
+        if keep_non_finite:
+            return json.loads(text)
+        return json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
+    except json.JSONDecodeError as error:
+        raise InputError(
+            source,
+            Problem(f"line {error.lineno}, column {error.colno}", f"invalid JSON: {error.msg}"),
+        ) from None
+    except (RecursionError, ValueError):  # _NotFinite, or too many digits for an int
+        raise _placed(text, source, keep_non_finite) from None
+
+
+def _placed(text: str, source: str, keep_non_finite: bool) -> InputError:
+    return InputError(source, limit_problem(text, finite=not keep_non_finite))
+
+
+def limit_problem(text: str, *, finite: bool = False) -> Problem:
+    """Where a JSON text that ``json.loads`` refused with ``RecursionError`` or
+    ``ValueError`` (nesting too deep, an integer of too many digits; with ``finite``,
+    a number JSON cannot hold) passes the limit, for readers that parse JSON themselves."""
+    found = text_limits.json_problem(text, finite=finite)
+    if found is None:
+        return Problem("", "JSON nested too deeply or with numbers too large to read")
+    offset, what = found
+    line, column = text_limits.position(text, offset)
+    return Problem(f"line {line}, column {column}", what)

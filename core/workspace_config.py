@@ -153,6 +153,8 @@ def parse_workspace_config(
         raise WorkspaceConfigError(
             source, [ConfigProblem(line, "", f"invalid TOML: {message}", column)]
         ) from None
+    except (RecursionError, ValueError):  # nesting too deep, an integer of too many digits
+        raise _limit_error(text, source) from None
     parser = _Parser(_Locator(text), known_backends)
     config = parser.config(data)
     if parser.problems:
@@ -163,6 +165,16 @@ def parse_workspace_config(
 def parse_collapse_rules(text: str, *, source: str = CONFIG_FILE_NAME) -> tuple[CollapseRule, ...]:
     """Only the ``[filtering] collapse`` rules of a ``perfline.toml`` (for ``perfline report``)."""
     return parse_workspace_config(text, source=source).collapse_rules
+
+
+def _limit_error(text: str, source: str) -> WorkspaceConfigError:
+    from perfline.core import text_limits
+
+    found = text_limits.toml_problem(text)
+    if found is None:
+        return WorkspaceConfigError(source, [ConfigProblem(1, "", "the TOML cannot be read")])
+    line, column = text_limits.position(text, found[0])
+    return WorkspaceConfigError(source, [ConfigProblem(line, "", found[1], column)])
 
 
 def _toml_error_position(message: str, text: str) -> tuple[int, int]:

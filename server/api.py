@@ -19,14 +19,17 @@ from urllib.parse import unquote, urlparse
 
 from perfline.core import dominant_metric
 from perfline.core.compare.deltas import CompareSettings
+from perfline.core.errors import InputError
 from perfline.server.baselines.compare_service import CompareService, service_for
 from perfline.server.line_index import LineEntry
+from perfline.server.scheduler.boundary import MAX_PATH_LENGTH, PathOutside, PathRefused
+from perfline.server.scheduler.bounded_reads import read_source_text
 from perfline.server.view import breakdowns, code_blocks, compare_answers, run_summary
 from perfline.server.view.compare_options import read_compare_options
 from perfline.server.view.engine_surface import EngineSurface, JobView, LineMap
 from perfline.server.view.hint_settings import HintSettings
 
-API_VERSION = "1.1"
+API_VERSION = "1.2"
 
 #: How long ``wait: true`` waits for a comparison or a baseline write (seconds).
 WAIT_SECONDS = 120.0
@@ -94,22 +97,32 @@ def job_json(info: JobView) -> dict[str, Any]:
     }
 
 
+#: The longest ``file`` parameter read (a ``file://`` URI may escape every byte as ``%XX``).
+MAX_FILE_PARAM = 3 * MAX_PATH_LENGTH + len("file://")
+
+
 def workspace_path(engine: EngineSurface, given: str) -> Path:
-    """A ``file://`` URI or a path (absolute or workspace-relative) -> an absolute path inside."""
-    if given.startswith("file:"):
-        path = Path(unquote(urlparse(given).path))
-    else:
-        path = Path(given)
-        if not path.is_absolute():
-            path = engine.root / path
-    resolved = path.resolve()
-    try:
-        resolved.relative_to(engine.root)
-    except ValueError:
+    """A ``file://`` URI or a path (absolute or workspace-relative) -> its real path inside
+    the workspace (``engine.resolve_client_path``: length-limited, linear time); -32002
+    outside it, -32602 for a path that cannot be one (too long, a NUL byte, a loop)."""
+    if len(given) > MAX_FILE_PARAM:
         raise ApiError(
-            OUTSIDE_WORKSPACE, f"{given!r} is outside the workspace {engine.root.as_posix()!r}"
+            INVALID_PARAMS, f"parameter 'file' is longer than {MAX_PATH_LENGTH} characters"
+        )
+    text = unquote(urlparse(given).path) if given.startswith("file:") else given
+    try:
+        return engine.resolve_client_path(text)
+    except PathOutside:
+        root = engine.root.as_posix()
+        raise ApiError(
+            OUTSIDE_WORKSPACE, f"{_shown(given)} is outside the workspace {root!r}"
         ) from None
-    return resolved
+    except PathRefused as error:
+        raise ApiError(INVALID_PARAMS, f"parameter 'file': {error}") from None
+
+
+def _shown(text: str) -> str:
+    return repr(text if len(text) <= 200 else text[:100] + "..." + text[-60:])
 
 
 def status(
@@ -266,9 +279,9 @@ def code_lenses(engine: EngineSurface, params: Any, lines: LineMap | None = None
         for n, found in engine.line_entries(path).items()
     }
     try:
-        source = path.read_text(encoding="utf-8", errors="replace")
-    except OSError as error:
-        raise ApiError(NO_RESULT, f"cannot read {path.as_posix()}: {error.strerror}") from None
+        source = read_source_text(path)
+    except InputError as error:
+        raise ApiError(NO_RESULT, f"cannot read the source: {error}") from None
 
     def total_of(entry: LineEntry, key: dominant_metric.MetricKey) -> float | None:
         good = engine.result(entry.job)

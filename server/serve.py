@@ -1,11 +1,17 @@
 """Transports: stdio (one editor), TCP on loopback and a private Unix socket (a shared
 daemon serving several clients at once on one engine).
 
-Every connection gets its own ``PerflineServer`` (protocol state, open
-documents) on one ``EngineHost``. A shared daemon advertises itself in a
-per-user runtime folder (``$XDG_RUNTIME_DIR/perfline`` or
-``/tmp/perfline-<uid>``, mode 0700) so ``perfline annotate`` can find the
-daemon serving a workspace; the entry is removed when the daemon stops.
+Every connection gets its own ``PerflineServer`` (protocol state, open documents) on one
+``EngineHost``, and its bytes go through ``lsp.message_loop`` (framing, strict JSON,
+size limit, an answer for every malformed frame). A shared daemon advertises itself in
+the private discovery folder (``server.discovery``) so ``perfline annotate`` can find
+the daemon serving a workspace; the entry is removed when the daemon stops.
+
+Security: TCP binds loopback addresses only, and a TCP connection is admitted only once
+its first message presents the random token written into the discovery entry (mode
+0600 in a folder of mode 0700; ``lsp.admission``); a connection that starts with an HTTP
+request line is closed at once. A Unix socket is created with mode 0600 (its mode keeps
+other users out). Stdio needs neither.
 """
 
 from __future__ import annotations
@@ -22,11 +28,15 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from pygls.io_ import run_async
+from pygls.io_ import StdoutWriter
 
-from perfline.server.discovery import advertise
+from perfline.server.discovery import DiscoveryError, advertise
 from perfline.server.host import EngineHost
 from perfline.server.lsp import PerflineServer
+from perfline.server.lsp.admission import TokenGate, new_token
+from perfline.server.lsp.frame_reader import DEFAULT_MAX_BODY
+from perfline.server.lsp.message_loop import CHUNK, run_connection, stdin_chunks
+from perfline.server.lsp.protocol import PerflineProtocol
 
 log = logging.getLogger(__name__)
 
@@ -51,12 +61,25 @@ def check_loopback(host: str) -> str:
     return host
 
 
-def run_stdio(host: EngineHost) -> None:
+def run_stdio(host: EngineHost, *, max_body: int = DEFAULT_MAX_BODY) -> None:
     """Serve one editor over stdin/stdout (logs must never go to stdout)."""
     server = PerflineServer(host)
+    stop = threading.Event()
+    server._stop_event = stop  # what pygls' ``shutdown`` sets
+    server.protocol.set_writer(StdoutWriter(sys.stdout.buffer))
+
+    async def serve() -> None:
+        reader = stdin_chunks(sys.stdin.buffer)
+        await run_connection(reader, _protocol(server), stop, max_body=max_body, peer="stdio")
+
     try:
-        server.start_io()
+        asyncio.run(serve())
+    except BrokenPipeError:
+        log.info("the editor closed the connection")
+    except (KeyboardInterrupt, SystemExit):
+        pass
     finally:
+        server.shutdown()  # type: ignore[no-untyped-call]
         host.close()
 
 
@@ -78,7 +101,12 @@ class _StreamWriter:
 
 
 async def _serve_connection(
-    host: EngineHost, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    host: EngineHost,
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    *,
+    token: str | None,
+    max_body: int,
 ) -> None:
     server = PerflineServer(host)
     stop = threading.Event()
@@ -90,20 +118,41 @@ async def _serve_connection(
 
     server.on_disconnect = closed
     server.attach(host.engine())
+    peer = _peer(writer)
+
+    async def read() -> bytes:
+        return await reader.read(CHUNK)
+
     try:
-        await run_async(
-            stop_event=stop,
-            reader=reader,
-            protocol=server.protocol,
-            logger=log,
-            error_handler=server.report_server_error,
+        await run_connection(
+            read,
+            _protocol(server),
+            stop,
+            max_body=max_body,
+            gate=TokenGate(token) if token is not None else None,
+            peer=peer,
         )
     except (ConnectionError, asyncio.IncompleteReadError):
         pass
     finally:
         server.disconnect()
         if not writer.is_closing():
+            with contextlib.suppress(Exception):  # the last answer (a refusal) goes out first
+                await asyncio.wait_for(writer.drain(), 5)
             writer.close()
+
+
+def _protocol(server: PerflineServer) -> PerflineProtocol:
+    protocol = server.protocol
+    assert isinstance(protocol, PerflineProtocol)
+    return protocol
+
+
+def _peer(writer: asyncio.StreamWriter) -> str:
+    name = writer.get_extra_info("peername")
+    if isinstance(name, tuple) and len(name) >= 2:
+        return f"tcp client {name[0]}:{name[1]}"
+    return "socket client"
 
 
 def run_shared(
@@ -113,11 +162,41 @@ def run_shared(
     tcp: tuple[str, int] | None = None,
     socket_path: Path | None = None,
     ready: threading.Event | None = None,
+    max_body: int = DEFAULT_MAX_BODY,
 ) -> None:
     """Serve clients on loopback TCP or a Unix socket until interrupted."""
     if tcp is not None:
         check_loopback(tcp[0])
-    asyncio.run(_run_shared(host, workspace, tcp, socket_path, ready))
+    asyncio.run(_run_shared(host, workspace, tcp, socket_path, ready, max_body))
+
+
+async def _listen(
+    host: EngineHost, tcp: tuple[str, int] | None, socket_path: Path | None, max_body: int
+) -> tuple[asyncio.Server, dict[str, Any], str]:
+    """The listening server, the discovery endpoint and how it is described."""
+    token = new_token() if tcp is not None else None
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await _serve_connection(host, reader, writer, token=token, max_body=max_body)
+
+    if tcp is not None:
+        server = await asyncio.start_server(handle, tcp[0], tcp[1])
+        bound = server.sockets[0].getsockname()
+        return server, {"tcp": [bound[0], bound[1]], "token": token}, f"tcp {bound[0]}:{bound[1]}"
+    assert socket_path is not None
+    path = socket_path.resolve()
+    if path.exists():
+        if path.is_socket() and not _socket_in_use(path):
+            path.unlink()
+        else:
+            raise ServeError(f"{path} exists; is another daemon serving there?")
+    old = os.umask(0o077)
+    try:
+        server = await asyncio.start_unix_server(handle, str(path))
+    finally:
+        os.umask(old)
+    os.chmod(path, 0o600)
+    return server, {"socket": str(path)}, f"socket {path}"
 
 
 async def _run_shared(
@@ -126,59 +205,39 @@ async def _run_shared(
     tcp: tuple[str, int] | None,
     socket_path: Path | None,
     ready: threading.Event | None,
+    max_body: int,
 ) -> None:
     loop = asyncio.get_running_loop()
     await loop.run_in_executor(None, host.engine)
     host.start_watchdog()
-
-    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        await _serve_connection(host, reader, writer)
-
-    endpoint: dict[str, Any]
-    if tcp is not None:
-        server = await asyncio.start_server(handle, tcp[0], tcp[1])
-        bound = server.sockets[0].getsockname()
-        endpoint = {"tcp": [bound[0], bound[1]]}
-        print(
-            f"perfline: serving {workspace} on tcp {bound[0]}:{bound[1]}",
-            file=sys.stderr,
-            flush=True,
-        )
-    else:
-        assert socket_path is not None
-        path = socket_path.resolve()
-        if path.exists():
-            if path.is_socket() and not _socket_in_use(path):
-                path.unlink()
-            else:
-                raise ServeError(f"{path} exists; is another daemon serving there?")
-        old = os.umask(0o077)
-        try:
-            server = await asyncio.start_unix_server(handle, str(path))
-        finally:
-            os.umask(old)
-        os.chmod(path, 0o600)
-        endpoint = {"socket": str(path)}
-        print(f"perfline: serving {workspace} on socket {path}", file=sys.stderr, flush=True)
-    entry = advertise(workspace, endpoint)
-    if ready is not None:
-        ready.set()
-    stop = asyncio.Event()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, stop.set)
     try:
-        async with server:
-            serving = asyncio.ensure_future(server.serve_forever())
-            await stop.wait()
-            serving.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await serving
-    finally:
-        with contextlib.suppress(OSError):
-            entry.unlink()
-        if socket_path is not None:
+        server, endpoint, described = await _listen(host, tcp, socket_path, max_body)
+        try:
+            entry = advertise(workspace, endpoint)
+        except DiscoveryError as error:
+            server.close()
+            raise ServeError(f"{error}; clients could not find this daemon") from None
+        print(f"perfline: serving {workspace} on {described}", file=sys.stderr, flush=True)
+        log.info("serving %s on %s (discovery entry %s)", workspace, described, entry)
+        if ready is not None:
+            ready.set()
+        stop = asyncio.Event()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, stop.set)
+        try:
+            async with server:
+                serving = asyncio.ensure_future(server.serve_forever())
+                await stop.wait()
+                serving.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await serving
+        finally:
             with contextlib.suppress(OSError):
-                socket_path.resolve().unlink()
+                entry.unlink()
+            if socket_path is not None:
+                with contextlib.suppress(OSError):
+                    socket_path.resolve().unlink()
+    finally:
         host.close()
 
 

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 import click
 
-from perfline.clients.rpc import Client, Endpoint, LocalSession, endpoint_for_workspace
+from perfline.clients.rpc import Client, Endpoint, LocalSession, RpcError, endpoint_for_workspace
 
 CONFIG = "perfline.toml"
 
@@ -22,6 +22,12 @@ class Session(Protocol):
     def request(self, method: str, params: Any = None) -> Any: ...
 
     def close(self) -> None: ...
+
+
+class Refused(click.ClickException):
+    """The daemon refused the connection (a client mistake: exit status 2)."""
+
+    exit_code = 2
 
 
 def find_workspace(start: Path) -> Path:
@@ -72,6 +78,11 @@ def open_session(
                 raise click.ClickException(
                     f"cannot connect to the daemon on {endpoint}: {error}"
                 ) from None
+        except RpcError as error:  # e.g. -32006: no token for that address here
+            raise Refused(
+                f"the daemon on {endpoint} refused the connection: error {error.code}: "
+                f"{error.message}"
+            ) from None
     if not allow_local:
         raise click.ClickException(
             f"no running daemon serves {workspace}; start one with "

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import click
 
-from perfline.core.errors import InputError, Problem
-from perfline.core.json_codec import decode_json
+from perfline.core.errors import InputError
+from perfline.core.json_codec import read_json_input
 from perfline.core.workspace_config import (
     CONFIG_FILE_NAME,
     FLOAT_SUMS_MODES,
@@ -70,21 +70,9 @@ def read_json(path: str) -> Any:
         raise InputError(source, "is a folder, expected a JSON file") from None
     except OSError as error:
         raise InputError(source, f"cannot read: {error.strerror}") from None
-    try:
-        return decode_json(data)
-    except UnicodeDecodeError as error:
-        raise InputError(source, Problem(f"byte {error.start}", "not UTF-8 text")) from None
-    except json.JSONDecodeError as error:
-        raise InputError(
-            source,
-            Problem(f"line {error.lineno}, column {error.colno}", f"invalid JSON: {error.msg}"),
-        ) from None
-    except RecursionError:
-        raise InputError(
-            source, "JSON nested too deeply to read (expected a standardized-output document)"
-        ) from None
-    except ValueError as error:  # an integer with more digits than Python converts
-        raise InputError(source, f"cannot read the JSON: {error}") from None
+    # NaN and infinities are kept, as the reference keeps them: validation reports them
+    # where they are a problem (metric values) and the output writes them as it does.
+    return read_json_input(data, source, keep_non_finite=True)
 
 
 def collapse_options(function: Callable[P, R]) -> Callable[P, R]:

@@ -22,7 +22,9 @@ EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 1
 
 #: JSON-RPC error codes that mean the request was wrong, not the daemon.
-CLIENT_MISTAKES = frozenset({-32700, -32600, -32601, -32602, -32001, -32002, -32003, -32004})
+CLIENT_MISTAKES = frozenset(
+    {-32700, -32600, -32601, -32602, -32001, -32002, -32003, -32004, -32005, -32006}
+)
 
 
 @click.command("query")

@@ -5,12 +5,20 @@ and exit status 2: the workspace's ``perfline.toml`` (when the workspace is know
 ``--workspace``, or the current folder for TCP and sockets) and a TCP port another process
 holds. Once serving, the daemon keeps its own rules (a configuration error is a diagnostic
 and the last valid configuration stays in force).
+
+Logs go to a rotating file by default (``--log-file``, else ``serve.log`` under
+``$XDG_STATE_HOME/perfline``, i.e. ``~/.local/state/perfline``; 5 MB, 3 backups): INFO
+and up (client mistakes as one line each), DEBUG with ``--verbose``. Warnings and errors
+also go to stderr (an editor shows it); nothing ever goes to stdout, which carries the
+protocol in stdio mode.
 """
 
 from __future__ import annotations
 
 import errno
 import logging
+import logging.handlers
+import os
 import socket
 import sys
 from pathlib import Path
@@ -20,19 +28,50 @@ import click
 from perfline.clients.cli._connect import exit_on_config_error, parse_tcp
 
 EXIT_BAD_INPUT = 2
+#: The default limit of a message body (bytes), as ``server.lsp.frame_reader``'s.
+DEFAULT_MAX_REQUEST = 64 * 1024 * 1024
+#: Size of the log file before it is rotated, and how many old ones are kept.
+LOG_BYTES = 5 * 1024 * 1024
+LOG_BACKUPS = 3
+_FORMAT = "%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"
+#: The attribute that marks the handlers this module added.
+_MARK = "perfline_serve"
+
+
+def default_log_file() -> Path:
+    """``$XDG_STATE_HOME/perfline/serve.log`` (``~/.local/state/perfline/serve.log``)."""
+    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(state) / "perfline" / "serve.log"
 
 
 def _setup_logging(log_file: Path | None, verbose: bool) -> None:
-    level = logging.DEBUG if verbose else logging.INFO
-    fmt = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+    """A rotating file at INFO (DEBUG with ``verbose``) when ``log_file`` is given, and
+    stderr at WARNING; pygls' own chatter (every message sent, at INFO) stays out."""
+    root = logging.getLogger()
+    for old in [h for h in root.handlers if getattr(h, _MARK, False)]:  # set up once
+        root.removeHandler(old)
+        old.close()
+    root.setLevel(logging.DEBUG if verbose else logging.INFO)
+    errors = logging.StreamHandler(sys.stderr)
+    errors.setLevel(logging.DEBUG if verbose and log_file is None else logging.WARNING)
+    _add(root, errors)
     if log_file is not None:
-        logging.basicConfig(filename=str(log_file), level=level, format=fmt)
-    else:
-        # stderr only: in stdio mode stdout carries the protocol.
-        logging.basicConfig(
-            stream=sys.stderr, level=logging.WARNING if not verbose else level, format=fmt
-        )
-    logging.getLogger("pygls").setLevel(logging.WARNING if not verbose else logging.INFO)
+        try:
+            log_file.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            handler = logging.handlers.RotatingFileHandler(
+                log_file, maxBytes=LOG_BYTES, backupCount=LOG_BACKUPS, encoding="utf-8"
+            )
+        except OSError as error:
+            click.echo(f"perfline: cannot write the log file {log_file}: {error}", err=True)
+        else:
+            _add(root, handler)
+    logging.getLogger("pygls").setLevel(logging.INFO if verbose else logging.WARNING)
+
+
+def _add(root: logging.Logger, handler: logging.Handler) -> None:
+    handler.setFormatter(logging.Formatter(_FORMAT))
+    setattr(handler, _MARK, True)
+    root.addHandler(handler)
 
 
 @click.command("serve")
@@ -53,7 +92,18 @@ def _setup_logging(log_file: Path | None, verbose: bool) -> None:
     help="Workspace folder (default: the editor's root in stdio mode, else the current folder).",
 )
 @click.option(
-    "--log-file", type=click.Path(dir_okay=False, path_type=Path), help="Write logs to this file."
+    "--log-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The rotating log file (default: ~/.local/state/perfline/serve.log, or under "
+    "$XDG_STATE_HOME).",
+)
+@click.option("--no-log-file", is_flag=True, help="Log warnings and errors to stderr only.")
+@click.option(
+    "--max-request-bytes",
+    type=click.IntRange(min=1024),
+    default=DEFAULT_MAX_REQUEST,
+    show_default=True,
+    help="Refuse a message whose body is larger (answered with an error, not read).",
 )
 @click.option("--metric", help="The metric shown in inlay hints (default: chosen per result).")
 @click.option("--verbose", "-v", is_flag=True, help="Log more.")
@@ -63,20 +113,27 @@ def command(
     socket_path: Path | None,
     workspace: Path | None,
     log_file: Path | None,
+    no_log_file: bool,
+    max_request_bytes: int,
     metric: str | None,
     verbose: bool,
 ) -> None:
-    """Run the perfline daemon (LSP + the perfline/* JSON-RPC API)."""
+    """Run the perfline daemon (LSP + the perfline/* JSON-RPC API).
+
+    Over TCP (loopback only) a client presents the token of the daemon's private
+    discovery file first (the Python client and the CLI do it for you); see docs/api.md.
+    """
     from perfline.server.host import EngineHost
     from perfline.server.serve import ServeError, check_loopback, run_shared, run_stdio
 
     if sum(bool(x) for x in (stdio, tcp, socket_path)) > 1:
         raise click.UsageError("choose one of --stdio, --tcp, --socket")
-    _setup_logging(log_file, verbose)
+    chosen_log = None if no_log_file else (log_file or default_log_file())
     if tcp is None and socket_path is None:
         if workspace is not None:
             exit_on_config_error(workspace.resolve())
-        run_stdio(EngineHost(workspace, metric=metric))
+        _setup_logging(chosen_log, verbose)
+        run_stdio(EngineHost(workspace, metric=metric), max_body=max_request_bytes)
         return
     root = (workspace or Path.cwd()).resolve()
     endpoint = parse_tcp(tcp) if tcp else None
@@ -86,11 +143,13 @@ def command(
         exit_on_config_error(root)
         if endpoint is not None:
             _exit_if_taken(endpoint)
+        _setup_logging(chosen_log, verbose)
         run_shared(
             EngineHost(root, shared=True, metric=metric),
             root,
             tcp=endpoint,
             socket_path=socket_path,
+            max_body=max_request_bytes,
         )
     except ServeError as error:
         raise click.ClickException(str(error)) from None

@@ -4,6 +4,10 @@ Requests get ids from a counter; a response with an ``error`` raises
 ``RpcError`` (``code``, ``message``, ``data``). Notifications such as
 ``perfline/resultChanged`` are queued (sync: ``Client.notifications``, read
 with ``wait_notification``) or delivered to callbacks (async).
+
+Over TCP the first request presents the daemon's token (``perfline/authenticate``):
+the endpoint's own, else the one the daemon wrote into its private discovery entry for
+that address (``server.discovery.token_for``). A Unix socket needs none.
 """
 
 from __future__ import annotations
@@ -16,12 +20,15 @@ import json
 import socket
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from perfline.clients.rpc.framing import FramingError, encode, parse_headers, read_message
-from perfline.server.discovery import find_daemon
+from perfline.server.discovery import find_daemon, token_for
+
+#: The request that presents the token on a TCP connection (``server.lsp.admission``).
+AUTHENTICATE = "perfline/authenticate"
 
 
 class RpcError(Exception):
@@ -36,13 +43,22 @@ class RpcError(Exception):
 
 @dataclass(frozen=True)
 class Endpoint:
-    """Where a daemon listens: loopback TCP or a Unix socket."""
+    """Where a daemon listens: loopback TCP (with the daemon's token, when known) or a
+    Unix socket."""
 
     tcp: tuple[str, int] | None = None
     socket: str | None = None
+    token: str | None = field(default=None, repr=False, compare=False)
 
     def __str__(self) -> str:
         return f"tcp {self.tcp[0]}:{self.tcp[1]}" if self.tcp else f"socket {self.socket}"
+
+    def tcp_token(self) -> str | None:
+        """The token to present on TCP: this endpoint's, else the discovery entry's."""
+        if self.tcp is None:
+            return None
+        host = "127.0.0.1" if self.tcp[0] == "localhost" else self.tcp[0]
+        return self.token or token_for((host, int(self.tcp[1])))
 
 
 def endpoint_for_workspace(workspace: Path) -> Endpoint | None:
@@ -52,7 +68,8 @@ def endpoint_for_workspace(workspace: Path) -> Endpoint | None:
         return None
     if isinstance(found.get("tcp"), list):
         host, port = found["tcp"]
-        return Endpoint(tcp=(str(host), int(port)))
+        token = found.get("token")
+        return Endpoint(tcp=(str(host), int(port)), token=token if isinstance(token, str) else None)
     if isinstance(found.get("socket"), str):
         return Endpoint(socket=found["socket"])
     return None
@@ -90,7 +107,15 @@ class Client:
         chosen = endpoint or Endpoint(tcp=tcp, socket=socket_path)
         if chosen.tcp is None and chosen.socket is None:
             raise ValueError("give an endpoint, tcp=(host, port) or socket_path=")
-        return cls(_open_socket(chosen, timeout), timeout)
+        client = cls(_open_socket(chosen, timeout), timeout)
+        token = chosen.tcp_token()
+        if token is not None:
+            try:
+                client.request(AUTHENTICATE, {"token": token})
+            except BaseException:
+                client.close()
+                raise
+        return client
 
     def __enter__(self) -> Client:
         return self
@@ -188,7 +213,15 @@ class AsyncClient:
             reader, writer = await asyncio.open_unix_connection(chosen.socket)
         else:
             raise ValueError("give an endpoint, tcp=(host, port) or socket_path=")
-        return cls(reader, writer)
+        client = cls(reader, writer)
+        token = chosen.tcp_token()
+        if token is not None:
+            try:
+                await client.request(AUTHENTICATE, {"token": token})
+            except BaseException:
+                await client.close()
+                raise
+        return client
 
     async def __aenter__(self) -> AsyncClient:
         return self

@@ -42,6 +42,7 @@ from perfline.core.formats.identity import (
     source_operator_id,
 )
 from perfline.core.formats.zip_archive import UNREADABLE_ZIP
+from perfline.core.json_codec import limit_problem
 
 #: Largest model JSON read from an archive (decompressed), against zip bombs.
 MAX_MODEL_JSON_BYTES = 512 * 1024 * 1024
@@ -137,6 +138,9 @@ def _load_json(data: bytes, source: str) -> tuple[str, Any]:
             f"{info.filename} line {error.lineno} column {error.colno}",
             f"expected JSON: {error.msg}",
         ) from None
+    except (RecursionError, ValueError):  # nested too deeply, an integer too long
+        problem = limit_problem(raw.decode("utf-8", errors="replace"))
+        raise _problem(source, f"{info.filename} {problem.location}", problem.message) from None
 
 
 def _expect(value: Any, kind: type, source: str, where: str, what: str) -> Any:

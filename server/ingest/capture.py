@@ -44,6 +44,7 @@ from perfline.core.envelope import iso_timestamp, sha256_hex
 from perfline.core.errors import InputError, Problem
 from perfline.core.formats.spirv import parse_module
 from perfline.core.formats.vgf import read_segments
+from perfline.core.json_codec import limit_problem
 
 CAPTURE_FILE = "capture.json"
 DISPATCH_FILE = "dispatch.json"
@@ -72,16 +73,18 @@ class _Reads:
     def json(self, path: Path, what: str) -> Any:
         data = self.bytes(path, what)
         try:
-            return json.loads(data.decode("utf-8"))
+            text = data.decode("utf-8")
         except UnicodeDecodeError as error:
             raise InputError(str(path), Problem(f"byte {error.start}", "not UTF-8 text")) from None
-        except RecursionError:
-            raise InputError(str(path), "JSON nested too deeply") from None
+        try:
+            return json.loads(text)
         except json.JSONDecodeError as error:
             raise InputError(
                 str(path),
                 Problem(f"line {error.lineno}, column {error.colno}", f"invalid JSON: {error.msg}"),
             ) from None
+        except (RecursionError, ValueError):  # nested too deeply, an integer too long
+            raise InputError(str(path), limit_problem(text)) from None
 
 
 @dataclass(frozen=True)

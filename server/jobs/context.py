@@ -12,7 +12,6 @@ workspace files form a job on their own (``discover``), used when
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from typing import Any, Protocol
 
 from perfline.core.cancellation import Cancelled
 from perfline.core.errors import InputError, Problem
+from perfline.core.json_codec import read_json_input
 from perfline.core.pipeline import PipelineSettings, postprocess
 from perfline.core.structure_memo import StructureMemo
 from perfline.server.jobs.stage_memo import Memo
@@ -102,20 +102,12 @@ class JobType(Protocol):
 
 
 def parse_json_input(item: JobInput) -> Any:
-    """JSON of an input, or ``InputError`` naming the file and the line/column."""
-    try:
-        text = item.data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise InputError(item.path, Problem(f"byte {error.start}", "not UTF-8 text")) from None
-    if not text.strip():
+    """JSON of an input, or ``InputError`` naming the file and the place: not UTF-8,
+    invalid JSON, nesting too deep, an integer of too many digits, or a number JSON cannot
+    hold (``NaN``, ``Infinity``, ``1e400``: what the daemon serves is strict JSON)."""
+    if not item.data.strip():
         raise InputError(item.path, Problem("byte 0", "the file is empty; expected a JSON object"))
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(
-            item.path,
-            Problem(f"line {error.lineno}, column {error.colno}", f"invalid JSON: {error.msg}"),
-        ) from None
+    return read_json_input(item.data, item.path)
 
 
 def is_processed(document: Mapping[str, Any]) -> bool:

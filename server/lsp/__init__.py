@@ -3,7 +3,8 @@
 One module per request or feature group (``lifecycle``, ``configuration``, ``text_sync``,
 ``inlay_hints``, ``hover``, ``code_lens``, ``diagnostics``, ``commands``,
 ``custom_requests``, ``progress``, ``engine_events``), the conversions (``convert``), the
-protocol class (``protocol``) and the wire fast path (``wire``); ``connection`` ties them
+protocol class (``protocol``), the wire fast path (``wire``) and the read side of the wire
+(``message_loop``: ``frame_reader``, ``inbound``, ``admission``); ``connection`` ties them
 to one client. What is shown is decided in ``server.view``, never here.
 """
 

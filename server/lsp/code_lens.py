@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 def code_lens(ls: PerflineServer, params: t.CodeLensParams) -> list[t.CodeLens]:
     uri = params.text_document.uri
-    path = convert.path_of(uri)
+    path = ls.client_path(uri)
     lenses = ls.view.lenses(path) if path is not None else ()
     return [
         t.CodeLens(

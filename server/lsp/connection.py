@@ -17,9 +17,11 @@ from collections.abc import Callable
 from typing import Any
 
 from lsprotocol import types as t
+from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
 from perfline import __version__
+from perfline.server import api
 from perfline.server.baselines.compare_service import CompareService, service_for
 from perfline.server.engine import Engine, EngineEvent
 from perfline.server.host import EngineHost
@@ -27,6 +29,7 @@ from perfline.server.lsp import (
     code_lens,
     commands,
     configuration,
+    convert,
     custom_requests,
     diagnostics,
     engine_events,
@@ -38,6 +41,7 @@ from perfline.server.lsp import (
 from perfline.server.lsp.features import Feature
 from perfline.server.lsp.protocol import PerflineProtocol
 from perfline.server.lsp.wire import HintEncoder
+from perfline.server.scheduler.boundary import PathOutside, PathRefused
 from perfline.server.view.connection import ConnectionView
 
 log = logging.getLogger(__name__)
@@ -125,6 +129,29 @@ class PerflineServer(LanguageServer):
     def comparisons(self) -> CompareService | None:
         """The engine's baseline comparisons (shared by every connection)."""
         return service_for(self.engine())
+
+    def client_path(self, uri: str, *, refuse: bool = True) -> str | None:
+        """The real path of a document URI inside the workspace (``Engine.
+        resolve_client_path``), ``None`` for a URI outside it or not a ``file:`` one (no
+        figures there); a URI that cannot name a file (too long, a NUL byte, a symlink
+        loop) is -32602 with ``refuse`` (requests), else ``None`` (notifications)."""
+        problem = None
+        if len(uri) > api.MAX_FILE_PARAM:
+            problem = f"the document URI is longer than {api.MAX_FILE_PARAM} characters"
+        else:
+            path = convert.path_of(uri)
+            if path is None:
+                return None
+            try:
+                return str(self.engine().resolve_client_path(path))
+            except PathOutside:
+                return None
+            except PathRefused as error:
+                problem = f"textDocument.uri: {error}"
+        if refuse:
+            raise JsonRpcInvalidParams(problem)
+        log.info("ignored a notification: %s", problem)
+        return None
 
     def document(self, uri: str) -> Any:
         """The client's copy of a document, or None when it is not open."""

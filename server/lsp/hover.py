@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 def hover(ls: PerflineServer, params: t.HoverParams) -> t.Hover | None:
     uri = params.text_document.uri
-    path = convert.path_of(uri)
+    path = ls.client_path(uri)
     found = ls.view.hover(path, convert.view_line(params.position.line)) if path else None
     if found is None:
         return None

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 def inlay_hints(ls: PerflineServer, params: t.InlayHintParams) -> EncodedArray:
     uri = params.text_document.uri
-    path, doc = convert.path_of(uri), ls.document(uri)
+    path, doc = ls.client_path(uri), ls.document(uri)
     if path is None or doc is None:
         return EncodedArray([])
     first, last = (

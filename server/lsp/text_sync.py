@@ -19,14 +19,14 @@ if TYPE_CHECKING:
 
 
 def did_open(ls: PerflineServer, params: t.DidOpenTextDocumentParams) -> None:
-    path = convert.path_of(params.text_document.uri)
+    path = ls.client_path(params.text_document.uri, refuse=False)
     if path is not None:
         ls.view.open(path, params.text_document.text)
     ls.publish_diagnostics()
 
 
 def did_change(ls: PerflineServer, params: t.DidChangeTextDocumentParams) -> None:
-    path = convert.path_of(params.text_document.uri)
+    path = ls.client_path(params.text_document.uri, refuse=False)
     doc = ls.document(params.text_document.uri)
     if path is None or doc is None or not ls.view.is_open(path):
         return
@@ -43,7 +43,7 @@ def did_change(ls: PerflineServer, params: t.DidChangeTextDocumentParams) -> Non
 
 
 def did_close(ls: PerflineServer, params: t.DidCloseTextDocumentParams) -> None:
-    path = convert.path_of(params.text_document.uri)
+    path = ls.client_path(params.text_document.uri, refuse=False)
     if path is not None:
         ls.view.close(path)
     ls.hint_wire.forget(params.text_document.uri)

@@ -120,6 +120,27 @@ class FastWire(JsonRPCProtocol):
             _PENDING_WRITES.add(task)
             task.add_done_callback(_PENDING_WRITES.discard)
 
+    def write_message(self, message: dict[str, Any]) -> None:
+        """Write one JSON-RPC object (an error the frame reader or the message checks
+        answer, a reply of the admission gate) as a frame, strict JSON."""
+        if self.writer is None:
+            return
+        payload = encode_compact(message)
+        if self._include_headers:
+            header = f"Content-Length: {len(payload)}\r\n\r\n"
+            payload = header.encode(self.CHARSET) + payload
+        written = self.writer.write(payload)
+        if inspect.isawaitable(written):
+            task = asyncio.ensure_future(written)
+            _PENDING_WRITES.add(task)
+            task.add_done_callback(_PENDING_WRITES.discard)
+
+    def send_error(self, msg_id: Any, code: int, message: str) -> None:
+        """A JSON-RPC error response (``msg_id`` ``None`` when the request's id is unknown)."""
+        self.write_message(
+            {"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}}
+        )
+
     def _serialize_message(self, data: Any) -> Any:
         # Plain JSON results (a dict, or a list of dicts) need no cattrs walk.
         if isinstance(data, JsonRPCResponseMessage | t.InlayHintResponse) and _plain(data.result):

@@ -23,6 +23,10 @@ class PathRefused(ValueError):
     """A client-given path that cannot be used; the message says why."""
 
 
+class PathOutside(PathRefused):
+    """A client-given path that resolves outside the workspace (and the allowed roots)."""
+
+
 class WorkspaceBoundary:
     """The workspace root and the extra roots allowed by the user, resolved."""
 
@@ -56,7 +60,7 @@ class WorkspaceBoundary:
         if _loops(real):
             raise PathRefused(f"the path {text!r} runs into a symbolic link loop")
         if not self.contains(real):
-            raise PathRefused(f"the path {text!r} is outside the workspace")
+            raise PathOutside(f"the path {text!r} is outside the workspace")
         return Path(real)
 
 

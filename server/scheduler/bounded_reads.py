@@ -187,3 +187,15 @@ def _read_bounded(
         if time.monotonic() > deadline:
             raise InputError(source, f"reading the input took longer than {seconds:g} s")
         want = min(_CHUNK, limit + 1 - total)
+
+
+#: Limits of a source file read to answer a request (lenses, hints): a Python source
+#: larger than this is not one a person edits; read within a second or so.
+SOURCE_LIMITS = InputLimits({**DEFAULT_LIMITS, "other": 16 * MIB}, seconds=5.0)
+
+
+def read_source_text(path: Path) -> str:
+    """The text of a source file to answer a request (regular files only, bounded like
+    inputs: a FIFO or ``/dev/zero`` named by a client cannot block or exhaust the daemon);
+    undecodable bytes replaced. ``InputError`` when it cannot be read."""
+    return read_input(path, str(path), SOURCE_LIMITS).data.decode("utf-8", errors="replace")

@@ -26,8 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from perfline.core import dominant_metric
+from perfline.core.errors import InputError
 from perfline.server import api
 from perfline.server.line_index import LineEntry
+from perfline.server.scheduler.bounded_reads import read_source_text
 from perfline.server.view import line_labels
 from perfline.server.view.block_deltas import block_changes
 from perfline.server.view.code_blocks import lenses_of
@@ -337,9 +339,11 @@ class ConnectionView:
 
 
 def _disk_lines(file: str) -> list[str]:
+    """The lines of a file as saved: a bounded read of a regular file (a FIFO or a device
+    behind a client's path cannot block or exhaust the daemon); none if unreadable."""
     try:
-        return Path(file).read_text(encoding="utf-8", errors="replace").split("\n")
-    except OSError:
+        return read_source_text(Path(file)).split("\n")
+    except InputError:
         return []
 
 

@@ -80,7 +80,7 @@ def test_sync_client_and_discovery(daemon: Daemon) -> None:
     assert endpoint_for_workspace(daemon.root / "sub" / "folder") == daemon.endpoint
     with Client.connect(daemon.endpoint) as client:
         status = client.request("perfline/status")
-        assert status["apiVersion"] == "1.1" and status["jobs"] == 1
+        assert status["apiVersion"] == "1.2" and status["jobs"] == 1
         annotations = client.request("perfline/lineAnnotations", {"file": "dscnn.py"})
         assert [item["line"] for item in annotations["lines"] if item["label"]] == KWS_FIGURE_LINES
         with pytest.raises(RpcError) as caught:

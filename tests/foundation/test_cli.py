@@ -146,7 +146,7 @@ def test_absurdly_nested_json_is_bad_input_not_a_crash(tmp_path: Path) -> None:
     path.write_text("[" * 100_000 + "]" * 100_000)
     result = CliRunner().invoke(cli, ["report", str(path)])
     assert result.exit_code == 2
-    assert "nested too deeply" in result.stderr
+    assert "line 1, column 513: JSON nested deeper than 512 levels" in result.stderr
 
 
 # --- issue 17 item 1: no data loss ---------------------------------------------------------

@@ -15,6 +15,8 @@ from typing import Any
 from lsprotocol import types as t
 from pytest_lsp import LanguageClient, client_capabilities, make_test_lsp_client
 
+from perfline.server.discovery import token_for
+
 ANALYSIS_TIMEOUT = 30.0
 
 
@@ -128,6 +130,10 @@ async def start(
         match = re.search(r"on tcp ([\d.]+):(\d+)", line)
         assert match, line
         await client.start_tcp(match.group(1), int(match.group(2)))
+        # A TCP daemon admits a client that presents its token (from the discovery entry).
+        token = token_for((match.group(1), int(match.group(2))))
+        assert token is not None
+        initialization_options = {"token": token, **(initialization_options or {})}
     session = Session(client, root, transport, caps)
     box.append(session)
     capabilities = client_capabilities(caps)

@@ -140,7 +140,7 @@ async def _code_lenses(session: Session) -> None:
 
 async def _custom_requests_and_errors(session: Session) -> None:
     status = await session.request("perfline/status", {})
-    assert status.apiVersion == "1.1" and status.jobs == 1 and status.errors == 0
+    assert status.apiVersion == "1.2" and status.jobs == 1 and status.errors == 0
     result = await session.request("perfline/result", {"job": "dscnn-measured"})
     assert result.document.results[0].mode == "measured"
     annotations = await session.request(

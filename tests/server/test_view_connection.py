@@ -90,6 +90,11 @@ class _Engine:
     def reanalyze(self, job: str | None = None) -> list[str]:
         return [job] if job else sorted(self.infos)
 
+    def resolve_client_path(self, text: str) -> Path:
+        from perfline.server.scheduler.boundary import WorkspaceBoundary
+
+        return WorkspaceBoundary(self.root).resolve_client_path(text)
+
 
 @pytest.fixture
 def setup(tmp_path: Path) -> tuple[_Engine, ConnectionView, str]:

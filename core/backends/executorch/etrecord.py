@@ -35,6 +35,7 @@ from perfline.core.formats.identity import (
     parse_stack_trace,
 )
 from perfline.core.formats.zip_archive import UNREADABLE_ZIP
+from perfline.core.json_codec import limit_problem
 
 EXPORTED_PROGRAM = "exported_program"
 EDGE_PREFIX = "edge_dialect_exported_program/"
@@ -156,10 +157,6 @@ class _MemberReader:
         text = self.text(member)
         try:
             return json.loads(text)
-        except RecursionError:
-            raise InputError(
-                self._source, Problem(f"member {member!r}", "JSON nested too deeply")
-            ) from None
         except json.JSONDecodeError as error:
             raise InputError(
                 self._source,
@@ -168,6 +165,10 @@ class _MemberReader:
                     f"invalid JSON: {error.msg}",
                 ),
             ) from None
+        except (RecursionError, ValueError):  # nested too deeply, an integer too long
+            problem = limit_problem(text)
+            where = f"member {member!r} {problem.location}".strip()
+            raise InputError(self._source, Problem(where, problem.message)) from None
 
 
 def _fail(source: str, where: str, message: str) -> InputError:

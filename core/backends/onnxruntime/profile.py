@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from perfline.core.errors import InputError, Problem
+from perfline.core.json_codec import limit_problem
 
 KERNEL_SUFFIX = "_kernel_time"
 MODEL_RUN = "model_run"
@@ -87,8 +88,8 @@ def _load(data: bytes, source: str) -> list[Any]:
                 f"invalid JSON{hint}: {error.msg}; expected an ONNX Runtime profile",
             ),
         ) from None
-    except RecursionError:
-        raise InputError(source, Problem("$", "JSON nested too deeply for a trace")) from None
+    except (RecursionError, ValueError):  # nested too deeply, an integer too long
+        raise InputError(source, limit_problem(text)) from None
     if isinstance(document, Mapping) and isinstance(document.get("traceEvents"), list):
         return list(document["traceEvents"])
     if not isinstance(document, list):

@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from perfline.clients.cli import cli
 from perfline.clients.rpc import AsyncClient, Client, Endpoint, RpcError
 from tests.hardening.daemon import Daemon, discovery_of, frame, request, running
-from tests.server.helpers import REPO, copy_kws
+from tests.server.helpers import copy_kws
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -137,20 +137,26 @@ def test_the_cli_says_when_a_tcp_daemon_refuses_it(daemon: Daemon, tmp_path: Pat
 
 _OTHER_USER = textwrap.dedent(
     """
+    # Standard library only: the other user may not be able to read the checkout.
     import json, socket, sys
-    sys.path.insert(0, sys.argv[1])
-    from perfline.clients.rpc import Client, RpcError
-    host, port, folder = sys.argv[2], int(sys.argv[3]), sys.argv[4]
+    host, port, folder = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     seen = {}
     try:
         seen["listing"] = sorted(__import__("os").listdir(folder))
     except PermissionError:
         seen["listing"] = "denied"
-    try:
-        with Client.connect(tcp=(host, port), timeout=30) as client:
-            seen["status"] = client.request("perfline/status")
-    except RpcError as error:
-        seen["status"] = error.code
+    request = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "perfline/status"}).encode()
+    with socket.create_connection((host, port), timeout=30) as raw:
+        raw.sendall(b"Content-Length: %d\\r\\n\\r\\n" % len(request) + request)
+        data = b""
+        while b"\\r\\n\\r\\n" not in data:
+            data += raw.recv(65536)
+        head, _, body = data.partition(b"\\r\\n\\r\\n")
+        fields = dict(line.split(b":", 1) for line in head.split(b"\\r\\n"))
+        length = int(fields[b"Content-Length"])
+        while len(body) < length:
+            body += raw.recv(65536)
+        seen["status"] = json.loads(body[:length])["error"]["code"]
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "perfline/reanalyze"}).encode()
     post = b"POST / HTTP/1.1\\r\\nContent-Length: %d\\r\\n\\r\\n" % len(body) + body
     with socket.create_connection((host, port), timeout=30) as raw:
@@ -170,7 +176,7 @@ def test_another_user_cannot_read_the_token_nor_use_the_daemon(daemon: Daemon) -
     runs = _runs(daemon)
     folder = daemon.runtime / "perfline"
     command = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable]
-    command += ["-c", _OTHER_USER, str(REPO), address[0], str(address[1]), str(folder)]
+    command += ["-c", _OTHER_USER, address[0], str(address[1]), str(folder)]
     env = {**daemon.env, "HOME": "/nonexistent"}
     result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=60)
     if (

@@ -113,6 +113,21 @@ def _open(page: Path, chromium: str) -> dict[str, Any]:
     return measured
 
 
+def _opened(page: Path, chromium: str, repeat: int) -> dict[str, tuple[float, float]]:
+    """The page opened ``repeat`` times (no errors, one request each): ``ready`` and ``wall``
+    as (best, median) seconds."""
+    opened = [_open(page, chromium) for _ in range(repeat)]
+    for item in opened:
+        if item["errors"] or item["requests"] != 1:
+            raise RuntimeError(f"page errors or requests: {item}")
+    ready = [float(o["readyAt"]) for o in opened]
+    wall = [float(o["wall"]) for o in opened]
+    return {
+        "ready": (min(ready), statistics.median(ready)),
+        "wall": (min(wall), statistics.median(wall)),
+    }
+
+
 def _case(chains: int, folder: Path, chromium: str, repeat: int, cli_runs: int) -> dict[str, Any]:
     _workspace(folder, chains)
     raw = folder / "raw.json"
@@ -131,20 +146,13 @@ def _case(chains: int, folder: Path, chromium: str, repeat: int, cli_runs: int) 
             _perfline(["report", str(processed), "--html", str(page), *config], folder)
         )
     plain, html = min(plain_runs), min(html_runs)
-    opened = [_open(page, chromium) for _ in range(repeat)]
-    for item in opened:
-        if item["errors"] or item["requests"] != 1:
-            raise RuntimeError(f"page errors or requests: {item}")
-    ready = [float(o["readyAt"]) for o in opened]
-    wall = [float(o["wall"]) for o in opened]
     return {
         "chains": chains,
         "bytes": page.stat().st_size,
         "report_raw": with_raw,
         "html_cost": html - plain,
         "plain": plain,
-        "ready": (min(ready), statistics.median(ready)),
-        "wall": (min(wall), statistics.median(wall)),
+        **_opened(page, chromium, repeat),
     }
 
 
@@ -179,18 +187,11 @@ def _compare_case(
     for _ in range(cli_runs):
         plain_runs.append(_perfline(args, folder))
         html_runs.append(_perfline([*args, "--html", str(page)], folder))
-    opened = [_open(page, chromium) for _ in range(repeat)]
-    for item in opened:
-        if item["errors"] or item["requests"] != 1:
-            raise RuntimeError(f"page errors or requests: {item}")
-    ready = [float(o["readyAt"]) for o in opened]
-    wall = [float(o["wall"]) for o in opened]
     return {
         "bytes": page.stat().st_size,
         "compare": min(plain_runs),
         "with_html": min(html_runs),
-        "ready": (min(ready), statistics.median(ready)),
-        "wall": (min(wall), statistics.median(wall)),
+        **_opened(page, chromium, repeat),
     }
 
 

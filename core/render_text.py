@@ -37,7 +37,14 @@ from perfline.core.report_rows import (
     sorted_by,
     values_by_entity,
 )
-from perfline.core.text_table import ASCII_ELLIPSIS, ELLIPSIS, Column, print_table, wrap
+from perfline.core.text_table import (
+    ASCII_ELLIPSIS,
+    ELLIPSIS,
+    Column,
+    plain_console,
+    print_table,
+    wrap,
+)
 
 ROW_LIMIT = 20
 
@@ -59,16 +66,7 @@ def render_text(
 ) -> str:
     """The report as plain text (no colour codes)."""
     buffer = io.StringIO()
-    console = Console(
-        file=buffer,
-        width=width,
-        color_system=None,
-        force_terminal=False,
-        legacy_windows=False,
-        emoji=False,
-        highlight=False,
-        soft_wrap=False,
-    )
+    console = plain_console(buffer, width)
     report = _Report(console, width, ascii_only, float_sums, limit)
     console.print(f"--- perfline report {'-' * max(0, width - 21)}"[:width])
     _target_section(console, document.get("target"), width, ascii_only)

@@ -11,8 +11,9 @@ _ -``, a space, a point or comma not inside a number) with ``…`` in place of w
 out (``keep="end"`` keeps the end of ids, whose distinctive part is last), so what is shown
 of a name or a number is never a piece of a longer one.
 
-Pure: rows of strings in, lines of text out (through a rich ``Console`` the caller owns).
-Cost: linear in the cells.
+Pure: rows of strings in, lines of text out (through a rich ``Console`` the caller owns;
+``plain_console`` makes the one every text report renders through: plain text, no colour,
+emoji, highlighting or soft wrap). Cost: linear in the cells.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import re
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import IO, Literal
 
 from rich import box
 from rich.console import Console
@@ -35,6 +36,21 @@ _SEPARATORS = re.compile(r"[/:_\- ]|(?<!\d)[.,]|[.,](?!\d)")
 #: Box drawing: Unicode frames, or ASCII ones for terminals that cannot show them.
 FRAME = box.SQUARE
 ASCII_FRAME = box.ASCII
+
+
+def plain_console(file: IO[str], width: int) -> Console:
+    """A console writing plain text ``width`` columns wide into ``file`` (no colour codes,
+    emoji, highlighting or soft wrap, whatever the terminal is)."""
+    return Console(
+        file=file,
+        width=width,
+        color_system=None,
+        force_terminal=False,
+        legacy_windows=False,
+        emoji=False,
+        highlight=False,
+        soft_wrap=False,
+    )
 
 
 @dataclass

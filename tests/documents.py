@@ -163,6 +163,18 @@ class EntityTable:
             if parent not in parents:
                 parents.append(parent)
 
+    def link_through(self, parent: str, children: Sequence[str], group: str | None) -> None:
+        """``parent`` -> each of ``children``; through ``group`` when given (a
+        ``performance_group``, added and linked below ``parent`` first)."""
+        if group is None:
+            for child in children:
+                self.link(parent, child)
+            return
+        self.add(group, "performance_group")
+        self.link(parent, group)
+        for child in children:
+            self.link(group, child)
+
     def _sides(self) -> tuple[str, ...]:
         if self._rng is None:
             return ("child", "parent") if self._two_sided else ("child",)
@@ -304,15 +316,9 @@ def nx_document(
             source_index += 1
             table.add(source, "source_operator", placement="NX")
             sources.append(source)
-        if width == 2 and rng.random() < 0.5:
-            group = f"performance_group/{segment}/chain_{chain}/0"
-            table.add(group, "performance_group")
-            table.link(chain_id, group)
-            for source in sources:
-                table.link(group, source)
-        else:
-            for source in sources:
-                table.link(chain_id, source)
+        grouped = width == 2 and rng.random() < 0.5
+        group = f"performance_group/{segment}/chain_{chain}/0" if grouped else None
+        table.link_through(chain_id, sources, group)
         module = f"nn_module/{chain}"
         table.add(module, "nn_module")
         table.link(block, module)
@@ -451,15 +457,8 @@ def small_result(seed: int) -> dict[str, Any]:
         if sources and rng.random() < 0.25:
             mine.append(sources[-1])
         sources.extend(s for s in mine if s not in sources)
-        if len(mine) > 1 and rng.random() < 0.4:
-            group = f"performance_group/{chain}"
-            table.add(group, "performance_group")
-            table.link(chain_id, group)
-            for source in mine:
-                table.link(group, source)
-        else:
-            for source in mine:
-                table.link(chain_id, source)
+        grouped = len(mine) > 1 and rng.random() < 0.4
+        table.link_through(chain_id, mine, f"performance_group/{chain}" if grouped else None)
     modules = [f"nn_module/m{k}" for k in range(rng.randint(1, 3))]
     for module in modules:
         table.add(module, "nn_module")

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import click
 
+from perfline.clients.cli.files import read_file
 from perfline.core.errors import InputError
 from perfline.core.json_codec import read_json_input
 from perfline.core.workspace_config import (
@@ -62,14 +63,13 @@ def guarded(function: Callable[P, R]) -> Callable[P, R]:
 def read_json(path: str) -> Any:
     """Parse a JSON file (``-`` is standard input); errors name the line and column."""
     source = "<stdin>" if path == "-" else path
-    try:
-        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
-    except FileNotFoundError:
-        raise InputError(source, "no such file") from None
-    except IsADirectoryError:
-        raise InputError(source, "is a folder, expected a JSON file") from None
-    except OSError as error:
-        raise InputError(source, f"cannot read: {error.strerror}") from None
+    if path != "-":
+        data = read_file(path, "a JSON file")
+    else:
+        try:
+            data = sys.stdin.buffer.read()
+        except OSError as error:
+            raise InputError(source, f"cannot read: {error.strerror}") from None
     # NaN and infinities are kept, as the reference keeps them: validation reports them
     # where they are a problem (metric values) and the output writes them as it does.
     return read_json_input(data, source, keep_non_finite=True)

@@ -112,11 +112,7 @@ class SourceVersions:
     def _new_text(self, local: Path) -> str | None:
         if self.new_rev is not None:
             return self._git_text(self.new_rev, local)
-        try:
-            return local.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            self.notes.append(f"{local}: cannot read ({error}); its lines are not mapped")
-            return None
+        return self._file_text(local)
 
     def _base_text(self, recorded: str, local: Path) -> str | None:
         if self.base_rev is not None:
@@ -126,10 +122,14 @@ class SourceVersions:
         if found is None:
             self.notes.append(f"{recorded}: not found under --base-source; lines not mapped")
             return None
+        return self._file_text(found)
+
+    def _file_text(self, path: Path) -> str | None:
+        """The file's text (UTF-8), else ``None`` with a note saying why."""
         try:
-            return found.read_text(encoding="utf-8")
+            return path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as error:
-            self.notes.append(f"{found}: cannot read ({error}); its lines are not mapped")
+            self.notes.append(f"{path}: cannot read ({error}); its lines are not mapped")
             return None
 
     def _git_text(self, revision: str, local: Path) -> str | None:

@@ -9,7 +9,6 @@ the graph by cost. Says on standard error what was placed and what was not.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import click
 
@@ -21,31 +20,8 @@ from perfline.clients.cli.common import (
     pipeline_settings,
     read_json,
 )
+from perfline.clients.cli.files import read_model, replace_text
 from perfline.core.errors import InputError, Problem
-
-
-def _read_model(path: str) -> bytes:
-    try:
-        return Path(path).read_bytes()
-    except FileNotFoundError:
-        raise InputError(path, "no such file") from None
-    except IsADirectoryError:
-        raise InputError(path, "is a folder, expected a model file") from None
-    except OSError as error:
-        raise InputError(path, f"cannot read: {error.strerror}") from None
-
-
-def _write(target: str, text: str) -> None:
-    path = Path(target)
-    if not path.parent.is_dir():
-        raise InputError(target, f"folder {path.parent} does not exist")
-    temporary = path.with_name(f".{path.name}.tmp")
-    try:
-        temporary.write_text(text, encoding="utf-8")
-        temporary.replace(path)
-    except OSError as error:
-        temporary.unlink(missing_ok=True)
-        raise InputError(target, f"cannot write: {error.strerror or error}") from None
 
 
 @click.command("export")
@@ -101,7 +77,7 @@ def command(
             "perfline export",
             Problem("--model", "Model Explorer node ids depend on the model: give --model MODEL"),
         )
-    graph = explorer_graph(_read_model(model), model)
+    graph = explorer_graph(read_model(model), model)
     raw = read_json(document)
     settings = pipeline_settings(
         collapse, no_default_collapse, load_config(find_config(config, document))
@@ -119,5 +95,5 @@ def command(
             document,
             f"no operator figure of {overlay.metric} lands on a node of {model}",
         )
-    _write(model_explorer, json.dumps(overlay.data, indent=2, sort_keys=True) + "\n")
+    replace_text(model_explorer, json.dumps(overlay.data, indent=2, sort_keys=True) + "\n")
     click.echo(f"wrote {model_explorer}: {describe(overlay, model)}", err=True)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from perfline.clients.cli.common import find_config, load_config
+from perfline.clients.cli.files import replace_text
 from perfline.core.errors import InputError
 
 if TYPE_CHECKING:
@@ -53,16 +54,6 @@ def write_html_report(
         metric=settings.display.metric,
         comparison=comparison,
     )
-    path = Path(target)
-    if not path.parent.is_dir():
-        raise InputError(target, f"folder {path.parent} does not exist")
-    if path.is_dir():
+    if Path(target).is_dir():  # (a missing folder cannot hold one: replace_text says so)
         raise InputError(target, "is a folder, expected an .html file to write")
-    temporary = path.with_name(f".{path.name}.tmp")
-    try:
-        temporary.write_text(page, encoding="utf-8")
-        temporary.replace(path)
-    except OSError as error:
-        temporary.unlink(missing_ok=True)
-        raise InputError(target, f"cannot write: {error.strerror or error}") from None
-    return path
+    return replace_text(target, page)

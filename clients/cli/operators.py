@@ -10,20 +10,9 @@ from typing import Any
 import click
 
 from perfline.clients.cli.common import guarded
-from perfline.core.errors import InputError
+from perfline.clients.cli.files import read_model
 from perfline.core.formats.identity import SourceFrame, SourceOperator
 from perfline.core.formats.models import ModelOperators, model_operators
-
-
-def _read_model(path: str) -> bytes:
-    try:
-        return Path(path).read_bytes()
-    except FileNotFoundError:
-        raise InputError(path, "no such file") from None
-    except IsADirectoryError:
-        raise InputError(path, "is a folder, expected a model file") from None
-    except OSError as error:
-        raise InputError(path, f"cannot read: {error.strerror}") from None
 
 
 def _frame(frame: SourceFrame) -> dict[str, Any]:
@@ -65,7 +54,7 @@ def command(model: str, as_json: bool) -> None:
     MODEL is an ONNX, PT2, TOSA (flatbuffer or MLIR text) or VGF file. Locations show the user
     frames (library frames omitted) as file:line, outermost first.
     """
-    found = model_operators(_read_model(model), model)
+    found = model_operators(read_model(model), model)
     if as_json:
         click.echo(json.dumps(_document(model, found), indent=2))
         return

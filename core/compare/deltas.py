@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from typing import Any, Final, NamedTuple
 
 from perfline.core.compare.significance import Correction, adjust, mann_whitney_p
+from perfline.core.unit_scale import unit_scale
 
 SAMPLES: Final = "samples"
 EXACT: Final = "exact"
@@ -61,7 +62,6 @@ INCLUSIVE_FAMILY: Final = "/inclusive"
 #: Qualifiers that do not identify a figure (the mapping confidence) or mark a per-run figure.
 _IGNORED_QUALIFIERS: Final = frozenset({"confidence"})
 _PER_RUN_QUALIFIERS: Final = frozenset({"execution", "perfline.run"})
-_TIME_UNITS: Final = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
 _FLOAT_TOLERANCE: Final = 1e-9
 
 
@@ -195,14 +195,6 @@ def higher_is_better(name: str, unit: str) -> bool:
     )
 
 
-def _scale(from_unit: str, to_unit: str) -> float | None:
-    if from_unit == to_unit:
-        return 1.0
-    if from_unit in _TIME_UNITS and to_unit in _TIME_UNITS:
-        return _TIME_UNITS[from_unit] / _TIME_UNITS[to_unit]
-    return None
-
-
 class DeltaBuilder:
     """Collects entity deltas of one result pair; ``finish`` applies the families' adjustment."""
 
@@ -326,7 +318,7 @@ class DeltaBuilder:
                 None,
             )
         unit = str(base["unit"])
-        scale = _scale(str(new["unit"]), unit)
+        scale = unit_scale(str(new["unit"]), unit)
         base_value = float(base["value"])
         if scale is None:
             return (

@@ -41,6 +41,7 @@ from perfline.core.compare.deltas import (
     MetricDelta,
 )
 from perfline.core.compare.selection import line_metrics, ranked_lines
+from perfline.core.text_table import ASCII_FRAME, FRAME, plain_console
 
 _MARKS = {REGRESSION: "▲", IMPROVEMENT: "▼", NOISE: "~"}
 _VERDICT_TEXT = {ADDED: "new run only", REMOVED: "baseline only"}
@@ -57,16 +58,7 @@ def render_comparison(
 ) -> str:
     """The comparison as plain text (no colour codes)."""
     buffer = io.StringIO()
-    console = Console(
-        file=buffer,
-        width=width,
-        color_system=None,
-        force_terminal=False,
-        legacy_windows=False,
-        emoji=False,
-        highlight=False,
-        soft_wrap=False,
-    )
+    console = plain_console(buffer, width)
     console.print(f"Baseline: {comparison.base_source}")
     console.print(f"New:      {comparison.new_source}")
     settings = comparison.settings
@@ -75,7 +67,7 @@ def render_comparison(
         f"level {settings.level:g}; figures without per-run values compared exactly "
         f"(threshold {settings.estimate_threshold:.1%})"
     )
-    style = box.ASCII if ascii_only else box.SQUARE
+    style = ASCII_FRAME if ascii_only else FRAME
     for result in comparison.results:
         _result_section(console, result, metrics, limit, style, ascii_only)
     return buffer.getvalue()

@@ -318,33 +318,13 @@ def comparison_view(deltas: ResultDeltas | None, entities: EntityTable) -> dict[
         ref = entities.find(figure.entity_id)
         if ref is None:
             continue
-        row = [
-            ref,
-            rounded(figure.baseline),
-            rounded(figure.current),
-            rounded(figure.delta),
-            SIGNIFICANCES.index(figure.significance),
-            _p(figure.p_adjusted),
-            strings.ref(figure.note),
-        ]
+        row = [ref, *_figure_cells(figure, strings)]
         if figure.unit != deltas.unit:  # the baseline states it in another time unit
             row.append(strings.ref(figure.unit))
         rows.append(row)
         if entities.kind_of(ref) == "code_line" and figure.baseline is not None:
             tally[figure.significance] += 1
-    model = [
-        [
-            f.metric,
-            f.unit,
-            rounded(f.baseline),
-            rounded(f.current),
-            rounded(f.delta),
-            SIGNIFICANCES.index(f.significance),
-            _p(f.p_adjusted),
-            strings.ref(f.note),
-        ]
-        for f in deltas.model
-    ]
+    model = [[f.metric, f.unit, *_figure_cells(f, strings)] for f in deltas.model]
     return {
         "base_result": deltas.base_result,
         "metric": {"name": deltas.metric, "unit": deltas.unit},
@@ -358,6 +338,18 @@ def comparison_view(deltas: ResultDeltas | None, entities: EntityTable) -> dict[
         "counts": {kind: dict(c) for kind, c in (deltas.counts or {}).items()},
         "strings": list(strings.items),
     }
+
+
+def _figure_cells(figure: FigureDelta, strings: _Strings) -> list[Any]:
+    """A figure's cells of a compare row: ``[base, new, delta, significance, p, note]``."""
+    return [
+        rounded(figure.baseline),
+        rounded(figure.current),
+        rounded(figure.delta),
+        SIGNIFICANCES.index(figure.significance),
+        _p(figure.p_adjusted),
+        strings.ref(figure.note),
+    ]
 
 
 def _p(value: float | None) -> float | None:

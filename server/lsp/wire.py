@@ -114,11 +114,7 @@ class FastWire(JsonRPCProtocol):
                 f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
             )
             payload = header.encode(self.CHARSET) + payload
-        written = self.writer.write(payload)
-        if inspect.isawaitable(written):
-            task = asyncio.ensure_future(written)
-            _PENDING_WRITES.add(task)
-            task.add_done_callback(_PENDING_WRITES.discard)
+        self._write(payload)
 
     def write_message(self, message: dict[str, Any]) -> None:
         """Write one JSON-RPC object (an error the frame reader or the message checks
@@ -129,6 +125,13 @@ class FastWire(JsonRPCProtocol):
         if self._include_headers:
             header = f"Content-Length: {len(payload)}\r\n\r\n"
             payload = header.encode(self.CHARSET) + payload
+        self._write(payload)
+
+    def _write(self, payload: bytes) -> None:
+        """Hand one frame to the writer (callers check there is one); an asynchronous write
+        is kept referenced until done."""
+        if self.writer is None:
+            return
         written = self.writer.write(payload)
         if inspect.isawaitable(written):
             task = asyncio.ensure_future(written)

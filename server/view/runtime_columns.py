@@ -16,11 +16,9 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from perfline.core import figure_text as numbers
+from perfline.core.unit_scale import unit_scale
 from perfline.server.line_index import LineEntry
 from perfline.server.view.line_details import statistics
-
-#: Seconds per time unit, to show one measurement in one unit across the jobs.
-_SECONDS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
 class Column(NamedTuple):
@@ -70,7 +68,7 @@ def _metric_rows(entries: Sequence[LineEntry]) -> list[tuple[str, list[str]]]:
         found = statistics(entry.metrics)
         for measurement in found.measurements:
             unit = units.setdefault(measurement.name, measurement.unit)
-            scale = _scale(measurement.unit, unit)
+            scale = unit_scale(measurement.unit, unit)
             shown_unit = unit if scale is not None else measurement.unit
             for statistic, value in measurement.values:
                 key = (f"{measurement.name} {statistic}", shown_unit)
@@ -101,14 +99,6 @@ def _put(
         order.append(key)
         cells[key] = {}
     cells[key].setdefault(position, text)
-
-
-def _scale(unit: str, to: str) -> float | None:
-    if unit == to:
-        return 1.0
-    if unit in _SECONDS and to in _SECONDS:
-        return _SECONDS[unit] / _SECONDS[to]
-    return None
 
 
 def _cell(value: object) -> str:

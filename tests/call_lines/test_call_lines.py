@@ -8,36 +8,27 @@ operator's trace, and its operators are those whose trace holds the line.
 
 from __future__ import annotations
 
-import json
-import re
 from pathlib import Path
 from typing import Any
 
 from perfline.core.call_lines import calls_marker, calls_text, line_calls, line_ranges
 from perfline.core.pipeline import postprocess
 from perfline.server.ingest.executorch import load_etdump_document
+from tests.inspector_stacks import lines_called, user_line_traces
 
 MEASURED = Path(__file__).resolve().parent.parent / "data" / "measured" / "portable"
 RECORDED = "/home/dev/kws/dscnn.py"
-USER_LINE = re.compile(r'File "/home/dev/kws/dscnn\.py", line (\d+)')
 
 
 def _inspector_calls() -> tuple[dict[int, set[int]], dict[int, int]]:
     """Per user line: the user lines deeper in the traces that hold it, and how many
     instructions run below it."""
-    data = json.loads((MEASURED / "dscnn_portable.inspector.json").read_text())
-    (block,) = [b for b in data["event_blocks"] if b["name"] == "Execute"]
-    calls: dict[int, set[int]] = {}
+    traces = user_line_traces()
     operators: dict[int, int] = {}
-    for event in block["events"]:
-        if event["name"] != "OPERATOR_CALL":
-            continue
-        for trace in event["stack_traces"].values():
-            frames = [int(n) for n in USER_LINE.findall(trace)]
-            for depth, line in enumerate(frames):
-                calls.setdefault(line, set()).update(n for n in frames[depth + 1 :] if n != line)
-                operators[line] = operators.get(line, 0) + 1
-    return calls, operators
+    for frames in traces:
+        for line in frames:
+            operators[line] = operators.get(line, 0) + 1
+    return lines_called(traces), operators
 
 
 def test_the_dscnn_call_line_is_line_41_calling_the_block_lines() -> None:

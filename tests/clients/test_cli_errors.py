@@ -29,15 +29,6 @@ TOP = (
 )
 
 
-@pytest.fixture
-def runtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """No daemon is advertised: the commands run in-process."""
-    folder = tmp_path / "runtime"
-    folder.mkdir(mode=0o700)
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(folder))
-    return folder
-
-
 def _known_backends() -> str:
     from perfline.server.jobs.registry import default_registry
 

@@ -58,14 +58,6 @@ def _start(root: Path, runtime: Path, *args: str) -> Daemon:
 
 
 @pytest.fixture
-def runtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "runtime"
-    folder.mkdir(mode=0o700)
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(folder))
-    return folder
-
-
-@pytest.fixture
 def daemon(tmp_path: Path, runtime: Path) -> Iterator[Daemon]:
     started = _start(copy_kws(tmp_path), runtime, "--tcp", "127.0.0.1:0")
     try:

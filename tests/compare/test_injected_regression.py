@@ -18,7 +18,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from perfline.clients.cli import cli
 from perfline.core.pipeline import postprocess
@@ -153,11 +153,12 @@ def test_the_injected_line_is_found_and_the_noise_is_not(pair: tuple[str, str, P
     assert all(name.startswith("source_operator/conv2d_") for name in flagged)
 
 
-def test_check_fails_on_that_line_only_and_writes_valid_sarif(
-    pair: tuple[str, str, Path], tmp_path: Path
-) -> None:
-    base, new, workspace = pair
-    sarif, junit = tmp_path / "out.sarif", tmp_path / "out.xml"
+def _gated(
+    base: str, new: str, workspace: Path, folder: Path, line: str
+) -> tuple[Result, Path, Path]:
+    """``perfline check`` at 5% with SARIF and JUnit reports in ``folder``: it fails with one
+    regressing line, ``line`` (``file:number``); the outcome and the two reports' paths."""
+    sarif, junit = folder / "out.sarif", folder / "out.xml"
     outcome = CliRunner().invoke(
         cli,
         [
@@ -176,7 +177,15 @@ def test_check_fails_on_that_line_only_and_writes_valid_sarif(
         ],
     )
     assert outcome.exit_code == 1, outcome.output
-    assert "1 line(s) regress" in outcome.stdout and "dscnn.py:26" in outcome.stdout
+    assert "1 line(s) regress" in outcome.stdout and line in outcome.stdout
+    return outcome, sarif, junit
+
+
+def test_check_fails_on_that_line_only_and_writes_valid_sarif(
+    pair: tuple[str, str, Path], tmp_path: Path
+) -> None:
+    base, new, workspace = pair
+    outcome, sarif, junit = _gated(base, new, workspace, tmp_path, "dscnn.py:26")
     log = json.loads(sarif.read_text())
     jsonschema.Draft4Validator(json.loads(SARIF_SCHEMA.read_text())).validate(log)
     (finding,) = log["runs"][0]["results"]
@@ -244,26 +253,8 @@ def test_a_call_line_whose_callees_lack_figures_is_judged_like_any_line(
     """With the called lines' figures gone (all of them, or only line 26's), nothing below
     line 41 accounts for its change: line 41 is the one regressing line."""
     base, new, workspace = pair
-    sarif, junit = tmp_path / "out.sarif", tmp_path / "out.xml"
-    documents = [str(_without_figures(side, without, tmp_path)) for side in (base, new)]
-    outcome = CliRunner().invoke(
-        cli,
-        [
-            "check",
-            "--baseline",
-            *documents,
-            "--max-regression",
-            "5%",
-            "--source-root",
-            str(workspace),
-            "--sarif",
-            str(sarif),
-            "--junit",
-            str(junit),
-        ],
-    )
-    assert outcome.exit_code == 1, outcome.output
-    assert "1 line(s) regress" in outcome.stdout and "dscnn.py:41" in outcome.stdout
+    old, now = (str(_without_figures(side, without, tmp_path)) for side in (base, new))
+    outcome, sarif, junit = _gated(old, now, workspace, tmp_path, "dscnn.py:41")
     (finding,) = json.loads(sarif.read_text())["runs"][0]["results"]
     assert finding["locations"][0]["physicalLocation"]["region"]["startLine"] == CALL_LINE
     assert str(CALL_LINE) in _junit_cases(junit)

@@ -210,13 +210,8 @@ class RawWire:
                     self.buffer = rest[length:]
                     value: dict[str, Any] = strict_loads(rest[:length])
                     return value
-            try:
-                chunk = self.sock.recv(65536)
-            except ConnectionResetError:
+            if not self._received():
                 return None
-            if not chunk:
-                return None
-            self.buffer += chunk
 
     def answer(self, msg_id: Any) -> dict[str, Any]:
         """The response to ``msg_id`` (notifications and server requests skipped)."""
@@ -232,14 +227,18 @@ class RawWire:
 
     def closed(self) -> bool:
         """Whether the daemon closes the connection (after what it still sends)."""
-        while True:
-            try:
-                chunk = self.sock.recv(65536)
-            except ConnectionResetError:
-                return True
-            if not chunk:
-                return True
-            self.buffer += chunk
+        while self._received():
+            pass
+        return True
+
+    def _received(self) -> bool:
+        """Add what the daemon sends next to the buffer; ``False``: it closed the connection."""
+        try:
+            chunk = self.sock.recv(65536)
+        except ConnectionResetError:
+            return False
+        self.buffer += chunk
+        return bool(chunk)
 
 
 def strict_loads(data: bytes | str) -> Any:

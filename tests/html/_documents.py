@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from benchmarks.core_pipeline import nx_document
 from perfline.clients.cli import cli
 from perfline.core.pipeline import PipelineSettings, postprocess
+from tests.inspector_stacks import lines_called, user_line_traces
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 DATA = ROOT / "tests" / "data"
@@ -76,17 +77,7 @@ def inspector_stack_lines() -> dict[int, set[int]]:
     """From the same Inspector reading: every user line of ``dscnn.py`` an OPERATOR_CALL's stack
     passes through, with the user lines below it in those stacks (empty for most lines; a call
     line such as ``x = self.blocks(x)`` calls the lines of the block)."""
-    inspector = json.loads((MEASURED / "dscnn_portable.inspector.json").read_text())
-    (execute,) = [b for b in inspector["event_blocks"] if b["name"] == "Execute"]
-    lines: dict[int, set[int]] = {}
-    for event in execute["events"]:
-        if event["name"] != "OPERATOR_CALL":
-            continue
-        for trace in event["stack_traces"].values():
-            frames = [int(n) for n in _USER_LINE.findall(trace)]
-            for depth, line in enumerate(frames):
-                lines.setdefault(line, set()).update(n for n in frames[depth + 1 :] if n != line)
-    return lines
+    return lines_called(user_line_traces())
 
 
 class WalkedLine(NamedTuple):

@@ -8,11 +8,10 @@ segment byte for byte) and a debug database whose chains carry TFLite labels of 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 from perfline.core.formats.vgf import read_segments
+from tests.cli_process import analyze
 from tests.measured.capture_writer import DispatchSpec, PipelineSpec, Task, statistics_bytes
 from tests.measured.capture_writer import write_capture as write_capture_tree
 from tests.measured.test_capture_end_to_end import VGF
@@ -72,19 +71,9 @@ def _capture(root: Path, first: str, second: str) -> Path:
     )
 
 
-def _analyze(tmp_path: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "perfline", "analyze", *arguments, "--output-dir", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,
-    )
-
-
 def test_capture_of_another_model_exits_2(tmp_path: Path) -> None:
     root = _capture(tmp_path / "capture", "model/re_lu/Relu", "model/re_lu_1/Relu")
-    completed = _analyze(tmp_path, str(VGF), "--profiling-data", str(root))
+    completed = analyze(tmp_path, str(VGF), "--profiling-data", str(root))
     assert completed.returncode == 2, completed.stderr
     debug = root.resolve() / "pipeline_000000" / "debug_database.bin"
     assert completed.stderr.strip().splitlines() == [
@@ -97,7 +86,7 @@ def test_capture_of_another_model_exits_2(tmp_path: Path) -> None:
 
 def test_capture_alone_is_judged_against_its_shader_module(tmp_path: Path) -> None:
     root = _capture(tmp_path / "capture", "model/re_lu/Relu", "model/re_lu_1/Relu")
-    completed = _analyze(tmp_path, "--profiling-data", str(root))
+    completed = analyze(tmp_path, "--profiling-data", str(root))
     assert completed.returncode == 2, completed.stderr
     module = root.resolve() / "pipeline_000000" / "shader_module_7.spv"
     (line,) = completed.stderr.strip().splitlines()
@@ -110,7 +99,7 @@ def test_capture_alone_is_judged_against_its_shader_module(tmp_path: Path) -> No
 def test_capture_matching_in_part_warns_with_counts_and_cycles(tmp_path: Path) -> None:
     # Stripe 0's operation is the VGF's first RESHAPE (result id 141); stripe 1's is foreign.
     root = _capture(tmp_path / "capture", "TOSARESHAPE_spirv_id_141", "model/re_lu/Relu")
-    completed = _analyze(tmp_path, str(VGF), "--profiling-data", str(root), "--json")
+    completed = analyze(tmp_path, str(VGF), "--profiling-data", str(root), "--json")
     assert completed.returncode == 0, completed.stderr
     result = json.loads(completed.stdout)["results"][0]
     left, total = STRIPE_CYCLES[1], sum(STRIPE_CYCLES)

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import base64
 import json
-import subprocess
-import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -23,6 +21,7 @@ import pytest
 from perfline.core.backends.executorch.document import InputFile, analyze_etdump
 from perfline.core.backends.executorch.etdump import ProfileEvent, read_etdump
 from perfline.core.errors import InputError
+from tests.cli_process import analyze
 from tests.measured._data import DATA, pair
 from tests.measured.etdump_writer import Event, write_etdump
 from tests.measured.test_etdump_vgf import PTE, RECORD, _dump, _payload
@@ -32,18 +31,8 @@ XNNPACK_RECORD, XNNPACK_DUMP = pair("xnnpack")
 VGF_RECORD = DATA / "vgf" / "dscnn_vgf.etrecord"
 
 
-def _analyze(tmp_path: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "perfline", "analyze", *arguments, "--output-dir", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,
-    )
-
-
 def test_portable_etrecord_with_the_xnnpack_etdump_exits_2(tmp_path: Path) -> None:
-    completed = _analyze(tmp_path, str(PORTABLE_RECORD), str(XNNPACK_DUMP))
+    completed = analyze(tmp_path, str(PORTABLE_RECORD), str(XNNPACK_DUMP))
     assert completed.returncode == 2, completed.stderr
     # 15 events: DELEGATE_CALL + 14 XNNPACK-internal ones, all at instruction 0, which the
     # portable program runs as its first convolution.
@@ -57,7 +46,7 @@ def test_portable_etrecord_with_the_xnnpack_etdump_exits_2(tmp_path: Path) -> No
 
 
 def test_vgf_etrecord_with_the_xnnpack_etdump_exits_2(tmp_path: Path) -> None:
-    completed = _analyze(tmp_path, str(VGF_RECORD), str(XNNPACK_DUMP))
+    completed = analyze(tmp_path, str(VGF_RECORD), str(XNNPACK_DUMP))
     assert completed.returncode == 2, completed.stderr
     assert completed.stderr.strip().splitlines() == [
         f"error: {XNNPACK_DUMP}: 0 of 15 ETDump events matched an instruction of method "
@@ -68,7 +57,7 @@ def test_vgf_etrecord_with_the_xnnpack_etdump_exits_2(tmp_path: Path) -> None:
 
 
 def test_xnnpack_etrecord_with_the_portable_etdump_exits_2(tmp_path: Path) -> None:
-    completed = _analyze(tmp_path, str(XNNPACK_RECORD), str(PORTABLE_DUMP))
+    completed = analyze(tmp_path, str(XNNPACK_RECORD), str(PORTABLE_DUMP))
     assert completed.returncode == 2, completed.stderr
     # The portable dump's operators run at instructions 0..29; the XNNPACK program has only 0.
     assert completed.stderr.strip().splitlines() == [
@@ -120,7 +109,7 @@ def test_portable_executions_with_foreign_delegate_events_warn(tmp_path: Path) -
         executions += 1
         delegate_ns += sum(e.end_time - e.start_time for e in events if e.name == "DELEGATE_CALL")
     mixed = _rewritten(tmp_path, portable)
-    completed = _analyze(tmp_path, str(PORTABLE_RECORD), str(mixed), "--json")
+    completed = analyze(tmp_path, str(PORTABLE_RECORD), str(mixed), "--json")
     assert completed.returncode == 0, completed.stderr
     result = json.loads(completed.stdout)["results"][0]
     (warning,) = [w for w in result["warnings"] if "ETDump events matched" in w]
@@ -156,7 +145,7 @@ def test_a_kernel_the_etrecord_does_not_run_there_is_left_unattributed(tmp_path:
         )
     )
     renamed = _rewritten(tmp_path, runs, "renamed.etdump")
-    completed = _analyze(tmp_path, str(PORTABLE_RECORD), str(renamed), "--json")
+    completed = analyze(tmp_path, str(PORTABLE_RECORD), str(renamed), "--json")
     assert completed.returncode == 0, completed.stderr
     result = json.loads(completed.stdout)["results"][0]
     (warning,) = [w for w in result["warnings"] if "ETDump events matched" in w]

@@ -12,27 +12,16 @@ import csv
 import io
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from perfline.server.engine import Engine
+from tests.cli_process import analyze
 from tests.nx_estimator._data import DATA, DEBUG_DB, DSCNN_VGF, PERFORMANCE_DB
 from tests.nx_estimator.test_vgf_labels import NAME, write_outputs
 
 PLAIN_VGF = DATA.parent / "formats" / "dscnn" / "dscnn_int.vgf"  # same TOSA, no debug info
-
-
-def _analyze(tmp_path: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "perfline", "analyze", *arguments, "--output-dir", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,
-    )
 
 
 def _table(path: Path, table: str) -> list[list[str]]:
@@ -74,14 +63,14 @@ def _expected_error(vgf: Path) -> str:
 
 @pytest.mark.parametrize("vgf", [DSCNN_VGF, PLAIN_VGF], ids=["debug-names", "plain"])
 def test_dscnn_s_vgf_with_dscnn_l_databases_exits_2(tmp_path: Path, vgf: Path) -> None:
-    completed = _analyze(tmp_path, str(vgf), str(PERFORMANCE_DB), str(DEBUG_DB))
+    completed = analyze(tmp_path, str(vgf), str(PERFORMANCE_DB), str(DEBUG_DB))
     assert completed.returncode == 2, completed.stderr
     assert completed.stderr.strip().splitlines() == [_expected_error(vgf)]
     assert not (tmp_path / "mlia-output").exists()
 
 
 def test_compatibility_of_the_mismatched_pair_exits_2(tmp_path: Path) -> None:
-    completed = _analyze(
+    completed = analyze(
         tmp_path, str(DSCNN_VGF), str(PERFORMANCE_DB), str(DEBUG_DB), "--compatibility"
     )
     assert completed.returncode == 2, completed.stderr
@@ -90,7 +79,7 @@ def test_compatibility_of_the_mismatched_pair_exits_2(tmp_path: Path) -> None:
 
 def test_databases_alone_are_not_judged(tmp_path: Path) -> None:
     """Without a VGF nothing can match: the databases' own result, as before."""
-    completed = _analyze(tmp_path, str(PERFORMANCE_DB), str(DEBUG_DB), "--json")
+    completed = analyze(tmp_path, str(PERFORMANCE_DB), str(DEBUG_DB), "--json")
     assert completed.returncode == 0, completed.stderr
     warnings = json.loads(completed.stdout)["results"][0]["warnings"]
     assert not any("matched an operation" in warning for warning in warnings)
@@ -146,7 +135,7 @@ def test_partly_matching_databases_warn_with_counts_and_cycles(tmp_path: Path) -
         f"({sum(left.values()) / total * 100:.3g}%) are left unattributed (no source operator): "
         f"{listed}."
     )
-    completed = _analyze(tmp_path, str(DSCNN_VGF), str(run), "--json")
+    completed = analyze(tmp_path, str(DSCNN_VGF), str(run), "--json")
     assert completed.returncode == 0, completed.stderr
     result = json.loads(completed.stdout)["results"][0]
     assert expected in result["warnings"]
@@ -154,7 +143,7 @@ def test_partly_matching_databases_warn_with_counts_and_cycles(tmp_path: Path) -
     for number in foreign:  # the foreign chains link no source operator
         chain_id = f"chain/segment_0/{number}"
         assert not any(chain_id in e.get("parent_ids", []) for e in entities.values())
-    text = _analyze(tmp_path, str(DSCNN_VGF), str(run), "--compatibility", "--json")
+    text = analyze(tmp_path, str(DSCNN_VGF), str(run), "--compatibility", "--json")
     assert text.returncode == 0, text.stderr
     assert expected in json.loads(text.stdout)["results"][0]["warnings"]
 

@@ -3,29 +3,18 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_process import analyze
 from tests.onnxruntime._data import DATA, DSCNN_ONNX
 
 THIRD_PARTY = DATA.parent / "formats" / "onnx-third-party"
 
 
-def _analyze(tmp_path: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "perfline", "analyze", *arguments, "--output-dir", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,
-    )
-
-
 def test_profiles_route_writes_the_measured_document(tmp_path: Path) -> None:
-    completed = _analyze(
+    completed = analyze(
         tmp_path, str(DSCNN_ONNX), str(DATA / "dscnn_noopt.json"), "--warmup-runs", "2", "--json"
     )
     assert completed.returncode == 0, completed.stderr
@@ -37,7 +26,7 @@ def test_profiles_route_writes_the_measured_document(tmp_path: Path) -> None:
 
 
 def test_profile_of_another_model_exits_2_with_counts(tmp_path: Path) -> None:
-    completed = _analyze(tmp_path, str(DSCNN_ONNX), str(DATA / "ppocr_cls_noopt.json"))
+    completed = analyze(tmp_path, str(DSCNN_ONNX), str(DATA / "ppocr_cls_noopt.json"))
     assert completed.returncode == 2
     lines = completed.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"error: {DSCNN_ONNX}: ")
@@ -45,7 +34,7 @@ def test_profile_of_another_model_exits_2_with_counts(tmp_path: Path) -> None:
 
 
 def test_static_route_and_missing_external_data(tmp_path: Path) -> None:
-    completed = _analyze(tmp_path, str(DATA / "dscnn_external.onnx"), "--static", "--json")
+    completed = analyze(tmp_path, str(DATA / "dscnn_external.onnx"), "--static", "--json")
     assert completed.returncode == 0, completed.stderr
     result = json.loads(completed.stdout)["results"][0]
     assert result["mode"] == "predicted" and result["producer"] == "perfline-static"
@@ -61,7 +50,7 @@ def test_static_target_from_perfline_toml(tmp_path: Path) -> None:
     (tmp_path / "perfline.toml").write_text(
         '[static.target]\nname = "test"\nmacs_per_second = 1.0e9\n'
     )
-    completed = _analyze(tmp_path, str(model), "--static", "--json")
+    completed = analyze(tmp_path, str(model), "--static", "--json")
     assert completed.returncode == 0, completed.stderr
     metrics = {m["name"]: m for m in json.loads(completed.stdout)["results"][0]["metrics"]}
     assert metrics["inference_time"]["value"] == pytest.approx(2656768 / 1e9 * 1000)
@@ -69,19 +58,19 @@ def test_static_target_from_perfline_toml(tmp_path: Path) -> None:
 
 def test_bad_inputs_exit_2(tmp_path: Path) -> None:
     vgf = DATA.parent / "formats" / "dscnn" / "dscnn_int.vgf"
-    completed = _analyze(tmp_path, str(vgf), "--static")
+    completed = analyze(tmp_path, str(vgf), "--static")
     assert completed.returncode == 2
     assert "static cost reads ONNX, PT2 and TOSA models, not VGF" in completed.stderr
-    completed = _analyze(tmp_path, str(DSCNN_ONNX), str(tmp_path / "missing.json"))
+    completed = analyze(tmp_path, str(DSCNN_ONNX), str(tmp_path / "missing.json"))
     assert completed.returncode == 2
     assert "missing.json: no such ONNX Runtime profile file" in completed.stderr
 
 
 def test_options_of_other_routes_are_rejected(tmp_path: Path) -> None:
-    completed = _analyze(tmp_path, str(DSCNN_ONNX), "--static", "--warmup-runs", "2")
+    completed = analyze(tmp_path, str(DSCNN_ONNX), "--static", "--warmup-runs", "2")
     assert completed.returncode == 2
     assert "--warmup-runs: does not apply to --static" in completed.stderr
     profile = str(DATA / "dscnn_noopt.json")
-    completed = _analyze(tmp_path, str(DSCNN_ONNX), profile, "--compatibility")
+    completed = analyze(tmp_path, str(DSCNN_ONNX), profile, "--compatibility")
     assert completed.returncode == 2
     assert "--compatibility: does not apply to ONNX Runtime profiles" in completed.stderr

@@ -13,6 +13,7 @@
   count over rank sums written here (the distance of the base sample's rank sum from its
   mean, as extreme or more), and ``holm``: Holm's step-down adjusted p-values. With them a
   test decides, without perfline's code, which lines changed significantly.
+* ``written``: a time (ms) as the documented rounding rule writes it, spelled out here.
 * ``generated_etdumps``: a pair of generated ETDumps of the same program, 30 runs each,
   every operator drawn from its own 10 measured durations, the pointwise convolutions of
   ``dscnn.py:26`` 25% slower in the second (the generator of
@@ -86,6 +87,18 @@ def inspector_calls(path: Path) -> dict[int, set[int]]:
         for depth, line in enumerate(frames[:-1]):
             calls.setdefault(line, set()).update(n for n in frames[depth + 1 :] if n != line)
     return {line: called for line, called in calls.items() if called}
+
+
+def written(value: float) -> str:
+    """The documented rounding of times (ms): no decimals from 100, one from 10, two from 1,
+    two significant digits below."""
+    if value >= 100:
+        return f"{value:.0f}"
+    if value >= 10:
+        return f"{value:.1f}"
+    if value >= 1:
+        return f"{value:.2f}"
+    return f"{value:.2g}"
 
 
 def mean(values: list[float]) -> float:

@@ -1,13 +1,15 @@
-"""Starting the daemon for end-to-end tests: stdio (as editors do) or a shared TCP daemon."""
+"""Starting the daemon for end-to-end tests: stdio (as editors do) or a shared TCP daemon;
+``until``: waiting for what the editor side receives."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import os
 import re
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,6 +65,21 @@ class Session:
             )
         )
         return list(result or [])
+
+
+async def until(condition: Callable[[], bool | Awaitable[bool]], timeout: float = 30.0) -> None:
+    """Poll ``condition`` (plain or a coroutine function) every 50 ms until it holds;
+    ``TimeoutError`` after ``timeout`` seconds."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        held = condition()
+        if inspect.isawaitable(held):
+            held = await held
+        if held:
+            return
+        if asyncio.get_running_loop().time() > deadline:
+            raise TimeoutError("condition not reached")
+        await asyncio.sleep(0.05)
 
 
 def _env() -> dict[str, str]:

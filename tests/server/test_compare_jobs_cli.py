@@ -22,7 +22,13 @@ from lsprotocol import types as t
 
 from perfline.clients.cli import cli
 from tests.compare.raw_events import raw_line_runs
-from tests.server.compare_data import DATA, FIRST_INSPECTOR, inspector_line_runs, mean
+from tests.server.compare_data import (
+    DATA,
+    FIRST_INSPECTOR,
+    inspector_line_runs,
+    mean,
+    written,
+)
 from tests.server.lsp_session import start
 
 pytestmark = pytest.mark.timeout(180)
@@ -70,18 +76,6 @@ def _workspace(tmp_path: Path) -> Path:
     return root
 
 
-def _written(value: float) -> str:
-    """The documented rounding of times (ms): 0 decimals from 100, 1 from 10, 2 from 1, two
-    significant digits below."""
-    if value >= 100:
-        return f"{value:.0f}"
-    if value >= 10:
-        return f"{value:.1f}"
-    if value >= 1:
-        return f"{value:.2f}"
-    return f"{value:.2g}"
-
-
 def _side_by_side(root: Path, *extra: str) -> dict[str, Any]:
     outcome = CliRunner().invoke(cli, ["compare", "--jobs", "-w", str(root), "--json", *extra])
     assert outcome.exit_code == 0, outcome.output
@@ -105,7 +99,7 @@ def test_compare_jobs_prints_every_runtime_per_line(tmp_path: Path) -> None:
     portable = inspector_line_runs(FIRST_INSPECTOR)
     for number, runs in portable.items():
         figure = lines[number]["jobs"]["portable"]
-        assert figure["label"].startswith(f"{_written(mean(runs))} ms avg"), (number, figure)
+        assert figure["label"].startswith(f"{written(mean(runs))} ms avg"), (number, figure)
     ort = raw_line_runs(ORT_PROFILE)
     for number in (25, 27, 40):
         figure = lines[number]["jobs"]["ort"]
@@ -119,7 +113,7 @@ def test_compare_jobs_prints_every_runtime_per_line(tmp_path: Path) -> None:
     head, header, *rows = outcome.stdout.splitlines()
     assert head.startswith("dscnn.py: ") and header.split() == ["line", "source", *file["jobs"]]
     (row_26,) = [r for r in rows if r.split()[:1] == ["26"]]
-    assert "x = self.pointwise(x)" in row_26 and f"{_written(mean(portable[26]))} ms avg" in row_26
+    assert "x = self.pointwise(x)" in row_26 and f"{written(mean(portable[26]))} ms avg" in row_26
 
 
 def test_compare_jobs_with_a_metric_and_bad_use(tmp_path: Path) -> None:
@@ -158,10 +152,10 @@ async def test_the_hover_shows_every_runtime_side_by_side(tmp_path: Path) -> Non
         assert rows["ran"][2].startswith("perfline static cost") and "XNNPACK" in rows["ran"][3]
         portable = inspector_line_runs(FIRST_INSPECTOR)[27]
         ort = raw_line_runs(ORT_PROFILE)[27]
-        assert rows["figure"][1] == f"{_written(mean(portable))} ms avg"
-        assert rows["figure"][0] == f"{_written(mean(ort))} ms avg"
+        assert rows["figure"][1] == f"{written(mean(portable))} ms avg"
+        assert rows["figure"][0] == f"{written(mean(ort))} ms avg"
         assert rows["figure"][2] == "2.0M MAC"
         # every statistic, the unit once per row, each job in its column
-        assert rows["duration avg (ms)"][:2] == [_written(mean(ort)), _written(mean(portable))]
+        assert rows["duration avg (ms)"][:2] == [written(mean(ort)), written(mean(portable))]
         assert rows["macs (MAC)"][2] == "2.0M" and rows["macs (MAC)"][:2] == ["", ""]
         assert math.isclose(float(rows["duration avg (ms)"][1]), mean(portable), rel_tol=0.01)

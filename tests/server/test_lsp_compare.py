@@ -42,6 +42,7 @@ from tests.server.compare_data import (
     mean,
     percent_of,
     significant_lines,
+    written,
 )
 from tests.server.helpers import KWS_FIGURE_LINES, copy_kws
 from tests.server.lsp_session import Session, start
@@ -111,18 +112,6 @@ async def _set_baseline(session: Session, job: str) -> Any:
 def _expected_change(base: list[float], new: list[float]) -> tuple[str, float]:
     relative = mean(new) / mean(base) - 1
     return ("▲" if relative > 0 else "▼"), abs(relative) * 100
-
-
-def _written(value: float) -> str:
-    """The documented rule for times: no decimals from 100, one from 10, two from 1, two
-    significant digits below."""
-    if value >= 100:
-        return f"{value:.0f}"
-    if value >= 10:
-        return f"{value:.1f}"
-    if value >= 1:
-        return f"{value:.2f}"
-    return f"{value:.2g}"
 
 
 def _block_runs(runs: dict[int, list[float]], lines: list[int]) -> list[float]:
@@ -214,10 +203,10 @@ async def _hover_rows(
         shown_base, shown_new, delta, change, verdict = rows[name]
         if name in references:
             old, now = references[name]
-            assert shown_base == _written(old), (name, shown_base, old)
-            assert shown_new == _written(now), (name, shown_new, now)
+            assert shown_base == written(old), (name, shown_base, old)
+            assert shown_new == written(now), (name, shown_new, now)
             sign = "+" if now > old else "-"
-            assert delta == sign + _written(abs(now - old)), (name, delta, now - old)
+            assert delta == sign + written(abs(now - old)), (name, delta, now - old)
         # the statistics of one observation share its runs: judged together, each by its
         # own direction
         grew = float(shown_new) > float(shown_base)
@@ -251,7 +240,7 @@ async def _call_line_is_inclusive(
         assert found.group(1) == arrow and abs(float(found.group(2)) - percent) <= 0.5 + 1e-9
         (row,) = re.findall(r"^\| duration_avg \(ms\) \|.*$", text, re.M)
         base, new, _, change, verdict = (cell.strip() for cell in row.split("|")[2:7])
-        assert (base, new) == (_written(mean(first[line])), _written(mean(rerun[line]))), row
+        assert (base, new) == (written(mean(first[line])), written(mean(rerun[line]))), row
         assert percent_of(change) == (arrow, float(found.group(2))), row
         assert verdict.startswith(
             ("regression" if arrow == "▲" else "improvement") + ", inclusive"
@@ -307,10 +296,10 @@ async def _lens_changes(
         base = sum(mean(first[n]) for n in blocks[start_line])
         new = sum(mean(rerun[n]) for n in blocks[start_line])
         # the figure stated first is the total of the new run
-        assert total_part.startswith(f"{_written(new)} ms total"), (title, new)
+        assert total_part.startswith(f"{written(new)} ms total"), (title, new)
         own = [n for n in blocks[start_line] if n not in calls]
         if own != blocks[start_line]:
-            assert f" · own lines {_written(sum(mean(rerun[n]) for n in own))} ms" in title, title
+            assert f" · own lines {written(sum(mean(rerun[n]) for n in own))} ms" in title, title
         shown = percent_of(total_part)
         if p_value >= 0.05:
             assert shown is None, title

@@ -4,25 +4,15 @@ a ``window/showMessage`` (Error) once per distinct configuration error text."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from lsprotocol import types as t
 
 from tests.server.helpers import KWS_FIGURE_LINES, copy_kws
-from tests.server.lsp_session import Session, start
+from tests.server.lsp_session import Session, start, until
 
 pytestmark = pytest.mark.timeout(120)
-
-
-async def _until(condition: Callable[[], bool], timeout: float = 30.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not condition():
-        if asyncio.get_running_loop().time() > deadline:
-            raise TimeoutError("condition not reached")
-        await asyncio.sleep(0.05)
 
 
 def _write(session: Session, text: str) -> None:
@@ -48,26 +38,26 @@ async def test_each_distinct_config_error_is_shown_once(tmp_path: Path) -> None:
         assert _errors(session) == []
         misspelled = good.replace('backend = "executorch"', 'backend = "exectorch"')
         _write(session, misspelled)
-        await _until(lambda: len(_errors(session)) == 1)
+        await until(lambda: len(_errors(session)) == 1)
         (message,) = _errors(session)
         assert message.startswith("perfline: perfline.toml: line 11, column 11 (jobs[0].backend): ")
         assert "unknown backend 'exectorch'" in message
         assert "the last valid configuration stays in force" in message
         # the diagnostic on its line stays, and the last valid configuration serves on
-        await _until(lambda: len(_config_diagnostics(session)) == 1)
+        await until(lambda: len(_config_diagnostics(session)) == 1)
         assert _config_diagnostics(session)[0].range.start.line == 10
         uri = session.open("dscnn.py")
         assert [h.position.line + 1 for h in await session.hints(uri)] == KWS_FIGURE_LINES
         # The same error again (the file fixed, then broken the same way): not shown again.
         _write(session, good)
-        await _until(lambda: not _config_diagnostics(session))
+        await until(lambda: not _config_diagnostics(session))
         _write(session, misspelled)
-        await _until(lambda: len(_config_diagnostics(session)) == 1)
+        await until(lambda: len(_config_diagnostics(session)) == 1)
         # (the daemon sends a message before the diagnostics of the same change)
         assert len(_errors(session)) == 1
         # A different error: shown.
         _write(session, good.replace("[[jobs]]", "[[job]]"))
-        await _until(lambda: len(_errors(session)) == 2)
+        await until(lambda: len(_errors(session)) == 2)
         assert "unknown table 'job'" in _errors(session)[1]
 
 
@@ -76,5 +66,5 @@ async def test_an_error_present_at_start_is_shown(tmp_path: Path) -> None:
     config = root / "perfline.toml"
     config.write_text(config.read_text().replace("inputs", "input"))
     async with start(root, "stdio", "neovim@v0.11") as session:
-        await _until(lambda: len(_errors(session)) == 1)
+        await until(lambda: len(_errors(session)) == 1)
         assert "unknown key 'input'" in _errors(session)[0]

@@ -3,7 +3,6 @@ on a copy of the example workspace (the real DS-CNN ETRecord/ETDump pair)."""
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -13,7 +12,7 @@ from lsprotocol import types as t
 from pygls.exceptions import JsonRpcException
 
 from tests.server.helpers import KWS_FIGURE_LINES, copy_kws
-from tests.server.lsp_session import Session, start
+from tests.server.lsp_session import Session, start, until
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -50,14 +49,6 @@ async def nvim_session(tmp_path: Path) -> AsyncIterator[Session]:
     async with start(_workspace(tmp_path), "stdio", "neovim@v0.11") as active:
         await active.wait_analysed()
         yield active
-
-
-async def _wait(predicate, timeout: float = 20.0) -> None:  # type: ignore[no-untyped-def]
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not predicate():
-        if asyncio.get_running_loop().time() > deadline:
-            raise TimeoutError("condition not reached")
-        await asyncio.sleep(0.05)
 
 
 def _units(text: str, encoding: str) -> int:
@@ -178,13 +169,13 @@ async def _config_error_diagnostic_and_recovery(session: Session) -> None:
     line = good.split("\n").index('backend = "executorch"')
     config_uri = config.as_uri()
     _notify(session, config_uri)
-    await _wait(lambda: bool(session.client.diagnostics.get(config_uri)))
+    await until(lambda: bool(session.client.diagnostics.get(config_uri)))
     (diagnostic,) = session.client.diagnostics[config_uri]
     assert diagnostic.range.start.line == line
     assert "unknown backend 'exectorch'" in diagnostic.message
     config.write_text(good)
     _notify(session, config_uri)
-    await _wait(lambda: _cleared(session, config_uri))
+    await until(lambda: _cleared(session, config_uri))
 
 
 def _cleared(session: Session, uri: str) -> bool:
@@ -207,18 +198,18 @@ async def _refresh_after_a_file_change(session: Session) -> None:
     changes = len(session.changes)
     etdump.write_bytes(content[: len(content) // 3])  # a broken capture
     _notify(session, etdump.as_uri())
-    await _wait(lambda: any(c.get("error") for c in session.changes[changes:]))
+    await until(lambda: any(c.get("error") for c in session.changes[changes:]))
     hints = await session.hints(uri)
     assert hints and all(str(h.label).endswith("(stale)") for h in hints)
     # Lenses read the same staleness rule: over a failing job they are stale too (issue 21:
     # they used to look at the edits only).
     titles = await _lens_titles(session, uri)
     assert titles and all(title.endswith(" (stale)") for title in titles), titles
-    await _wait(lambda: bool(session.client.diagnostics.get(etdump.as_uri())))
+    await until(lambda: bool(session.client.diagnostics.get(etdump.as_uri())))
     assert "job dscnn-measured" in session.client.diagnostics[etdump.as_uri()][0].message
     etdump.write_bytes(content)
     _notify(session, etdump.as_uri())
-    await _wait(
+    await until(
         lambda: any(
             c.get("kind") == "result" and not c.get("error") for c in session.changes[changes:]
         )
@@ -230,10 +221,10 @@ async def _refresh_after_a_file_change(session: Session) -> None:
     caps = session.client.capabilities
     assert caps is not None and caps.workspace is not None
     if caps.workspace.inlay_hint and caps.workspace.inlay_hint.refresh_support:
-        await _wait(lambda: "inlayHint" in session.refreshes[refreshes:])
+        await until(lambda: "inlayHint" in session.refreshes[refreshes:])
     if caps.workspace.code_lens and caps.workspace.code_lens.refresh_support:
-        await _wait(lambda: "codeLens" in session.refreshes[refreshes:])
-    await _wait(lambda: _cleared(session, etdump.as_uri()))
+        await until(lambda: "codeLens" in session.refreshes[refreshes:])
+    await until(lambda: _cleared(session, etdump.as_uri()))
 
 
 async def _lens_titles(session: Session, uri: str) -> list[str]:
@@ -261,7 +252,7 @@ async def test_progress_and_edits(nvim_session: Session) -> None:
 
 async def _progress_for_a_run(nvim_session: Session) -> None:
     await nvim_session.request("perfline/reanalyze", {})
-    await _wait(
+    await until(
         lambda: any(
             any(isinstance(v, t.WorkDoneProgressEnd) for v in values)
             for values in nvim_session.client.progress_reports.values()

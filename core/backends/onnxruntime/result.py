@@ -10,7 +10,7 @@ timing goes (confidence rules in ``mapping``):
   ``backend_operator`` named after the executed node, parenting the model nodes it stands for:
   a fused node's timing lands on all its originals as one figure, never split.
 
-Statistics follow the ExecuTorch backend's conventions (``runtime_common``): per observation
+Statistics are the measured backends' shared ones (``runtime_common.metrics``): per observation
 ``duration_avg``, ``duration_min``, ``duration_max``, ``duration_p50``, ``duration_p90`` (ms,
 ``samples`` = runs) and ``execution_count``, each with the qualifier ``confidence``. Only the
 average of an ``exact`` observation present in every kept run has ``aggregation: "sum"``
@@ -26,7 +26,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from perfline.core.backends.nx_common.metrics import STANDARD_METRICS, unavailable
 from perfline.core.backends.onnxruntime.mapping import (
     CONFIDENCES,
     EXACT,
@@ -36,7 +35,7 @@ from perfline.core.backends.onnxruntime.mapping import (
     map_executed,
 )
 from perfline.core.backends.onnxruntime.runs import NodeRuns, RecordedRuns
-from perfline.core.backends.runtime_common.statistics import statistics
+from perfline.core.backends.runtime_common.metrics import inference_metrics, observation_summary
 from perfline.core.backends.source_model.provenance import (
     ENTITY_KINDS,
     operators_without_stack,
@@ -120,7 +119,9 @@ def build_ort_result(
         breakdowns.append(
             {
                 "entity_id": entity_id,
-                "metrics": _observation_metrics(node, mapping.confidence, additive),
+                "metrics": observation_summary(
+                    node.durations_ms, mapping.confidence, additive=additive
+                ),
                 "id": entity_id,
             }
         )
@@ -133,7 +134,7 @@ def build_ort_result(
         "producer": PRODUCER,
         "warnings": warnings,
         "errors": [],
-        "metrics": _model_metrics(runs.run_durations_ms),
+        "metrics": inference_metrics(runs.run_durations_ms, no_cycles=NO_CYCLES),
         "breakdowns": breakdowns,
         "mode": "measured",
         "entities": [*entities, *backend_entities],
@@ -186,41 +187,6 @@ def _mapping_warnings(
     return warnings
 
 
-def _observation_metrics(node: NodeRuns, confidence: str, additive: bool) -> list[dict[str, Any]]:
-    stats = statistics(node.durations_ms)
-    qualifiers = {"confidence": confidence}
-    average: dict[str, Any] = {"name": "duration_avg", "unit": "ms", "value": stats.avg}
-    if additive:
-        average["aggregation"] = "sum"
-    average["samples"] = stats.count
-    average["qualifiers"] = dict(qualifiers)
-    metrics = [average]
-    for name, value in (
-        ("duration_min", stats.min),
-        ("duration_max", stats.max),
-        ("duration_p50", stats.p50),
-        ("duration_p90", stats.p90),
-    ):
-        metrics.append(
-            {
-                "name": name,
-                "unit": "ms",
-                "value": value,
-                "samples": stats.count,
-                "qualifiers": dict(qualifiers),
-            }
-        )
-    metrics.append(
-        {
-            "name": "execution_count",
-            "unit": "executions",
-            "value": stats.count,
-            "qualifiers": dict(qualifiers),
-        }
-    )
-    return metrics
-
-
 def _event_attributes(node: NodeRuns, mapping: NodeMapping) -> dict[str, Any]:
     attributes: dict[str, Any] = {
         "runtime_event": f"{node.name}_kernel_time",
@@ -251,38 +217,3 @@ def _with_attributes(
     if added is None:
         return entity
     return {**entity, "attributes": {**entity.get("attributes", {}), **added}}
-
-
-def _model_metrics(durations_ms: Sequence[float]) -> list[dict[str, Any]]:
-    stats = statistics(tuple(durations_ms))
-    metrics: list[dict[str, Any]] = [
-        {"name": "inference_time", "unit": "ms", "value": stats.avg, "samples": stats.count}
-    ]
-    for suffix, value in (
-        ("min", stats.min),
-        ("max", stats.max),
-        ("p50", stats.p50),
-        ("p90", stats.p90),
-    ):
-        metrics.append(
-            {
-                "name": f"inference_time_{suffix}",
-                "unit": "ms",
-                "value": value,
-                "samples": stats.count,
-            }
-        )
-    metrics.append(unavailable("total_cycles", "cycles", NO_CYCLES))
-    for name, unit, reason in STANDARD_METRICS:
-        if name == "inferences_per_second" and stats.avg > 0:
-            metrics.append(
-                {
-                    "name": name,
-                    "unit": "inferences/s",
-                    "value": 1000.0 / stats.avg,
-                    "samples": stats.count,
-                }
-            )
-        else:
-            metrics.append(unavailable(name, unit, reason))
-    return metrics

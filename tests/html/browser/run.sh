@@ -35,11 +35,9 @@ step "checks"
 echo "python $PY ($(cd / && "$PY" -m perfline --version))"
 
 step "chromium"
-if ! command -v chromium >/dev/null; then
-  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium
-fi
-CHROMIUM=$(command -v chromium)
-"$CHROMIUM" --version || true
+# shellcheck source=../../../scripts/chromium.sh
+. "$REPO/scripts/chromium.sh"
+ensure_chromium
 
 step "playwright-core (pinned, tests/html/browser/package-lock.json)"
 (cd "$HERE" && npm ci --no-audit --no-fund --loglevel=error)

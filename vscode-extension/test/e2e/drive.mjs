@@ -131,6 +131,16 @@ const browser = await chromium.launch({
   args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking'],
 });
 const page = await browser.newPage({ viewport: { width: 1600, height: 1300 } });
+/** The first frame (a webview's, within a minute) where `inPage`, run inside it, is true. */
+const frameWhere = (inPage) =>
+  until(async () => {
+    for (const frame of page.frames()) {
+      if (await frame.evaluate(inPage).catch(() => false)) {
+        return frame;
+      }
+    }
+    return undefined;
+  }, 60_000);
 const shot = async (name) => {
   await page.screenshot({ path: join(shots, `${name}.png`) });
   console.log(`screenshot ${name}.png`);
@@ -342,17 +352,9 @@ try {
   await openFile();
   await runCommand('View: Close Editors in Other Groups');
   await runCommand('perfline: Show Report');
-  const reportFrame = await until(async () => {
-    for (const frame of page.frames()) {
-      const ready = await frame
-        .evaluate(() => document.documentElement.getAttribute('data-ready') === '1' && document.getElementById('perfline-data') !== null)
-        .catch(() => false);
-      if (ready) {
-        return frame;
-      }
-    }
-    return undefined;
-  }, 60_000);
+  const reportFrame = await frameWhere(
+    () => document.documentElement.getAttribute('data-ready') === '1' && document.getElementById('perfline-data') !== null,
+  );
   if (reportFrame === undefined) {
     check('Show Report: the page in a webview', false, 'no webview frame with the report page');
   } else {
@@ -399,17 +401,9 @@ try {
     const lineVerdict = verdictOf(hintLine);
     const wantClass = classOf(lineVerdict);
     await page.keyboard.press('Control+Alt+J');
-    const compareFrame = await until(async () => {
-      for (const frame of page.frames()) {
-        const ready = await frame
-          .evaluate(() => document.documentElement.getAttribute('data-ready') === '1' && document.getElementById('compare')?.hidden === false)
-          .catch(() => false);
-        if (ready) {
-          return frame;
-        }
-      }
-      return undefined;
-    }, 60_000);
+    const compareFrame = await frameWhere(
+      () => document.documentElement.getAttribute('data-ready') === '1' && document.getElementById('compare')?.hidden === false,
+    );
     if (compareFrame === undefined) {
       check('Show Report: the compare view with a baseline', false, 'no webview frame with the compare view');
     } else {

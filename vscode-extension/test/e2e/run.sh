@@ -55,11 +55,9 @@ step "code-server 4.100.3"
 CS_HOME=$CS_HOME "$HERE/install-code-server.sh"
 
 step "chromium"
-if ! command -v chromium >/dev/null; then
-  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium
-fi
-CHROMIUM=$(command -v chromium)
-"$CHROMIUM" --version || true
+# shellcheck source=../../../scripts/chromium.sh
+. "$REPO/scripts/chromium.sh"
+ensure_chromium
 
 step "expected figures (perfline annotate, in-process)"
 rm -rf "$WORK"

@@ -162,7 +162,9 @@ def print_table(
     table = Table(box=ASCII_FRAME if ascii_only else FRAME, pad_edge=True, expand=False)
     for column, size in zip(shown, sizes, strict=True):
         table.add_column(
-            column.header if len(column.header) <= size else cut(column.header, size),
+            column.header
+            if len(column.header) <= size
+            else cut(column.header, size, ellipsis=ellipsis),
             justify="right" if column.number else "left",
             no_wrap=True,
             overflow="crop",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from perfline.core.render_text import render_text
 from tests.documents import minimal_document
 
@@ -66,3 +68,24 @@ def test_breakdown_metrics_are_columns_and_those_that_do_not_fit_are_named() -> 
     words = " ".join(text.split())
     assert "Not shown at this width:" in words and "m6 (cycles)" in words
     assert "--json has every metric" in words
+
+
+def test_ascii_mode_stays_ascii_at_every_width_on_a_real_result() -> None:
+    """Headers cut to fit (a 60-column terminal cuts ``Top operator``) use the ASCII
+    ellipsis too: a report piped with ``PYTHONIOENCODING=ascii`` must never fail."""
+    from perfline.core.backends.onnxruntime.document import analyze_profiles
+    from perfline.core.backends.source_model.inputs import InputFile
+    from perfline.core.pipeline import postprocess
+    from tests.onnxruntime._data import ATTENTION_ONNX, DATA
+
+    def read(path: Any) -> InputFile:
+        return InputFile(str(path), path.read_bytes())
+
+    profile = DATA / "attention_noopt.json"
+    document = postprocess(
+        analyze_profiles(read(ATTENTION_ONNX), [read(profile)], timestamp="2026-01-01T00:00:00Z")
+    )
+    for width in range(40, 121, 4):
+        text = render_text(document, width=width, ascii_only=True)
+        assert text.isascii(), (width, [line for line in text.splitlines() if not line.isascii()])
+        assert all(len(line) <= width for line in text.splitlines()), width

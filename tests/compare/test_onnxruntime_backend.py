@@ -57,3 +57,31 @@ def test_shared_profiles_through_the_onnxruntime_backend(tmp_path: Path) -> None
                 assert delta[side] == pytest.approx(statistics.fmean(raw) * scale, rel=1e-9)
             checked += 1
     assert checked
+
+
+def test_the_model_level_is_judged_on_the_sessions_runs() -> None:
+    """The ONNX Runtime route records the per-run values of ``inference_time`` and its
+    companions (``result_run_samples``), as the ExecuTorch route does, so two interleaved
+    sessions of one model are noise at the model level too, never a 0%-threshold change."""
+    from perfline.core.backends.onnxruntime.document import analyze_profiles
+    from perfline.core.backends.source_model.inputs import InputFile
+    from perfline.core.compare import compare_documents
+    from perfline.core.pipeline import postprocess
+    from tests.compare._data import INTERLEAVED_A, INTERLEAVED_B
+
+    def analysed(profile: Path) -> dict[str, object]:
+        read = [InputFile(str(p), p.read_bytes()) for p in (ONNX_MODEL, profile)]
+        return postprocess(analyze_profiles(read[0], [read[1]], timestamp="2026-01-01T00:00:00Z"))
+
+    base, new = analysed(INTERLEAVED_A), analysed(INTERLEAVED_B)
+    events = json.loads(INTERLEAVED_A.read_text())
+    runs = sorted((e["ts"], e["dur"]) for e in events if e.get("name") == "model_run")[1:]
+    recorded = base["extensions"]["perfline"]["result_run_samples"][0]  # type: ignore[index]
+    assert recorded["inference_time"] == pytest.approx([d / 1000 for _, d in runs])
+    (result,) = compare_documents(base, new).results
+    model = {m.name: m for m in result.model.metrics}
+    assert {"inference_time", "inference_time_p50", "inferences_per_second"} <= set(model)
+    for name in ("inference_time", "inference_time_p50", "inferences_per_second"):
+        assert model[name].method == "samples", name
+        assert model[name].base_runs == model[name].new_runs == len(runs), name
+        assert not model[name].significant, name

@@ -65,6 +65,7 @@ from perfline.core.backends.executorch.provenance import provenance_entities
 from perfline.core.backends.executorch.runtime_metrics import model_metrics, with_cycles
 from perfline.core.backends.executorch.vgf_view import VgfView
 from perfline.core.backends.executorch.what_ran import WhatRan, what_ran
+from perfline.core.backends.runtime_common.metrics import model_run_samples
 from perfline.core.errors import InputError, Problem
 from perfline.core.formats.identity import source_operator_id
 
@@ -77,13 +78,6 @@ SAMPLED_STATISTICS = (
     "duration_max",
     "duration_p50",
     "duration_p90",
-)
-SAMPLED_MODEL_STATISTICS = (
-    "inference_time",
-    "inference_time_min",
-    "inference_time_max",
-    "inference_time_p50",
-    "inference_time_p90",
 )
 
 
@@ -242,11 +236,7 @@ def _model_samples(
     first = next((o for o in method_observations if o.key.occurrence == 0), None)
     if first is None or len(first.executions) != execution_count:
         return {}
-    durations = list(first.durations_ms)
-    samples = {name: durations for name in SAMPLED_MODEL_STATISTICS}
-    if all(duration > 0 for duration in durations):
-        samples["inferences_per_second"] = [1000.0 / duration for duration in durations]
-    return samples
+    return model_run_samples(first.durations_ms)
 
 
 class _Builder:

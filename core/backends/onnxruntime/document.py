@@ -3,7 +3,8 @@
 The caller (the I/O edge) passes the model, the profiles, optionally ONNX Runtime's saved
 optimised model, and the timestamp; the run id is derived from the inputs' content hashes. The
 per-run values behind the measured statistics go to ``extensions.perfline.run_samples`` (one
-item per result: entity id -> metric -> values in run order, warm-up left out).
+item per result: entity id -> metric -> values in run order, warm-up left out), those of the
+model-level statistics to ``extensions.perfline.result_run_samples`` (the session's runs).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 from perfline.core.backends.onnxruntime.profile import describe_positions, read_profile
 from perfline.core.backends.onnxruntime.result import PRODUCER, build_ort_result
 from perfline.core.backends.onnxruntime.runs import recorded_runs
+from perfline.core.backends.runtime_common.metrics import model_run_samples
 from perfline.core.backends.source_model.inputs import InputFile
 from perfline.core.collection import collection_paused
 from perfline.core.envelope import build_document, model_info, run_id_for, sha256_hex
@@ -94,5 +96,11 @@ def analyze_profiles(
             timestamp=timestamp,
             run_id=run_id_for(sha256_hex(item.data) for item in inputs),
             context=context,
-            extensions={"perfline": {"run_samples": [built.run_samples]}},
+            extensions={
+                "perfline": {
+                    "run_samples": [built.run_samples],
+                    # the model level's per-run values, as the ExecuTorch route records them
+                    "result_run_samples": [model_run_samples(runs.run_durations_ms)],
+                }
+            },
         )

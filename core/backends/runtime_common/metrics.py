@@ -11,6 +11,10 @@ per-run samples: the one place their shape and order are written.
   unavailable (the caller's reason), then the standardized NX metric list with
   ``inferences_per_second`` = 1000 / the mean where the mean is positive and every other one
   unavailable with the shared NX reasons. No durations: ``inference_time`` is unavailable too.
+* ``model_run_samples``: the per-run values behind those model-level statistics (for
+  ``extensions.perfline.result_run_samples``, so a comparison judges them on the runs): each
+  ``inference_time*`` statistic maps to the runs' durations, ``inferences_per_second`` to
+  1000 / each duration when every one is positive.
 
 Pure; cost: the statistics of the samples (O(k log k) for k samples).
 """
@@ -96,6 +100,27 @@ def inference_metrics(
         else:
             metrics.append(unavailable(name, unit, reason))
     return metrics
+
+
+#: The model-level statistics computed from the runs' durations (``model_run_samples``).
+SAMPLED_MODEL_STATISTICS = (
+    "inference_time",
+    "inference_time_min",
+    "inference_time_max",
+    "inference_time_p50",
+    "inference_time_p90",
+)
+
+
+def model_run_samples(durations_ms: Sequence[float]) -> dict[str, list[float]]:
+    """Per-run values of the model-level statistics (see the module docstring)."""
+    durations = list(durations_ms)
+    if not durations:
+        return {}
+    samples = {name: durations for name in SAMPLED_MODEL_STATISTICS}
+    if all(duration > 0 for duration in durations):
+        samples["inferences_per_second"] = [1000.0 / duration for duration in durations]
+    return samples
 
 
 def _ms(name: str, value: float, samples: int) -> dict[str, Any]:

@@ -61,9 +61,13 @@ def test_every_node_statistic_equals_the_raw_events() -> None:
         assert _metric(breakdown, "duration_p50")["value"] == pytest.approx(stats.median(values))
         assert _metric(breakdown, "duration_p90")["value"] == pytest.approx(percentile(values, 90))
         assert _metric(breakdown, "execution_count")["value"] == len(values) == 9
+        # The additive average carries no qualifier (a line's figure must not split by
+        # confidence); the copy-only statistics keep it.
+        assert "qualifiers" not in _metric(breakdown, "duration_avg")
         for metric in breakdown["metrics"]:
-            assert metric["qualifiers"] == {"confidence": "exact"}
-            assert metric["name"] == "duration_avg" or "aggregation" not in metric
+            if metric["name"] != "duration_avg":
+                assert metric["qualifiers"] == {"confidence": "exact"}
+                assert "aggregation" not in metric
     samples = document["extensions"]["perfline"]["run_samples"][0]
     first = f"source_operator/{names['node_Conv_137']}"
     assert samples[first]["duration_avg"] == pytest.approx(per_node["node_Conv_137"])
@@ -137,18 +141,22 @@ def test_optimised_profile_maps_fused_nodes_back_and_loses_no_time() -> None:
         for b in breakdowns
     )
     assert attributed == pytest.approx(total)
-    unmapped = [
-        b
-        for b in breakdowns
-        if _metric(b, "duration_avg")["qualifiers"]["confidence"] == "unmapped"
-    ]
+    confidence = {
+        b["entity_id"]: entities[b["entity_id"]]["attributes"]["confidence"] for b in breakdowns
+    }
+    unmapped = [b for b in breakdowns if confidence[b["entity_id"]] == "unmapped"]
     assert [b["entity_id"] for b in unmapped] == ["backend_operator/onnxruntime/ReorderOutput"]
     warning = next(w for w in result["warnings"] if "left unattributed" in w)
     per_run = sum(per_node["ReorderOutput"]) / 9
     assert f"{per_run:.4g} ms per run" in warning and "ReorderOutput" in warning
+    # Every mapped node ran in every kept run: its average adds up (fused ones included, on
+    # the lines that hold all their originals); the unmapped one's stays out of every sum.
     for b in breakdowns:
-        if _metric(b, "duration_avg")["qualifiers"]["confidence"] != "exact":
-            assert "aggregation" not in _metric(b, "duration_avg")
+        additive = confidence[b["entity_id"]] != "unmapped"
+        assert ("aggregation" in _metric(b, "duration_avg")) is additive
+        assert _metric(b, "duration_p90")["qualifiers"] == {
+            "confidence": confidence[b["entity_id"]]
+        }
 
 
 def test_saved_optimized_model_attributes_inserted_nodes() -> None:

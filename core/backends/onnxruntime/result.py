@@ -3,18 +3,33 @@
 Entities: every top-level node of the model is ``source_operator/<node-index>`` (the canonical
 ONNX identity) with its op type, name, ``code_stack`` (from ``pkg.torch.onnx.stack_trace``) and
 ``nn_module`` (from ``name_scopes`` / ``class_hierarchy``) parents. Where each executed node's
-timing goes (confidence rules in ``mapping``):
+timing goes (confidence rules in ``mapping``; the confidence is the entity's
+``attributes.confidence``):
 
 * ``exact`` and the only observation of its model node -> that ``source_operator``;
 * anything else (``fused``, ``inferred``, ``unmapped``, or a second observation of a node) -> a
-  ``backend_operator`` named after the executed node, parenting the model nodes it stands for:
-  a fused node's timing lands on all its originals as one figure, never split.
+  ``backend_operator`` named after the executed node, parenting the model nodes it stands for.
 
 Statistics are the measured backends' shared ones (``runtime_common.metrics``): per observation
 ``duration_avg``, ``duration_min``, ``duration_max``, ``duration_p50``, ``duration_p90`` (ms,
-``samples`` = runs) and ``execution_count``, each with the qualifier ``confidence``. Only the
-average of an ``exact`` observation present in every kept run has ``aggregation: "sum"``
-(averages over the same runs add up; percentiles, extremes, counts and shared timings do not).
+``samples`` = runs) and ``execution_count``. The average of every mapped observation (exact,
+fused or inferred) present in every kept run has ``aggregation: "sum"``: averages over the same
+runs add up, and a fused or inserted node's time is real time of the model nodes it stands for.
+The projection counts a record only toward a target that holds all its origins, so a fused
+node whose originals lie on one line lands whole on that line (and on everything enclosing
+it), and one whose originals span lines lands on their common parent and on none of those
+lines: one figure, never split by a made-up ratio. Unmapped observations stay out of every sum
+(the warning gives their total). Percentiles, extremes, counts and averages of nodes missing
+from some runs are copied only.
+
+The qualifier ``confidence`` is on the copy-only statistics and not on the average. Qualifiers
+are part of a metric's identity in the projection: a line whose operators mix exact and fused
+observations would hold two partial averages (``confidence: exact`` and ``fused``) and get no
+figure ("conflicting figures"). The confidence stays visible on the entities
+(``attributes.confidence``, ``configuration.confidence_counts``) and on the copied statistics of
+each observation. (Issue 18 asked to record the mapping confidence as a qualifier; that holds
+for the copy-only statistics only, and a fused node spanning two lines lands on their parent
+rather than on both lines, which would count its time twice.)
 The per-run values behind every statistic are returned for ``extensions.perfline.run_samples``.
 Model level: ``inference_time`` (mean ``model_run``) with ``_min``/``_max``/``_p50``/``_p90`` and
 ``inferences_per_second``.
@@ -115,12 +130,12 @@ def build_ort_result(
         else:
             entity_id = f"{BACKEND_OPERATOR}/{PRODUCER}/{node.name}"
             backend_entities.append(_backend_operator(entity_id, node, mapping))
-        additive = mapping.confidence == EXACT and len(node.runs) == kept
+        additive = mapping.confidence != UNMAPPED and len(node.runs) == kept
         breakdowns.append(
             {
                 "entity_id": entity_id,
                 "metrics": observation_summary(
-                    node.durations_ms, mapping.confidence, additive=additive
+                    node.durations_ms, mapping.confidence, additive=additive, qualify_average=False
                 ),
                 "id": entity_id,
             }

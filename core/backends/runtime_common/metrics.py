@@ -5,7 +5,8 @@ per-run samples: the one place their shape and order are written.
   ``duration_max``, ``duration_p50``, ``duration_p90`` (ms, ``samples`` = runs) and
   ``execution_count``, each with the qualifier ``confidence``; only an ``additive`` average has
   ``aggregation: "sum"`` (averages over the same runs add up; percentiles, extremes and counts
-  never do). The caller decides what is additive.
+  never do). The caller decides what is additive, and whether the average carries the
+  qualifier too (``qualify_average``; ONNX Runtime's does not, see its ``result`` module).
 * ``inference_metrics``: the model level, ``inference_time`` (mean run) with
   ``_min``/``_max``/``_p50``/``_p90`` companions (all with ``samples``), ``total_cycles``
   unavailable (the caller's reason), then the standardized NX metric list with
@@ -31,7 +32,11 @@ UNIT_MS = "ms"
 
 
 def observation_summary(
-    durations_ms: Sequence[float], confidence: str, *, additive: bool
+    durations_ms: Sequence[float],
+    confidence: str,
+    *,
+    additive: bool,
+    qualify_average: bool = True,
 ) -> list[dict[str, Any]]:
     """The summary metrics of one observation (see the module docstring)."""
     stats = statistics(tuple(durations_ms))
@@ -39,7 +44,8 @@ def observation_summary(
     if additive:
         average["aggregation"] = "sum"
     average["samples"] = stats.count
-    average["qualifiers"] = {"confidence": confidence}
+    if qualify_average:
+        average["qualifiers"] = {"confidence": confidence}
     metrics = [average]
     for name, value in (
         ("duration_min", stats.min),

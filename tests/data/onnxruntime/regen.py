@@ -1,15 +1,20 @@
 """Regenerate the ONNX Runtime test data of this folder (run it with the venv of regen.sh).
 
-    python regen.py BUILD_DIR
+    python regen.py BUILD_DIR [STEM...]
 
 Exports ``attention.py`` (this folder) with the dynamo exporter (stack traces in the node
 metadata) to ``attention.onnx`` and with ``torch.export`` to ``attention.pt2``, then profiles it
 and the DS-CNN (``../formats/dscnn/dscnn.onnx``) with onnxruntime's profiler, 10 runs each, one
 intra-op thread, with graph optimisations off (``*_noopt.json``) and on (``*_opt.json``, with ORT's
 saved optimised model ``*_opt.optimized.onnx``), and writes ``dscnn_external.onnx``, the DS-CNN
-with its weights moved to an external data file that is then deleted. The model source is copied
-into BUILD_DIR first and imported from there, so the traces name ``BUILD_DIR/attention.py``
-(regen.sh uses ``/home/dev/attn``, the path the committed files record).
+with its weights moved to an external data file that is then deleted. ``mixer.py`` (a Conv1d
+stem and three LayerNorm / Linear / GELU / Linear residual blocks) is exported the same way to
+``mixer.onnx`` (weights in ``mixer.onnx.data``, as the exporter writes them) and profiled the
+same way (``mixer_noopt.json``, ``mixer_opt.json``, ``mixer_opt.optimized.onnx``). The model
+sources are copied into BUILD_DIR first and imported from there, so the traces name
+``BUILD_DIR/attention.py`` and ``BUILD_DIR/mixer.py`` (regen.sh uses ``/home/dev/attn``, the
+path the committed files record). STEMs (``attention``, ``dscnn``, ``mixer``) limit the run to
+those models (the DS-CNN's includes ``dscnn_external.onnx``); none: all of them.
 """
 
 from __future__ import annotations
@@ -40,6 +45,19 @@ def export_attention(build: Path) -> None:
     program.save(str(HERE / "attention.onnx"))
     exported = torch.export.export(model, inputs)
     torch.export.save(exported, str(HERE / "attention.pt2"))
+
+
+def export_mixer(build: Path) -> None:
+    """``mixer.onnx``: ``mixer.Net`` (seed 0) on one (2, 8, 64) input, dynamo exporter."""
+    build.mkdir(parents=True, exist_ok=True)
+    shutil.copy(HERE / "mixer.py", build / "mixer.py")
+    sys.path.insert(0, str(build))
+    from mixer import Net
+
+    torch.manual_seed(0)
+    model = Net().eval()
+    program = torch.onnx.export(model, (torch.randn(2, 8, 64),), dynamo=True, verbose=False)
+    program.save(str(HERE / "mixer.onnx"), external_data=True)
 
 
 def profile(model: Path, name: str, *, optimise: bool) -> None:
@@ -85,11 +103,22 @@ def external_data_model() -> None:
 
 def main() -> None:
     build = Path(sys.argv[1] if len(sys.argv) > 1 else "/home/dev/attn")
-    export_attention(build)
-    for stem, model in (("attention", HERE / "attention.onnx"), ("dscnn", DSCNN_ONNX)):
-        profile(model, f"{stem}_noopt", optimise=False)
-        profile(model, f"{stem}_opt", optimise=True)
-    external_data_model()
+    stems = set(sys.argv[2:]) or {"attention", "dscnn", "mixer"}
+    if "attention" in stems:
+        export_attention(build)
+    if "mixer" in stems:
+        export_mixer(build)
+    models = (
+        ("attention", HERE / "attention.onnx"),
+        ("dscnn", DSCNN_ONNX),
+        ("mixer", HERE / "mixer.onnx"),
+    )
+    for stem, model in models:
+        if stem in stems:
+            profile(model, f"{stem}_noopt", optimise=False)
+            profile(model, f"{stem}_opt", optimise=True)
+    if "dscnn" in stems:
+        external_data_model()
     print("torch", torch.__version__, "onnxruntime", ort.__version__, "numpy", np.__version__)
 
 

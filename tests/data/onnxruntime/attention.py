@@ -1,8 +1,7 @@
 """A small pre-norm transformer encoder block, written for perfline's test data.
 
 Input (1, 16, 64): 16 tokens of width 64; 4 heads of width 16. One operation per line, so the
-exported stack traces put each operator on its own source line. Weights are random with a fixed
-seed (``make_model``); ``example_inputs`` seeds 1.
+exported stack traces put each operator on its own line. Random weights, fixed seeds.
 """
 
 import math

@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from itertools import chain, repeat
-from operator import itemgetter
+from operator import eq, itemgetter
 from typing import Any
 
 from perfline.core import dominant_metric
@@ -216,7 +216,8 @@ def _by_rules(
 
 def _rows(breakdowns: Any, graph: LineGraph, memo: FigureMemo) -> _Rows | None:
     """The rows of ``breakdowns`` (kept ones when they still hold), or None when a record
-    is not a breakdown with an entity id or a code line has several breakdowns."""
+    is not a breakdown with an entity id or a code line has several breakdowns (an id
+    that is not text is skipped, as the full route skips it)."""
     try:
         entity_ids = list(map(_ENTITY_ID, breakdowns))
     except (KeyError, TypeError):
@@ -230,7 +231,7 @@ def _rows(breakdowns: Any, graph: LineGraph, memo: FigureMemo) -> _Rows | None:
     slots, non_view = graph.slots, graph.non_view
     for position, entity_id in enumerate(entity_ids):
         if type(entity_id) is not str:
-            return None  # the full route skips it: keep to that route
+            continue  # the full route skips it too
         slot = slots.get(entity_id)
         if slot is not None:
             if line_rows[slot] != -1:
@@ -243,15 +244,13 @@ def _rows(breakdowns: Any, graph: LineGraph, memo: FigureMemo) -> _Rows | None:
 
 
 def _line_lists(breakdowns: Any, rows: _Rows) -> list[Metrics] | None:
-    """Each code line's metrics by slot (its breakdown's list), or None when one is not a
-    list of dicts (the full route filters those)."""
+    """Each code line's metrics by slot (its breakdown's list), or None when one holds
+    something else than dicts (the full route filters those) or is missing."""
     try:
         if -1 in rows.line_rows:
             lists = [_METRICS(breakdowns[p]) if p != -1 else [] for p in rows.line_rows]
         else:
             lists = list(map(_METRICS, map(breakdowns.__getitem__, rows.line_rows)))
-        if not all(map(isinstance, lists, repeat(list))):
-            return None
         if not all(map(isinstance, chain.from_iterable(lists), repeat(dict))):
             return None
     except (KeyError, TypeError):
@@ -265,19 +264,24 @@ def _chosen(
     """The dominant metric and each line's value and statistic: the kept choice when its
     layout is this one, else by the rules (kept for next time when the metrics are plain)."""
     flat: list[Mapping[str, Any]] = list(chain.from_iterable(lists))
-    plain = _plain(flat)
-    if plain is None:
+    numbers = _plain_numbers(flat)
+    if numbers is None:
         memo.choice = None
         return _by_rules(lists, configured)
-    identities, numbers = plain
-    layout = (list(map(len, lists)), identities)
+    lengths = list(map(len, lists))
     kept = memo.choice
-    if kept is None or kept.configured != configured or kept.layout != layout:
+    if kept is None or not _same_layout(kept, configured, lengths, flat):
+        try:
+            identities = list(map(_IDENTITY, flat))
+        except KeyError:  # a metric without an aggregation
+            identities = []
         # kept only when every identity is text: then an equal layout is one of text too
-        if flat and set(map(type, chain.from_iterable(identities))) != {str}:
+        if len(identities) != len(flat) or (
+            flat and set(map(type, chain.from_iterable(identities))) != {str}
+        ):
             memo.choice = None
             return _by_rules(lists, configured)
-        kept = memo.choice = _choice(lists, configured, layout)
+        kept = memo.choice = _choice(lists, configured, (lengths, identities))
     flat_at = kept.flat_at
     if -1 in flat_at:
         values = [float(numbers[at]) if at != -1 else None for at in flat_at]
@@ -286,20 +290,33 @@ def _chosen(
     return kept.key, values, list(kept.statistics)
 
 
-def _plain(flat: list[Mapping[str, Any]]) -> tuple[list[tuple[Any, ...]], list[Any]] | None:
-    """(name, unit, aggregation) and value of every metric when every one is plain: those
-    four fields and a finite number (``math.isfinite`` raises on an integer
-    too large for a float, as ``dominant_metric.numeric`` does); else None."""
+def _same_layout(
+    kept: _Choice, configured: str | None, lengths: list[int], flat: list[Mapping[str, Any]]
+) -> bool:
+    """Whether ``flat`` (in lines of ``lengths``) has the kept choice's layout (compared
+    metric by metric, nothing built)."""
+    if kept.configured != configured or kept.layout[0] != lengths:
+        return False
+    try:
+        return all(map(eq, map(_IDENTITY, flat), kept.layout[1]))
+    except KeyError:
+        return False
+
+
+def _plain_numbers(flat: list[Mapping[str, Any]]) -> list[Any] | None:
+    """The value of every metric when each has four fields (name, unit, aggregation and
+    value are what the rules read; a fourth other than a value means no value) and a
+    finite number (``math.isfinite`` raises on an integer too large for a float, as
+    ``dominant_metric.numeric`` does); else None."""
     if flat and set(map(len, flat)) != {_PLAIN_FIELDS}:
         return None
     try:
-        identities = list(map(_IDENTITY, flat))
         numbers = list(map(_VALUE, flat))
     except KeyError:
         return None
     if not set(map(type, numbers)) <= _NUMBER_TYPES or not all(map(math.isfinite, numbers)):
         return None
-    return identities, numbers
+    return numbers
 
 
 def _choice(

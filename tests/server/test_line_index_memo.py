@@ -267,6 +267,9 @@ def _edits() -> list[Callable[[dict[str, Any]], None]]:
                 ]
                 return
 
+    def odd_entity_id(document: dict[str, Any]) -> None:
+        first_line(document)["entity_id"] = ["code_line/x"]
+
     def not_a_metric(document: dict[str, Any]) -> None:
         first_line(document)["metrics"].append("junk")
 
@@ -284,6 +287,7 @@ def _edits() -> list[Callable[[dict[str, Any]], None]]:
         reordered,
         removed,
         not_a_record,
+        odd_entity_id,
         not_a_metric,
         no_segment_figures,
         one_segment_uncounted,
@@ -320,6 +324,51 @@ def test_names_equal_as_values_but_not_as_text_are_told_apart() -> None:
         index = _same_as_fresh(document, memo)
         entries = [e for per in index.lines.values() for es in per.values() for e in es]
         assert {e.metric.name for e in entries if e.metric} == {str(name)}
+
+
+def _sum(name: str, value: int) -> dict[str, Any]:
+    return {"name": name, "unit": "cycles", "value": value, "aggregation": "sum"}
+
+
+def test_the_same_metrics_in_other_lines_or_under_other_names_are_seen() -> None:
+    processed = postprocess(nx_document(20), PipelineSettings())
+    variant = _kept_entities(processed)
+    memo = IndexMemo()
+
+    def laid_out(first: list[int], second: list[int], name: str = "op_cycles") -> dict[str, Any]:
+        # every code line one metric, but the first two: the values given, in order
+        document = variant()
+        lines = list(_code_line_breakdowns(document))
+        for breakdown in lines:
+            breakdown["metrics"] = [_sum(name, 5)]
+        lines[0]["metrics"] = [_sum(name, value) for value in first]
+        lines[1]["metrics"] = [_sum(name, value) for value in second]
+        return document
+
+    # the same metrics, one after the other, cut into lines differently: the second line's
+    # figure is its own first one (2, then 3)
+    _same_as_fresh(laid_out([1], [2, 3]), memo)
+    _same_as_fresh(laid_out([1, 2], [3]), memo)
+    # the same layout under another name: another metric is shown
+    _same_as_fresh(laid_out([1, 2], [3], name="total_cycles"), memo)
+
+
+def test_a_configured_metric_is_honoured() -> None:
+    processed = postprocess(nx_document(20), PipelineSettings())
+    variant = _kept_entities(processed)
+    memo = IndexMemo()
+    shown = []
+    for metric in (None, "op_cycles", "op_cycles", None, "l1_read_bytes"):
+        index = _same_as_fresh(variant(), memo, metric=metric)
+        entries = [e for per in index.lines.values() for es in per.values() for e in es]
+        shown.append({e.metric.name for e in entries if e.metric})
+    assert shown == [
+        {"total_cycles"},
+        {"op_cycles"},
+        {"op_cycles"},
+        {"total_cycles"},
+        {"l1_read_bytes"},
+    ]
 
 
 def test_another_metric_or_resolver_is_honoured(tmp_path: Path) -> None:

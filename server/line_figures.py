@@ -218,14 +218,19 @@ def _rows(breakdowns: Any, graph: LineGraph, memo: FigureMemo) -> _Rows | None:
     """The rows of ``breakdowns`` (kept ones when they still hold), or None when a record
     is not a breakdown with an entity id or a code line has several breakdowns (an id
     that is not text is skipped, as the full route skips it)."""
+    kept = memo.rows
     try:
+        if (
+            kept is not None
+            and kept.graph is graph
+            and len(kept.entity_ids) == len(breakdowns)
+            and all(map(eq, map(_ENTITY_ID, breakdowns), kept.entity_ids))
+        ):
+            return kept
         entity_ids = list(map(_ENTITY_ID, breakdowns))
     except (KeyError, TypeError):
         return None
-    kept = memo.rows
-    if kept is not None and kept.graph is graph and kept.entity_ids == entity_ids:
-        return kept
-    memo.rows = memo.choice = None
+    memo.rows = None
     line_rows = [-1] * graph.line_count
     other_rows: list[int] = []
     slots, non_view = graph.slots, graph.non_view

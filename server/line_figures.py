@@ -23,8 +23,10 @@ changes time, never answers (``tests/server/test_line_index_memo.py``).
 
 Cost: with the rows and the choice kept, a few passes at C speed (``map`` with
 ``operator.itemgetter``) over the breakdowns' entity ids and the code lines' metrics, and
-one addition per top-most carrier; otherwise one Python pass over the breakdowns, and
-``choose_metric`` and ``value_of`` over the code lines' metrics.
+one addition per top-most carrier (the NX-shaped result: about 3 ms at 1,000 chains,
+70-110 ms at 20,000, most of it checking the 146,000 code-line metrics' names, units and
+aggregations); otherwise one Python pass over the breakdowns, and ``choose_metric`` and
+``value_of`` over the code lines' metrics (about twice that).
 """
 
 from __future__ import annotations

@@ -36,78 +36,62 @@ import time
 from pathlib import Path
 from typing import Any
 
-# ``python benchmarks/daemon.py`` has this folder first on the path (not the source tree,
-# which would shadow the installed, perhaps compiled, perfline)
-from core_pipeline import nx_document
 from lsprotocol import types as t
 from pygls.lsp.client import LanguageClient
 
-TEMPLATE: dict[str, Any] = {
-    "schema_version": "1.2.0",
-    "run_id": "a953f09a-1b6b-4725-8819-56e9ad0b1eb4",
-    "timestamp": "2026-01-01T00:00:00Z",
-    "tool": {"name": "mlia", "version": "0.12.3"},
-    "target": {
-        "profile_name": "bench",
-        "target_type": "neural-accelerator",
-        "components": [{"type": "gpu", "family": "mali", "model": "nx"}],
-        "configuration": {},
-    },
-    "model": {"name": "bench.vgf", "format": "vgf", "hash": "a" * 64},
-    "context": {},
-    "backends": [
-        {"id": "nx-performance-estimator", "name": "NX", "version": "unknown", "configuration": {}}
-    ],
-}
-KINDS = [
-    {"id": "segment", "child_kinds": ["cascade", "source_operator"]},
-    {"id": "cascade", "parent_kinds": ["segment"], "child_kinds": ["chain"]},
-    {"id": "chain", "parent_kinds": ["cascade"], "child_kinds": ["source_operator"]},
-]
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    # the shared document builder, tests/documents.py (issue 21 item 8); appended, so that
+    # the installed (perhaps compiled) perfline still comes before the source tree
+    sys.path.append(str(ROOT))
+
+from perfline.core.document_shapes import ComponentJson  # noqa: E402
+from tests.documents import (  # noqa: E402
+    CHAIN_KINDS,
+    EntityTable,
+    breakdown,
+    envelope,
+    model_file,
+    nx_backend,
+    nx_document,
+    nx_target,
+    sum_metric,
+)
 
 
 def chain_document(chains: int, lines: int, seed: int) -> dict[str, Any]:
-    """``chains`` chains, one source operator each, whose stacks land on ``lines`` lines."""
-    entities: list[dict[str, Any]] = []
+    """``chains`` chains, one source operator each, whose stacks land on ``lines`` lines
+    (built with the shared builder: the envelope, ``EntityTable``, records)."""
+    table = EntityTable(two_sided=False)
     breakdowns: list[dict[str, Any]] = []
     for i in range(chains):
-        op = f"source_operator/segment_0/spirv-{i}"
-        entities.append(
-            {"id": f"chain/segment_0/{i}", "kind": "chain", "name": f"chain {i}", "child_ids": [op]}
-        )
-        entities.append({"id": op, "kind": "source_operator", "name": f"op{i}", "placement": "NX"})
+        chain, op = f"chain/segment_0/{i}", f"source_operator/segment_0/spirv-{i}"
+        table.add(chain, "chain", f"chain {i}")
+        table.add(op, "source_operator", f"op{i}", placement="NX")
+        table.link(chain, op)
         line = 1 + (i % lines)
-        entities.append(
-            {
-                "id": f"code_stack/model.py:{line}-{i}",
-                "kind": "code_stack",
-                "name": f"model.py:{line}",
-                "child_ids": [op],
-                "attributes": {"file": "/home/dev/bench/model.py", "line": line},
-            }
-        )
+        stack = f"code_stack/model.py:{line}-{i}"
+        attributes = {"file": "/home/dev/bench/model.py", "line": line}
+        table.add(stack, "code_stack", f"model.py:{line}", attributes=attributes)
+        table.link(stack, op)
         value = 100 + (i * 7919 + seed * 104729) % 5000
-        breakdowns.append(
-            {
-                "entity_id": f"chain/segment_0/{i}",
-                "id": f"chain/segment_0/{i}",
-                "metrics": [
-                    {"name": "op_cycles", "unit": "cycles", "value": value, "aggregation": "sum"}
-                ],
-            }
-        )
-    document = copy.deepcopy(TEMPLATE)
-    document["results"] = [
-        {
-            "kind": "performance",
-            "status": "ok",
-            "producer": "nx-performance-estimator",
-            "breakdowns": breakdowns,
-            "entities": entities,
-            "entity_kinds": KINDS,
-        }
-    ]
-    return document
+        breakdowns.append(breakdown(chain, [sum_metric("op_cycles", value)], chain))
+    result = {
+        "kind": "performance",
+        "status": "ok",
+        "producer": "nx-performance-estimator",
+        "breakdowns": breakdowns,
+        "entities": table.values(),
+        "entity_kinds": copy.deepcopy(CHAIN_KINDS),
+    }
+    gpu: ComponentJson = {"type": "gpu", "family": "mali", "model": "nx"}
+    return envelope(
+        [result],
+        model=model_file("bench.vgf", "a" * 64),
+        target=nx_target("bench", component=gpu),
+        backends=[nx_backend(version="unknown")],
+        run_id="a953f09a-1b6b-4725-8819-56e9ad0b1eb4",
+    )
 
 
 def make_workspace(root: Path, jobs: int, chains: int, lines: int) -> Path:
@@ -249,8 +233,8 @@ def revalued(document: dict[str, Any], factor: int) -> dict[str, Any]:
     cascade totals stay the sums of their chains)."""
     copy_: dict[str, Any] = json.loads(json.dumps(document))
     for result in copy_["results"]:
-        for breakdown in result["breakdowns"]:
-            for metric in breakdown["metrics"]:
+        for record in result["breakdowns"]:
+            for metric in record["metrics"]:
                 metric["value"] = metric["value"] * factor
     return copy_
 
@@ -311,6 +295,12 @@ def attach_timings(marks: list[dict[str, float]], timings: dict[int, dict[str, f
             mark.update(after[0])
 
 
+def _unresolved(path: str) -> None:
+    """The in-process index's resolver (one function, as the daemon keeps one resolver
+    while its configuration and file list are unchanged)."""
+    return None
+
+
 def in_process(chains: int) -> None:
     """The core pipeline and the line index alone on the same documents, in this process."""
     from perfline.core.pipeline import PipelineSettings, postprocess
@@ -327,7 +317,7 @@ def in_process(chains: int) -> None:
         start = time.perf_counter()
         processed = postprocess(document, PipelineSettings(), source="bench", memo=memo)
         middle = time.perf_counter()
-        build_index("bench", processed, lambda path: None, None, index_memo)
+        build_index("bench", processed, _unresolved, None, index_memo)
         return (middle - start) * 1000, (time.perf_counter() - middle) * 1000
 
     cold = [timed(nx_document(chains, seed=200 + i), None, None) for i in range(3)]

@@ -64,44 +64,58 @@ def choose_metric(
 
     The configured metric if any line has it; else the metric present on the most
     lines, ties broken by preference: cycles, then MACs (static cost), then a p50/median
-    time, then any time, then first seen.
+    time, then any time, then first seen. Cost: a few dictionary operations per metric
+    (identities are plain tuples here; a ``MetricKey`` is made for the answer only).
     """
-    coverage: dict[MetricKey, int] = {}
-    stats: dict[MetricKey, str | None] = {}
-    order: list[MetricKey] = []
-    for metrics in lines:
-        here: set[MetricKey] = set()
+    coverage: dict[tuple[str, str], int] = {}
+    stats: dict[tuple[str, str], str | None] = {}  # in first-seen order
+    last_line: dict[tuple[str, str], int] = {}
+    for number, metrics in enumerate(lines):
         for metric in metrics:
-            if numeric(metric) is None:
+            value: Any = metric.get("value")
+            kind = type(value)
+            if kind is int or kind is float:
+                if not math.isfinite(value):  # as ``numeric``, which an exotic value takes
+                    continue
+            elif numeric(metric) is None:
                 continue
-            key = MetricKey(str(metric.get("name", "")), str(metric.get("unit", "")))
-            if key not in stats:
-                order.append(key)
+            name = metric.get("name", "")
+            unit = metric.get("unit", "")
+            key = (
+                name if type(name) is str else str(name),
+                unit if type(unit) is str else str(unit),
+            )
+            if last_line.get(key) == number:
+                continue  # counted on this line already
+            last_line[key] = number
+            if key in stats:
+                coverage[key] += 1
+            else:
                 stats[key] = statistic_of(metric)
-            here.add(key)
-        for key in here:
-            coverage[key] = coverage.get(key, 0) + 1
-    if not order:
+                coverage[key] = 1
+    if not stats:
         return None
+    order = list(stats)
     if configured:
-        for key in order:
-            if key.name == configured:
-                return key
+        for name, unit in order:
+            if name == configured:
+                return MetricKey(name, unit)
 
-    def rank(key: MetricKey) -> tuple[int, int, int]:
-        if key.name in _PREFERRED_NAMES:
-            preference = _PREFERRED_NAMES.index(key.name)
-        elif key.unit in ("ms", "us", "s") and stats[key] in ("p50", "median"):
+    def rank(key: tuple[str, str]) -> tuple[int, int, int]:
+        name, unit = key
+        if name in _PREFERRED_NAMES:
+            preference = _PREFERRED_NAMES.index(name)
+        elif unit in ("ms", "us", "s") and stats[key] in ("p50", "median"):
             preference = 10
-        elif key.unit in ("ms", "us", "s") and stats[key] in ("avg", "mean", None):
+        elif unit in ("ms", "us", "s") and stats[key] in ("avg", "mean", None):
             preference = 11
-        elif key.unit in ("ms", "us", "s"):
+        elif unit in ("ms", "us", "s"):
             preference = 12
         else:
             preference = 20
         return (-coverage[key], preference, order.index(key))
 
-    return min(order, key=rank)
+    return MetricKey(*min(order, key=rank))
 
 
 def value_of(
@@ -109,11 +123,26 @@ def value_of(
 ) -> tuple[float | None, str | None]:
     """The (value, statistic) of ``key`` among ``metrics`` (summing equal-identity copies once)."""
     for metric in metrics:
-        if metric.get("name") == key.name and metric.get("unit") == key.unit:
-            value = numeric(metric)
-            if value is not None:
-                return value, statistic_of(metric)
+        if _holds(metric, key):
+            return numeric(metric), statistic_of(metric)
     return None, None
+
+
+def position_of(metrics: Iterable[Mapping[str, Any]], key: MetricKey) -> int:
+    """Where in ``metrics`` the metric ``value_of`` reads is (-1: none)."""
+    for position, metric in enumerate(metrics):
+        if _holds(metric, key):
+            return position
+    return -1
+
+
+def _holds(metric: Mapping[str, Any], key: MetricKey) -> bool:
+    """Whether ``metric`` is a number of ``key``'s identity (the one ``value_of`` reads)."""
+    return (
+        metric.get("name") == key.name
+        and metric.get("unit") == key.unit
+        and numeric(metric) is not None
+    )
 
 
 def model_total(
@@ -125,13 +154,37 @@ def model_total(
 ) -> float | None:
     """What a line's figure is a share of.
 
-    A model-level metric of the same name and unit if the result has one; else
-    the sum over the top-most non-view entities carrying that metric (an
-    entity whose ancestor also carries it is not counted again: one walk down
-    from the carrying entities marks those below one). ``entities`` (the
-    result's entities by id) and ``children`` save rebuilding them when the
-    caller has them.
+    A model-level metric of the same name and unit if the result has one
+    (``result_total``); else the sum over the top-most non-view entities carrying that
+    metric (``carried_figures``, ``top_most_total``: an entity whose ancestor also
+    carries it is not counted again). ``entities`` (the result's entities by id) and
+    ``children`` save rebuilding them when the caller has them.
     """
+    own = result_total(result, key)
+    if own is not None:
+        return own
+    if entities is None:
+        entities = {
+            e["id"]: e
+            for e in result.get("entities") or ()
+            if isinstance(e, Mapping) and isinstance(e.get("id"), str)
+        }
+    carriers: list[tuple[str, Sequence[Mapping[str, Any]]]] = []
+    for breakdown in result.get("breakdowns") or ():
+        if type(breakdown) is not dict and not isinstance(breakdown, Mapping):
+            continue
+        entity_id = breakdown.get("entity_id")
+        entity = entities.get(entity_id) if type(entity_id) is str else None
+        if entity is None or entity.get("kind") in VIEW_KINDS:
+            continue
+        carriers.append((entity["id"], breakdown.get("metrics") or ()))
+    if children is None:
+        children = build_graph(list(entities.values())).children
+    return top_most_total(carried_figures(carriers, key), children)
+
+
+def result_total(result: Mapping[str, Any], key: MetricKey) -> float | None:
+    """The result's own (model-level) positive figure of ``key``, if it has one."""
     for metric in result.get("metrics") or ():
         if (
             isinstance(metric, Mapping)
@@ -141,31 +194,25 @@ def model_total(
             value = numeric(metric)
             if value is not None and value > 0:
                 return value
-    if entities is None:
-        entities = {
-            e["id"]: e
-            for e in result.get("entities") or ()
-            if isinstance(e, Mapping) and isinstance(e.get("id"), str)
-        }
+    return None
+
+
+def carried_figures(
+    breakdowns: Iterable[tuple[str, Iterable[Mapping[str, Any]]]], key: MetricKey
+) -> dict[str, float]:
+    """Entity id -> its figure of ``key``, over (entity id, metrics) of non-view breakdowns:
+    each breakdown's first numeric metric of that identity, the breakdowns of one entity
+    added in order (``value_of`` without the statistic: this runs over every breakdown)."""
     carrying: dict[str, float] = {}
     name, unit = key.name, key.unit
-    for breakdown in result.get("breakdowns") or ():
-        if type(breakdown) is not dict and not isinstance(breakdown, Mapping):
-            continue
-        entity_id = breakdown.get("entity_id")
-        entity = entities.get(entity_id) if type(entity_id) is str else None
-        if entity is None or entity.get("kind") in VIEW_KINDS:
-            continue
-        for metric in breakdown.get("metrics") or ():
-            # value_of without the statistic: this loop runs over every breakdown.
+    for entity_id, metrics in breakdowns:
+        for metric in metrics:
             if metric.get("name") == name and metric.get("unit") == unit:
                 value = numeric(metric)
                 if value is not None:
-                    carrying[entity["id"]] = carrying.get(entity["id"], 0.0) + value
+                    carrying[entity_id] = carrying.get(entity_id, 0.0) + value
                     break
-    if children is None:
-        children = build_graph(list(entities.values())).children
-    return top_most_total(carrying, children)
+    return carrying
 
 
 def top_most_total(
@@ -175,14 +222,25 @@ def top_most_total(
     down from the carriers marks those below one); None when it is not positive."""
     if not carrying:
         return None
+    below = entities_below(carrying, children)
+    return positive_sum(value for entity_id, value in carrying.items() if entity_id not in below)
+
+
+def entities_below(starts: Iterable[str], children: Mapping[str, Sequence[str]]) -> set[str]:
+    """Every entity reachable downwards from ``starts`` by at least one edge."""
     below: set[str] = set()
-    stack = [c for entity_id in carrying for c in children.get(entity_id, ())]
+    stack = [c for entity_id in starts for c in children.get(entity_id, ())]
     while stack:
         current = stack.pop()
         if current not in below:
             below.add(current)
             stack.extend(children.get(current, ()))
-    total = sum(value for entity_id, value in carrying.items() if entity_id not in below)
+    return below
+
+
+def positive_sum(values: Iterable[float]) -> float | None:
+    """The sum of ``values`` (in their order), or None when it is not positive."""
+    total = sum(values)
     return total if total > 0 else None
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any, Protocol
 
 from perfline.core.cancellation import Cancelled
@@ -111,14 +112,24 @@ def parse_json_input(item: JobInput) -> Any:
 
 
 def is_processed(document: Mapping[str, Any]) -> bool:
-    """True if a document already went through the core pipeline (it has code lines)."""
+    """True if a document already went through the core pipeline (it has code lines).
+    Cost: one pass over the entities at C speed (a Python pass when one is not an object
+    with a ``kind``)."""
     results = document.get("results")
     if not isinstance(results, list):
         return False
     for result in results:
         entities = result.get("entities") if isinstance(result, Mapping) else None
-        if isinstance(entities, list) and any(
-            isinstance(e, Mapping) and e.get("kind") == "code_line" for e in entities
-        ):
+        if isinstance(entities, list) and _has_code_line(entities):
             return True
     return False
+
+
+_KIND = itemgetter("kind")
+
+
+def _has_code_line(entities: list[Any]) -> bool:
+    try:
+        return "code_line" in map(_KIND, entities)
+    except (KeyError, TypeError):
+        return any(isinstance(e, Mapping) and e.get("kind") == "code_line" for e in entities)

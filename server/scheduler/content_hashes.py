@@ -7,6 +7,11 @@ the same size with the old modification time restored (``cp -p``, ``rsync -t``, 
 is seen. A file whose ``ctime`` is within ``RACY_SECONDS`` of when it was hashed is
 hashed again next time (a write in the same clock tick would leave the identity
 unchanged). Files that cannot be read hash to a marker (``missing``, ``refused``).
+
+The bytes just hashed are kept (``take``) until the loop finishes the event it hashed them
+for (``drop_reads``): a run scheduled by that event analyses those very bytes instead of
+reading and hashing the file again (its digest is theirs, so what the run reports is
+what it analysed). Memory: the inputs hashed by one event, for the length of the event.
 Cost: one ``stat`` per input per check; a read and SHA-256 only for new content.
 """
 
@@ -18,7 +23,7 @@ import time
 from pathlib import Path
 
 from perfline.core.errors import InputError
-from perfline.server.scheduler.bounded_reads import InputLimits, file_key, read_input
+from perfline.server.scheduler.bounded_reads import InputLimits, ReadFile, file_key, read_input
 
 #: A file changed this recently (seconds) before it was hashed is hashed again.
 RACY_SECONDS = 2.0
@@ -36,6 +41,7 @@ class ContentHashes:
         self.root = root
         self.limits = limits
         self._cache: dict[str, tuple[tuple[int, int, int, int, int], int, str]] = {}
+        self._reads: dict[str, tuple[str, ReadFile]] = {}
 
     def digest(self, rel: str) -> str:
         path = self.root / rel
@@ -56,7 +62,21 @@ class ContentHashes:
             return f"refused: {error.render()}"
         digest = digest_of(read.data)
         self._cache[rel] = (read.key, hashed_at, digest)
+        self._reads[rel] = (digest, read)
         return digest
+
+    def take(self, rel: str, digest: str) -> ReadFile | None:
+        """The bytes hashed to ``digest`` for ``rel`` during this event, handed over once."""
+        found = self._reads.get(rel)
+        if found is None or found[0] != digest:
+            return None
+        del self._reads[rel]
+        return found[1]
+
+    def drop_reads(self) -> None:
+        """Forget the bytes kept for this event (the loop calls it after every event)."""
+        if self._reads:
+            self._reads.clear()
 
     def digests(self, inputs: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(self.digest(rel) for rel in inputs)

@@ -27,7 +27,7 @@ from perfline.core.workspace_config import (
 from perfline.server.jobs.context import JobType
 from perfline.server.paths import PathResolver
 from perfline.server.scheduler.boundary import WorkspaceBoundary
-from perfline.server.scheduler.bounded_reads import InputLimits
+from perfline.server.scheduler.bounded_reads import InputLimits, ReadFile
 from perfline.server.scheduler.content_hashes import ContentHashes
 from perfline.server.workspace import PlannedJob, load_config, plan_jobs, python_files, scan_files
 
@@ -147,3 +147,17 @@ class GroundState:
         if plan.outside:
             return tuple("outside" for _ in plan.inputs)
         return self.hashes.digests(plan.inputs)
+
+    def hashed_reads(
+        self, plan: PlannedJob, digests: tuple[str, ...]
+    ) -> dict[str, tuple[str, ReadFile]]:
+        """(digest, bytes) of ``plan``'s inputs that this event hashed to ``digests``
+        (taken: a run gets them instead of reading and hashing the files again)."""
+        if plan.outside or len(digests) != len(plan.inputs):
+            return {}
+        reads = {}
+        for rel, digest in zip(plan.inputs, digests, strict=True):
+            read = self.hashes.take(rel, digest)
+            if read is not None:
+                reads[rel] = (digest, read)
+        return reads

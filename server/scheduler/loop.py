@@ -155,6 +155,8 @@ class Scheduler:
             self._dispatch(event)
         except Exception:  # the loop must survive whatever an event runs into
             log.exception("the scheduler failed on %r", event)
+        finally:
+            self.ground.hashes.drop_reads()  # runs took the bytes they were scheduled for
 
     def _dispatch(self, event: InboxEvent) -> None:
         if isinstance(event, FileChanged):
@@ -329,6 +331,7 @@ class Scheduler:
             trigger=trigger,
             cancel=run.cancel,
             backend_runs=self.parts.backend_runs,
+            reads=ground.hashed_reads(run.plan, run.expected),
         )
 
     def _work(self, request: RunRequest) -> None:

@@ -1,6 +1,8 @@
 """One run of one job, on a worker thread: read the inputs (bounded, regular files
-only), run the job type with the run's memos and cancellation flag installed, build the
-line index, and return the outcome to the loop as a ``RunDone`` event.
+only; an input the loop has just read and hashed to schedule the run comes with the run,
+its bytes and digest, and is not read again), run the job type with the run's memos and
+cancellation flag installed, build the line index, and return the outcome to the loop as
+a ``RunDone`` event.
 
 A run owns nothing shared: it gets everything it needs in its ``RunRequest`` (a
 snapshot taken by the loop) and touches only the thread-safe stage memo and its own
@@ -14,7 +16,8 @@ import logging
 import threading
 import time
 import traceback
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from perfline.core.cancellation import Cancelled, cancellable
@@ -23,7 +26,7 @@ from perfline.core.pipeline import PipelineSettings
 from perfline.server.jobs.context import JobContext, JobInput, JobType
 from perfline.server.line_index import build_index
 from perfline.server.paths import PathResolver
-from perfline.server.scheduler.bounded_reads import InputLimits, read_input
+from perfline.server.scheduler.bounded_reads import InputLimits, ReadFile, read_input
 from perfline.server.scheduler.content_hashes import digest_of
 from perfline.server.scheduler.events import RunDone
 from perfline.server.scheduler.memo_policy import RunMemos
@@ -52,6 +55,8 @@ class RunRequest:
     trigger: tuple[float | None, float | None]
     cancel: threading.Event
     backend_runs: BackendRuns
+    #: (digest, bytes) of inputs the loop has just read and hashed for this run.
+    reads: Mapping[str, tuple[str, ReadFile]] = field(default_factory=dict)
 
 
 def execute(request: RunRequest) -> RunDone:
@@ -89,8 +94,13 @@ def _read_inputs(request: RunRequest) -> tuple[JobInput, ...]:
     items = []
     for rel in plan.inputs:
         path = request.root / rel
-        read = read_input(path, rel, request.limits)
-        items.append(JobInput(rel, read.data, digest_of(read.data), str(path), read.mtime))
+        hashed = request.reads.get(rel)
+        if hashed is None:
+            read = read_input(path, rel, request.limits)
+            digest = digest_of(read.data)
+        else:  # the bytes the loop hashed when it scheduled this run
+            digest, read = hashed
+        items.append(JobInput(rel, read.data, digest, str(path), read.mtime))
         if request.cancel.is_set():
             raise Cancelled()
     return tuple(items)

@@ -9,7 +9,6 @@ the Inspector's readings (``compare_data``)."""
 from __future__ import annotations
 
 import copy
-import dataclasses
 import shutil
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -316,8 +315,7 @@ def test_runtime_table_needs_two_jobs_and_converts_times(runs: tuple[Path, Any, 
     index = build_index(JOB, first, lambda recorded: root / "dscnn.py")
     (entry,) = index.lines[str(root / "dscnn.py")][42]
     assert runtime_table([Column(entry, "portable")]) is None
-    micro = dataclasses.replace(
-        entry,
+    micro = entry.replace(
         job="other",
         metrics=tuple(
             {**m, "value": m["value"] * 1000, "unit": "us"} if m.get("unit") == "ms" else m

@@ -14,7 +14,7 @@ from perfline.server.view.line_labels import Figure, fill, lens_figure, line_lab
 
 
 def _entry(value: float, total: float, metrics: list[dict[str, object]]) -> LineEntry:
-    return LineEntry(
+    return LineEntry.make(
         job="j",
         result_index=0,
         entity_id="code_line/x",

@@ -1,0 +1,94 @@
+"""The refresh path of a changed input: the bytes the loop reads and hashes to see the
+change are the bytes the run analyses (read once, hashed once), and none are kept after
+the event that scheduled the run."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from perfline.server.engine import Engine
+from perfline.server.jobs.context import is_processed
+from perfline.server.scheduler import runner
+from perfline.server.scheduler.bounded_reads import InputLimits, ReadFile
+from perfline.server.scheduler.content_hashes import MISSING, ContentHashes
+from tests.server.helpers import INPUT_DOC, PROCESSED_DOC, load, with_value
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def test_hashed_bytes_are_handed_over_once_and_dropped(tmp_path: Path) -> None:
+    (tmp_path / "a.json").write_bytes(b'{"a": 1}')
+    hashes = ContentHashes(tmp_path, InputLimits())
+    digest = hashes.digest("a.json")
+    assert digest == hashlib.sha256(b'{"a": 1}').hexdigest()
+    assert hashes.take("a.json", "another digest") is None
+    read = hashes.take("a.json", digest)
+    assert isinstance(read, ReadFile) and read.data == b'{"a": 1}'
+    assert hashes.take("a.json", digest) is None  # once
+    hashes.digest("a.json")  # unchanged and hashed long enough ago? racy: read again
+    hashes.drop_reads()
+    assert hashes.take("a.json", digest) is None  # the event is over
+    assert hashes.digest("b.json") == MISSING and hashes.take("b.json", MISSING) is None
+
+
+def test_the_run_analyses_the_bytes_the_loop_hashed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "a.mlia.json"
+    target.write_text(json.dumps(with_value(load(INPUT_DOC), 1)))
+    engine = Engine(tmp_path, debounce=0.02, settle=0.1)
+    engine.start()
+    try:
+        assert engine.wait_idle(30)
+        reads: list[str] = []
+        real = runner.read_input
+
+        def counted(path: Path, source: str, limits: InputLimits) -> ReadFile:
+            reads.append(source)
+            return real(path, source, limits)
+
+        monkeypatch.setattr(runner, "read_input", counted)
+        text = json.dumps(with_value(load(INPUT_DOC), 7))
+        target.write_text(text)
+        engine.notify_changed([target], finished=True)
+        assert engine.wait_idle(30)
+        good = engine.result("a")
+        assert good is not None
+        assert good.digests == (hashlib.sha256(text.encode()).hexdigest(),)
+        chains = {
+            m["value"]
+            for r in good.document["results"]
+            for b in r["breakdowns"]
+            if b["entity_id"].startswith("chain/")
+            for m in b["metrics"]
+        }
+        assert chains == {7}  # the new values, not the old ones
+        assert reads == []  # the run did not read the file again
+        engine.reanalyze("a")  # no file event: nothing was hashed for this run
+        assert engine.wait_idle(30)
+        assert reads == ["a.mlia.json"]
+    finally:
+        engine.close()
+
+
+def _entities_of(document: dict[str, Any]) -> list[Any]:
+    entities: list[Any] = document["results"][0]["entities"]
+    return entities
+
+
+def test_processed_documents_are_told_from_raw_ones() -> None:
+    raw, processed = load(INPUT_DOC), load(PROCESSED_DOC)
+    assert not is_processed(raw) and is_processed(processed)
+    odd = load(INPUT_DOC)
+    _entities_of(odd).insert(0, "not an entity")
+    assert not is_processed(odd)
+    _entities_of(odd).append({"id": "code_line/x", "kind": "code_line"})
+    assert is_processed(odd)
+    odd["results"].insert(0, ["not", "a", "result"])
+    assert is_processed(odd)
+    assert not is_processed({"results": {"entities": []}})

@@ -190,13 +190,32 @@ async def _listen(
             path.unlink()
         else:
             raise ServeError(f"{path} exists; is another daemon serving there?")
+    server = await asyncio.start_unix_server(handle, sock=_listening_socket(path))
+    return server, {"socket": str(path)}, f"socket {path}"
+
+
+def _listening_socket(path: Path) -> socket.socket:
+    """A Unix socket of mode 0600 that appears at ``path`` only once it listens: bound under
+    a temporary name beside it (umask 077), listening, then renamed over ``path``, so a client
+    that waits for the file never meets a socket that refuses connections."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with contextlib.suppress(FileNotFoundError):
+        temporary.unlink()
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     old = os.umask(0o077)
     try:
-        server = await asyncio.start_unix_server(handle, str(path))
+        listener.bind(str(temporary))
+        os.chmod(temporary, 0o600)
+        listener.listen(100)
+        os.replace(temporary, path)
+    except BaseException:
+        listener.close()
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        raise
     finally:
         os.umask(old)
-    os.chmod(path, 0o600)
-    return server, {"socket": str(path)}, f"socket {path}"
+    return listener
 
 
 async def _run_shared(

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterable, Sequence
-from typing import Any, cast
+from typing import Any, Final, cast
 
 from perfline.core.mypyc_idioms import int_objects
 
@@ -159,7 +159,7 @@ class NumberedGraph:
     """The graph of ``build_graph`` with nodes numbered in first-appearance order:
     what a stage that works on integers needs, without a lookup by id per edge."""
 
-    __slots__ = ("children", "ids", "kinds", "parents")
+    __slots__ = ("children", "ids", "kinds", "number", "parents")
 
     def __init__(
         self,
@@ -167,9 +167,12 @@ class NumberedGraph:
         kinds: list[str],
         parents: list[list[int]],
         children: list[list[int]],
+        number: dict[str, int],
     ) -> None:
         self.ids = ids
         """Each node's id."""
+        self.number = number
+        """Each id's node (``ids`` inverted)."""
         self.kinds = kinds
         """Each node's kind (a later string kind wins, ``""`` when there is none)."""
         self.parents = parents
@@ -182,7 +185,7 @@ def numbered_graph(entities: Sequence[Any]) -> NumberedGraph:
     """``build_graph`` by node number (see ``NumberedGraph``)."""
     number, kinds, nodes, records = _nodes(entities)
     parents, children = _links(number, nodes, records)
-    return NumberedGraph(list(number), kinds, parents, children)
+    return NumberedGraph(list(number), kinds, parents, children, number)
 
 
 def _nodes(
@@ -230,17 +233,25 @@ def _links(
     return edges.parents, edges.children
 
 
-class _Edges:
-    """Adjacency lists being filled in, each edge kept once."""
+SCAN_LIMIT: Final = 12
+"""Parents of a node looked through one by one, before a set of them is kept."""
 
-    __slots__ = ("children", "count", "parents", "seen")
+
+class _Edges:
+    """Adjacency lists being filled in, each edge kept once.
+
+    An edge is known when its parent is among its child's parents: a short list, read
+    through (no set of every edge, whose entries cost a large integer each and whose
+    table outgrows the caches); a node with more than ``SCAN_LIMIT`` parents also keeps
+    them as a set."""
+
+    __slots__ = ("children", "parents", "wide")
 
     def __init__(self, count: int) -> None:
-        self.count = count
         self.parents: list[list[int]] = [[] for _ in range(count)]
         self.children: list[list[int]] = [[] for _ in range(count)]
-        self.seen: set[object] = set()
-        """parent * count + child of every edge added."""
+        self.wide: dict[int, set[int]] = {}
+        """The parents of each node that has ``SCAN_LIMIT`` or more, as a set."""
 
     def add_references(
         self, references: object, number: dict[str, int], node: int, upward: bool
@@ -259,8 +270,19 @@ class _Edges:
                         self.add(node, known)
 
     def add(self, parent: int, child: int) -> None:
-        edge = cast(object, parent * self.count + child)  # one int object
-        if edge not in self.seen:
-            self.seen.add(edge)
-            self.parents[child].append(parent)
-            self.children[parent].append(child)
+        above = self.parents[child]
+        if len(above) < SCAN_LIMIT:
+            for known in above:
+                if known == parent:
+                    return
+            if len(above) == SCAN_LIMIT - 1:
+                wide = set(above)
+                wide.add(parent)
+                self.wide[child] = wide
+        else:
+            wide = self.wide[child]
+            if parent in wide:
+                return
+            wide.add(parent)
+        above.append(parent)
+        self.children[parent].append(child)

@@ -77,13 +77,19 @@ class CollapsePlan:  # a value: never mutated
         self.entities = entities
 
 
-def collapse_result(result: ResultJson, rules: Sequence[CollapseRule]) -> ResultJson:
-    """Collapse the entities selected by ``rules``; a new dict, the input untouched."""
-    return apply_collapse(result, plan_collapse(result, rules))
+def collapse_result(
+    result: ResultJson, rules: Sequence[CollapseRule], graph: NumberedGraph | None = None
+) -> ResultJson:
+    """Collapse the entities selected by ``rules``; a new dict, the input untouched
+    (``graph``: the ``numbered_graph`` of its entities, when the caller has it)."""
+    return apply_collapse(result, plan_collapse(result, rules, graph))
 
 
-def plan_collapse(result: ResultJson, rules: Sequence[CollapseRule]) -> CollapsePlan | None:
-    """The collapse decisions; reads only the result's ``entities`` and ``entity_kinds``.
+def plan_collapse(
+    result: ResultJson, rules: Sequence[CollapseRule], graph: NumberedGraph | None = None
+) -> CollapsePlan | None:
+    """The collapse decisions; reads only the result's ``entities`` and ``entity_kinds``
+    (``graph``: the ``numbered_graph`` of those entities, when the caller has it).
 
     ``None`` when there is nothing to collapse (no rules, no candidates, or a
     result that was already processed).
@@ -94,7 +100,8 @@ def plan_collapse(result: ResultJson, rules: Sequence[CollapseRule]) -> Collapse
     candidates = select_candidates(entities, rules)
     if not candidates or result_already_processed(result):
         return None
-    graph = numbered_graph(entities)
+    if graph is None:
+        graph = numbered_graph(entities)
     number = graph.number
     nodes = [number[candidate] for candidate in candidates]
     collapsed, retained = accept_candidates(graph, nodes, allowed_kind_pairs(result))

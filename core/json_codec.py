@@ -151,7 +151,10 @@ def _has_exponent(scan: bytes) -> bool:
 
 
 def _has_tiny(compact: bytes) -> bool:
-    """Is there a ``0.0000`` not preceded by a digit (``100.00000000000001`` is fine)?"""
+    """Is there a ``0.0000`` not preceded by a digit (``100.00000000000001`` is fine)?
+    A text without a ``.`` (an integer-valued piece) is known at once (``memchr``)."""
+    if b"." not in compact:
+        return False
     at = compact.find(_TINY)
     while at >= 0:
         if at == 0 or compact[at - 1] not in _DIGITS:

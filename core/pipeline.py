@@ -76,8 +76,7 @@ def postprocess(
         processed: list[Any] = []
         graphs: KnownGraphs = {}
         for index, raw in enumerate(results):
-            known = read.get(index)
-            processed.append(_process_result(raw, index, settings, source, memo, known, graphs))
+            processed.append(_process_result(raw, index, settings, source, memo, read, graphs))
         output = dict(document)
         output["results"] = processed
         _raise_if_invalid(output, source, memo, "validate-output", graphs)
@@ -138,7 +137,7 @@ def _process_result(
     settings: PipelineSettings,
     source: str | None,
     memo: StructureMemo | None,
-    known: tuple[list[Any], NumberedGraph] | None,
+    read: KnownGraphs,
     graphs: KnownGraphs,
 ) -> Any:
     where = f"results[{index}]"
@@ -165,11 +164,7 @@ def _process_result(
     current: dict[str, Any]
     try:
         if memo is None:
-            graph = None
-            listed = typed.get("entities")
-            if known is not None and listed is not None and _graph_fields_shared(known[0], listed):
-                graph = known[1]
-            current = _stages(typed, rules, settings.float_sums, index, graph, graphs)
+            current = _stages(typed, rules, settings.float_sums, index, read, graphs)
         else:
             current = _stages_with_memo(typed, rules, settings.float_sums, index, memo)
     except StageError as error:
@@ -237,23 +232,37 @@ def _models_form(raw: Any) -> ResultJson:
     return normalize_result(raw)
 
 
+def _input_graph(read: KnownGraphs, index: int, typed: ResultJson) -> NumberedGraph | None:
+    """The numbered graph of ``typed``'s entities that the input's validation built
+    (taken out of ``read``), when the canonical form kept every graph field."""
+    known = read.pop(index, None)
+    listed = typed.get("entities")
+    if known is None or listed is None or not _graph_fields_shared(known[0], listed):
+        return None
+    return known[1]
+
+
 def _stages(
     typed: ResultJson,
     rules: tuple[CollapseRule, ...],
     float_sums: FloatSums,
     index: int,
-    graph: NumberedGraph | None,
+    read: KnownGraphs,
     graphs: KnownGraphs,
 ) -> dict[str, Any]:
-    """Collapse, code lines and projection (``graph``: the numbered graph of ``typed``'s
-    entities, from the input's validation). The final entity list's numbered graph,
-    which the projection's index is built from, is kept in ``graphs`` for the output's
-    validation (the output holds that very list when the stages changed the result)."""
+    """Collapse, code lines and projection (``read``: the input's numbered graphs, from
+    its validation; this result's is taken out, and freed once collapse has used it). The
+    final entity list's numbered graph, which the projection's index is built from, is
+    kept in ``graphs`` for the output's validation (the output holds that very list when
+    the stages changed the result)."""
+    graph = _input_graph(read, index, typed)
     lined = derive_code_lines(collapse_result(typed, rules, graph))
     entities = lined.get("entities")
     if not entities:
         return project_breakdowns(lined, float_sums=float_sums)
-    if graph is None or entities is not typed.get("entities"):
+    if entities is not typed.get("entities"):
+        graph = None  # the input's graph, no longer needed: freed before the next is built
+    if graph is None:
         graph = numbered_graph(entities)
     graphs[index] = (entities, graph)
     return project_breakdowns(lined, index_of_graph(graph), float_sums=float_sums)

@@ -5,7 +5,7 @@
         [--repeat 5] [--short-rounds 25] [--stage postprocess|collapse|projection]
         [--torch-share 0.42] [--float-values] [--no-default-collapse] [--instructions]
     .venv/bin/python benchmarks/core_pipeline.py --cli [--sizes 400,1000,5000,20000]
-        [--repeat 3] [--vs-reference PYTHON] [--reference-max 400]
+        [--repeat 3] [--vs-reference PYTHON] [--reference-max 400] [--integer-only]
 
 Builds NX-shaped documents (with the shared builder, ``tests/documents.py``:
 segments, cascades, chains with integer ``sum`` breakdowns, performance groups,
@@ -33,8 +33,10 @@ differently by order, so no closed form applies and covers are searched in the
 reference's order (``perfline.core.projection.float_covers``).
 
 ``--cli`` times the whole command ``perfline report DOC --json`` instead, process start
-and I/O included, with postprocess's share, peak RSS and (``--vs-reference``) the
-reference's same command in the same run: see ``benchmarks/cli_command.py``.
+and I/O included, on integer- and float-valued documents (``--integer-only``: integer
+only), with postprocess's share, peak RSS, the growth per 4x chains, the float/integer
+ratio and (``--vs-reference``) the reference's same command in the same run, then every
+target of issue 23 item 4 with its figure: see ``benchmarks/cli_command.py``.
 
 ``--instructions`` also counts, once per size, the instructions the compiled
 ``postprocess`` executes (valgrind's callgrind, collecting only inside that
@@ -317,6 +319,11 @@ def main() -> int:
         help="also count the instructions of postprocess per size (valgrind, compiled build)",
     )
     parser.add_argument(
+        "--integer-only",
+        action="store_true",
+        help="with --cli: only the integer-valued documents (no float-valued runs)",
+    )
+    parser.add_argument(
         "--cli",
         action="store_true",
         help="time the whole `perfline report DOC --json` command (benchmarks/cli_command.py)",
@@ -326,7 +333,13 @@ def main() -> int:
         from cli_command import run_cli_benchmark
 
         sizes = [int(s) for s in (args.sizes or CLI_SIZES).split(",") if s]
-        return run_cli_benchmark(sizes, max(1, args.repeat), args.vs_reference, args.reference_max)
+        return run_cli_benchmark(
+            sizes,
+            max(1, args.repeat),
+            args.vs_reference,
+            args.reference_max,
+            with_floats=not args.integer_only,
+        )
     args.sizes = args.sizes or SIZES
     ours = _OURS.format(
         root=str(ROOT),

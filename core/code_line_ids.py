@@ -21,8 +21,12 @@ import json
 import re
 from json.encoder import encode_basestring
 from pathlib import PurePosixPath, PureWindowsPath
+from typing import Final
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.:-]+")
+
+CODE_LINE_PREFIX: Final = "code_line/"
+"""How every derived id begins."""
 
 
 def location_basename(file: str) -> str:
@@ -63,4 +67,4 @@ def code_line_id(file: str, line: int, name: str | None = None) -> str:
     if name is None:
         name = code_line_name(file, line)
     safe = _UNSAFE.sub("_", name).strip("_") or "line"
-    return f"code_line/{safe}-{location_digest(file, line)}"
+    return f"{CODE_LINE_PREFIX}{safe}-{location_digest(file, line)}"

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from perfline.core.code_line_ids import CODE_LINE_PREFIX
 from perfline.core.code_line_plan import plan_code_lines
 from perfline.core.code_line_processed import already_processed, existing_code_lines
 from perfline.core.document_shapes import EntityJson, ResultJson
@@ -56,7 +57,7 @@ def code_line_entities(entities: list[EntityJson]) -> list[EntityJson] | None:
         )
     if not plan:
         return None
-    taken = _entity_ids(entities)
+    taken = _code_line_ids(entities)
     line_of_stack: dict[str, str] = {}
     new_lines: list[EntityJson] = []
     for item in plan:
@@ -81,11 +82,14 @@ def code_line_entities(entities: list[EntityJson]) -> list[EntityJson] | None:
     return rewritten + new_lines
 
 
-def _entity_ids(entities: Sequence[EntityJson]) -> set[str]:
-    """The ids of the entities."""
+def _code_line_ids(entities: Sequence[EntityJson]) -> set[str]:
+    """The ids of the entities that a derived code line's id could equal: those that
+    begin as every derived id does (``code_line_ids.CODE_LINE_PREFIX``)."""
     ids: set[str] = set()
     for entity in entities:
-        ids.add(entity["id"])
+        entity_id = entity["id"]
+        if entity_id.startswith(CODE_LINE_PREFIX):
+            ids.add(entity_id)
     return ids
 
 

@@ -45,8 +45,9 @@ from perfline.core.document_shapes import (
     EntityJson,
     ResultJson,
 )
-from perfline.core.graph import EntityGraph, build_graph
+from perfline.core.graph import NumberedGraph, numbered_graph
 from perfline.core.kinds import KindPair, allowed_kind_pairs
+from perfline.core.mypyc_idioms import int_objects
 
 RETAIN_WARNING = (
     "Retaining entity '{}' because collapsing it would create an undeclared "
@@ -76,13 +77,19 @@ class CollapsePlan:  # a value: never mutated
         self.entities = entities
 
 
-def collapse_result(result: ResultJson, rules: Sequence[CollapseRule]) -> ResultJson:
-    """Collapse the entities selected by ``rules``; a new dict, the input untouched."""
-    return apply_collapse(result, plan_collapse(result, rules))
+def collapse_result(
+    result: ResultJson, rules: Sequence[CollapseRule], graph: NumberedGraph | None = None
+) -> ResultJson:
+    """Collapse the entities selected by ``rules``; a new dict, the input untouched
+    (``graph``: the ``numbered_graph`` of its entities, when the caller has it)."""
+    return apply_collapse(result, plan_collapse(result, rules, graph))
 
 
-def plan_collapse(result: ResultJson, rules: Sequence[CollapseRule]) -> CollapsePlan | None:
-    """The collapse decisions; reads only the result's ``entities`` and ``entity_kinds``.
+def plan_collapse(
+    result: ResultJson, rules: Sequence[CollapseRule], graph: NumberedGraph | None = None
+) -> CollapsePlan | None:
+    """The collapse decisions; reads only the result's ``entities`` and ``entity_kinds``
+    (``graph``: the ``numbered_graph`` of those entities, when the caller has it).
 
     ``None`` when there is nothing to collapse (no rules, no candidates, or a
     result that was already processed).
@@ -93,10 +100,18 @@ def plan_collapse(result: ResultJson, rules: Sequence[CollapseRule]) -> Collapse
     candidates = select_candidates(entities, rules)
     if not candidates or result_already_processed(result):
         return None
-    graph = build_graph(entities)
-    collapsed, retained = accept_candidates(graph, candidates, allowed_kind_pairs(result))
+    if graph is None:
+        graph = numbered_graph(entities)
+    number = graph.number
+    nodes = [number[candidate] for candidate in candidates]
+    collapsed, retained = accept_candidates(graph, nodes, allowed_kind_pairs(result))
     rewritten = _rewritten_entities(entities, graph, collapsed) if collapsed else None
-    return CollapsePlan(collapsed, tuple(retained), rewritten)
+    ids = graph.ids
+    return CollapsePlan(
+        frozenset([ids[node] for node in int_objects(collapsed)]),
+        tuple([ids[node] for node in retained]),
+        rewritten,
+    )
 
 
 def apply_collapse(result: ResultJson, plan: CollapsePlan | None) -> ResultJson:
@@ -116,13 +131,14 @@ def apply_collapse(result: ResultJson, plan: CollapsePlan | None) -> ResultJson:
 
 
 def accept_candidates(
-    graph: EntityGraph, candidates: Sequence[str], allowed: frozenset[KindPair]
-) -> tuple[frozenset[str], list[str]]:
-    """Greedy acceptance in the given order: (collapsed ids, retained candidate ids)."""
-    parents: dict[str, set[str]] = {}
-    children: dict[str, set[str]] = {}
-    collapsed: set[str] = set()
-    retained: list[str] = []
+    graph: NumberedGraph, candidates: Sequence[int], allowed: frozenset[KindPair]
+) -> tuple[frozenset[int], list[int]]:
+    """Greedy acceptance in the given order (nodes of ``graph``): (collapsed nodes,
+    retained candidates)."""
+    parents: dict[int, set[int]] = {}
+    children: dict[int, set[int]] = {}
+    collapsed: set[int] = set()
+    retained: list[int] = []
     kinds = graph.kinds
     for candidate in candidates:
         above = _contracted(parents, graph.parents, candidate)
@@ -133,11 +149,11 @@ def accept_candidates(
             retained.append(candidate)
             continue
         collapsed.add(candidate)
-        for node in above:
+        for node in int_objects(above):
             links = _contracted(children, graph.children, node)
             links.discard(candidate)
             links.update(below)
-        for node in below:
+        for node in int_objects(below):
             links = _contracted(parents, graph.parents, node)
             links.discard(candidate)
             links.update(above)
@@ -145,9 +161,7 @@ def accept_candidates(
     return frozenset(collapsed), retained
 
 
-def _contracted(
-    table: dict[str, set[str]], source: dict[str, tuple[str, ...]], node: str
-) -> set[str]:
+def _contracted(table: dict[int, set[int]], source: list[list[int]], node: int) -> set[int]:
     """``node``'s contracted links in ``table``, started from ``source`` when first needed."""
     links = table.get(node)
     if links is None:
@@ -157,16 +171,21 @@ def _contracted(
 
 
 def _rewritten_entities(
-    entities: Sequence[EntityJson], graph: EntityGraph, collapsed: frozenset[str]
+    entities: Sequence[EntityJson], graph: NumberedGraph, collapsed: frozenset[int]
 ) -> list[EntityJson]:
     near = next_to_collapsed(graph, collapsed)
     caches: SortedCaches = ({}, {})
+    # every entity is its own node (ids are unique, as validated), so its position is
+    # its number; otherwise it is looked up
+    aligned = len(graph.ids) == len(entities)
+    number = graph.number
     output: list[EntityJson] = []
-    for entity in entities:
-        entity_id = entity["id"]
-        if entity_id in collapsed:
+    for position in range(len(entities)):
+        entity = entities[position]
+        node = position if aligned else number[entity["id"]]
+        if node in collapsed:
             continue
-        new_parents, new_children = retained_links(graph, collapsed, near, entity_id, caches)
+        new_parents, new_children = retained_links(graph, collapsed, near, node, caches)
         if _holds(entity, "parent_ids", new_parents) and _holds(entity, "child_ids", new_children):
             output.append(entity)  # rewriting would give an equal dict, same key order
             continue

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterable, Sequence
-from typing import Any, cast
+from typing import Any, Final, cast
 
 from perfline.core.mypyc_idioms import int_objects
 
@@ -159,7 +159,7 @@ class NumberedGraph:
     """The graph of ``build_graph`` with nodes numbered in first-appearance order:
     what a stage that works on integers needs, without a lookup by id per edge."""
 
-    __slots__ = ("children", "ids", "kinds", "parents")
+    __slots__ = ("children", "complete", "ids", "kinds", "number", "parents")
 
     def __init__(
         self,
@@ -167,9 +167,17 @@ class NumberedGraph:
         kinds: list[str],
         parents: list[list[int]],
         children: list[list[int]],
+        number: dict[str, int],
+        complete: bool = False,
     ) -> None:
         self.ids = ids
         """Each node's id."""
+        self.number = number
+        """Each id's node (``ids`` inverted)."""
+        self.complete = complete
+        """Every entity is a dict with a string id of its own (so its node is its
+        position) and every string reference resolves: the graph validation would
+        resolve, by position."""
         self.kinds = kinds
         """Each node's kind (a later string kind wins, ``""`` when there is none)."""
         self.parents = parents
@@ -181,8 +189,9 @@ class NumberedGraph:
 def numbered_graph(entities: Sequence[Any]) -> NumberedGraph:
     """``build_graph`` by node number (see ``NumberedGraph``)."""
     number, kinds, nodes, records = _nodes(entities)
-    parents, children = _links(number, nodes, records)
-    return NumberedGraph(list(number), kinds, parents, children)
+    edges = _links(number, nodes, records)
+    complete = len(number) == len(entities) and edges.unresolved == 0
+    return NumberedGraph(list(number), kinds, edges.parents, edges.children, number, complete)
 
 
 def _nodes(
@@ -215,9 +224,7 @@ def _nodes(
     return number, kinds, nodes, records
 
 
-def _links(
-    number: dict[str, int], nodes: list[int], records: list[dict[str, Any]]
-) -> tuple[list[list[int]], list[list[int]]]:
+def _links(number: dict[str, int], nodes: list[int], records: list[dict[str, Any]]) -> _Edges:
     """Parents and children of every node in first-seen order, each edge once
     (an edge is usually mentioned by both of its ends)."""
     count = len(number)
@@ -227,20 +234,30 @@ def _links(
         record = records[index]
         edges.add_references(record.get("parent_ids"), number, node, upward=True)
         edges.add_references(record.get("child_ids"), number, node, upward=False)
-    return edges.parents, edges.children
+    return edges
+
+
+SCAN_LIMIT: Final = 12
+"""Parents of a node looked through one by one, before a set of them is kept."""
 
 
 class _Edges:
-    """Adjacency lists being filled in, each edge kept once."""
+    """Adjacency lists being filled in, each edge kept once.
 
-    __slots__ = ("children", "count", "parents", "seen")
+    An edge is known when its parent is among its child's parents: a short list, read
+    through (no set of every edge, whose entries cost a large integer each and whose
+    table outgrows the caches); a node with more than ``SCAN_LIMIT`` parents also keeps
+    them as a set."""
+
+    __slots__ = ("children", "parents", "unresolved", "wide")
 
     def __init__(self, count: int) -> None:
-        self.count = count
         self.parents: list[list[int]] = [[] for _ in range(count)]
         self.children: list[list[int]] = [[] for _ in range(count)]
-        self.seen: set[object] = set()
-        """parent * count + child of every edge added."""
+        self.wide: dict[int, set[int]] = {}
+        """The parents of each node that has ``SCAN_LIMIT`` or more, as a set."""
+        self.unresolved = 0
+        """String references to no entity (dropped)."""
 
     def add_references(
         self, references: object, number: dict[str, int], node: int, upward: bool
@@ -252,15 +269,27 @@ class _Edges:
         for other in cast(list[object], references):
             if type(other) is str:
                 known = number.get(other)
-                if known is not None:
-                    if upward:
-                        self.add(known, node)
-                    else:
-                        self.add(node, known)
+                if known is None:
+                    self.unresolved += 1
+                elif upward:
+                    self.add(known, node)
+                else:
+                    self.add(node, known)
 
     def add(self, parent: int, child: int) -> None:
-        edge = cast(object, parent * self.count + child)  # one int object
-        if edge not in self.seen:
-            self.seen.add(edge)
-            self.parents[child].append(parent)
-            self.children[parent].append(child)
+        above = self.parents[child]
+        if len(above) < SCAN_LIMIT:
+            for known in above:
+                if known == parent:
+                    return
+            if len(above) == SCAN_LIMIT - 1:
+                wide = set(above)
+                wide.add(parent)
+                self.wide[child] = wide
+        else:
+            wide = self.wide[child]
+            if parent in wide:
+                return
+            wide.add(parent)
+        above.append(parent)
+        self.children[parent].append(child)

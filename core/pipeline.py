@@ -27,6 +27,7 @@ from perfline.core.collection import collection_paused
 from perfline.core.document_canonical import canonical_result
 from perfline.core.document_shapes import PERFLINE_EXTENSION, EntityJson, ResultJson
 from perfline.core.errors import InputError, Problem, StageError
+from perfline.core.graph import NumberedGraph, numbered_graph
 from perfline.core.pipeline_settings import PipelineSettings
 from perfline.core.projection import (
     FloatSums,
@@ -34,8 +35,9 @@ from perfline.core.projection import (
     build_index,
     project_breakdowns,
 )
+from perfline.core.projection.index import index_of_graph
 from perfline.core.structure_memo import STRUCTURE_FIELDS, StructureMemo
-from perfline.core.validation import validate_document
+from perfline.core.validation import KnownGraphs, validate_document
 
 __all__ = ["EXTENSION_KEY", "PipelineSettings", "is_postprocessed", "postprocess"]
 
@@ -65,16 +67,19 @@ def postprocess(
     with collection_paused():
         if memo is not None:
             document = _interned(document, memo)
-        _raise_if_invalid(document, source, memo, "validate-input")
+        # the input's numbered graphs: validation builds them, collapse reuses them
+        read: KnownGraphs = {}
+        _raise_if_invalid(document, source, memo, "validate-input", read, build=True)
         if is_postprocessed(document):
             return dict(document)
         results = document["results"]
         processed: list[Any] = []
+        graphs: KnownGraphs = {}
         for index, raw in enumerate(results):
-            processed.append(_process_result(raw, index, settings, source, memo))
+            processed.append(_process_result(raw, index, settings, source, memo, read, graphs))
         output = dict(document)
         output["results"] = processed
-        _raise_if_invalid(output, source, memo, "validate-output")
+        _raise_if_invalid(output, source, memo, "validate-output", graphs)
         return _with_mark(output)
 
 
@@ -132,6 +137,8 @@ def _process_result(
     settings: PipelineSettings,
     source: str | None,
     memo: StructureMemo | None,
+    read: KnownGraphs,
+    graphs: KnownGraphs,
 ) -> Any:
     where = f"results[{index}]"
     try:
@@ -157,9 +164,7 @@ def _process_result(
     current: dict[str, Any]
     try:
         if memo is None:
-            current = project_breakdowns(
-                derive_code_lines(collapse_result(typed, rules)), float_sums=settings.float_sums
-            )
+            current = _stages(typed, rules, settings.float_sums, index, read, graphs)
         else:
             current = _stages_with_memo(typed, rules, settings.float_sums, index, memo)
     except StageError as error:
@@ -168,8 +173,42 @@ def _process_result(
             Problem(where, f"Unable to postprocess standardized result {index}: {error}"),
         ) from None
     if current == typed:
+        graphs.pop(index, None)
         return raw
-    return _canonical_output(current, typed, index, memo)
+    output = _canonical_output(current, typed, index, memo)
+    final = graphs.get(index)
+    if final is not None:
+        entities = output.get("entities")
+        if type(entities) is list and _graph_fields_shared(final[0], entities):
+            graphs[index] = (entities, final[1])
+        else:
+            del graphs[index]
+    return output
+
+
+_GRAPH_FIELDS: Final = ("id", "kind", "parent_ids", "child_ids")
+"""What an entity's node in the numbered graph (and its validation) is made of."""
+
+
+def _graph_fields_shared(before: list[Any], after: list[Any]) -> bool:
+    """Does ``after`` (the canonical form of ``before``) hold, position by position, the
+    very objects ``before`` holds in every graph field? Then it has ``before``'s graph:
+    canonicalization reorders keys and keeps the values (anything else: no)."""
+    if before is after:
+        return True
+    if len(before) != len(after):
+        return False
+    for position in range(len(before)):
+        old = before[position]
+        new = after[position]
+        if old is new:
+            continue
+        if type(old) is not dict or type(new) is not dict:
+            return False
+        for field in _GRAPH_FIELDS:
+            if old.get(field) is not new.get(field):
+                return False
+    return True
 
 
 def _normalized(raw: Any, index: int, memo: StructureMemo | None) -> ResultJson:
@@ -191,6 +230,42 @@ def _models_form(raw: Any) -> ResultJson:
     from perfline.core.document import normalize_result
 
     return normalize_result(raw)
+
+
+def _input_graph(read: KnownGraphs, index: int, typed: ResultJson) -> NumberedGraph | None:
+    """The numbered graph of ``typed``'s entities that the input's validation built
+    (taken out of ``read``), when the canonical form kept every graph field."""
+    known = read.pop(index, None)
+    listed = typed.get("entities")
+    if known is None or listed is None or not _graph_fields_shared(known[0], listed):
+        return None
+    return known[1]
+
+
+def _stages(
+    typed: ResultJson,
+    rules: tuple[CollapseRule, ...],
+    float_sums: FloatSums,
+    index: int,
+    read: KnownGraphs,
+    graphs: KnownGraphs,
+) -> dict[str, Any]:
+    """Collapse, code lines and projection (``read``: the input's numbered graphs, from
+    its validation; this result's is taken out, and freed once collapse has used it). The
+    final entity list's numbered graph, which the projection's index is built from, is
+    kept in ``graphs`` for the output's validation (the output holds that very list when
+    the stages changed the result)."""
+    graph = _input_graph(read, index, typed)
+    lined = derive_code_lines(collapse_result(typed, rules, graph))
+    entities = lined.get("entities")
+    if not entities:
+        return project_breakdowns(lined, float_sums=float_sums)
+    if entities is not typed.get("entities"):
+        graph = None  # the input's graph, no longer needed: freed before the next is built
+    if graph is None:
+        graph = numbered_graph(entities)
+    graphs[index] = (entities, graph)
+    return project_breakdowns(lined, index_of_graph(graph), float_sums=float_sums)
 
 
 def _stages_with_memo(
@@ -252,7 +327,12 @@ def _raise_if_invalid(
     source: str | None,
     memo: StructureMemo | None = None,
     stage: str = "validate",
+    graphs: KnownGraphs | None = None,
+    *,
+    build: bool = False,
 ) -> None:
-    problems: Sequence[Problem] = validate_document(document, memo, stage)
+    problems: Sequence[Problem] = validate_document(
+        document, memo, stage, graphs, build_graphs=build
+    )
     if problems:
         raise InputError(source, problems)

@@ -31,7 +31,7 @@ from perfline.core.document_shapes import (
     required_keys,
 )
 from perfline.core.errors import Problem
-from perfline.core.graph import build_graph, kahn_order
+from perfline.core.graph import NumberedGraph, build_graph, kahn_order, numbered_graph
 from perfline.core.kinds import WELL_KNOWN_KINDS, allowed_kind_pairs
 from perfline.core.structure_memo import StructureMemo
 
@@ -61,13 +61,27 @@ _TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-
 _SHA256 = re.compile(r"^[0-9a-fA-F]{64}$")
 
 
+KnownGraphs = dict[int, tuple[list[Any], NumberedGraph]]
+"""Result index -> an entity list and its ``numbered_graph``, worked out by a caller."""
+
+
 def validate_document(
-    document: Any, memo: StructureMemo | None = None, stage: str = "validate"
+    document: Any,
+    memo: StructureMemo | None = None,
+    stage: str = "validate",
+    graphs: KnownGraphs | None = None,
+    *,
+    build_graphs: bool = False,
 ) -> list[Problem]:
     """Every basic-validation problem of ``document`` (empty when it is valid).
 
     With ``memo``, each result's kind declarations and entity graph are checked
     only when they are not the very lists checked last time under ``stage``.
+    ``graphs``: numbered graphs the caller already has; a result whose ``entities``
+    is the very list of one, and whose graph is complete, has it checked from that
+    graph instead of resolving every reference again (the same problems: any doubt
+    and the full checks run). ``build_graphs`` (without ``memo``): each result's
+    graph is built so, and kept in ``graphs`` for the caller's stages.
     """
     if not isinstance(document, dict):
         return [Problem("", f"the document must be a JSON object, got {_type_name(document)}")]
@@ -80,7 +94,12 @@ def validate_document(
     if isinstance(results, list):
         for index, result in enumerate(results):
             if isinstance(result, dict):
-                problems.extend(validate_result(result, index, memo, stage))
+                known = graphs.get(index) if graphs is not None else None
+                if known is None and build_graphs and graphs is not None and memo is None:
+                    entities = result.get("entities")
+                    if type(entities) is list and entities:
+                        known = graphs[index] = (entities, numbered_graph(entities))
+                problems.extend(validate_result(result, index, memo, stage, known))
             else:
                 problems.append(
                     Problem(
@@ -187,10 +206,12 @@ def validate_result(
     index: int,
     memo: StructureMemo | None = None,
     stage: str = "validate",
+    known: tuple[list[Any], NumberedGraph] | None = None,
 ) -> list[Problem]:
-    """Kind declarations, entity graph and references of ``results[index]``."""
+    """Kind declarations, entity graph and references of ``results[index]``
+    (``known``: an entity list and its numbered graph, see ``validate_document``)."""
     if memo is None:
-        graph_problems, ids = _graph_problems(result, index)
+        graph_problems, ids = _graph_problems(result, index, known)
     else:
         graph_problems, ids = memo.recall(
             index,
@@ -207,7 +228,9 @@ def validate_result(
 
 
 def _graph_problems(
-    result: Mapping[str, object], index: int
+    result: Mapping[str, object],
+    index: int,
+    known: tuple[list[Any], NumberedGraph] | None = None,
 ) -> tuple[tuple[Problem, ...], dict[str, int] | None]:
     """Problems of the kind declarations and the entity graph, and the entity ids
     by position (``None`` when ``entities`` is not a list); reads nothing else."""
@@ -220,6 +243,10 @@ def _graph_problems(
             Problem(f"{prefix}.entities", f"Field '{prefix}.entities' must be an array")
         )
         return tuple(problems), None
+    if known is not None and known[0] is entities and not problems:
+        graph = known[1]
+        if graph.complete and _sound_by_graph(graph, declared, allowed_kind_pairs(result)):
+            return (), graph.number
     ids: dict[str, int] = {}
     kinds: list[str] = []  # by position; "" where there is none
     graph_ok = True
@@ -270,6 +297,20 @@ def _graph_problems(
     if links is not None and not _plainly_sound(links, kinds, allowed_kind_pairs(result)):
         _check_graph(entities, result, index, prefix, ids, problems)
     return tuple(problems), ids
+
+
+def _sound_by_graph(
+    graph: NumberedGraph, declared: set[str], allowed: frozenset[tuple[str, str]]
+) -> bool:
+    """Would the checks below find nothing? Given a complete graph (every entity a dict
+    with a unique string id, every reference resolved: its nodes are positions), when
+    every kind is a non-empty, well-known or declared string and the edges are plainly
+    sound (``_plainly_sound`` counts each edge once or twice alike)."""
+    well_known = WELL_KNOWN_KINDS
+    for kind in graph.kinds:
+        if not kind or not (kind in well_known or kind in declared):
+            return False
+    return _plainly_sound(graph.children, graph.kinds, allowed)
 
 
 def _resolved_links(

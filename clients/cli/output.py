@@ -51,9 +51,17 @@ def output_path(output_dir: str | None) -> Path:
 
 
 def write_output(
-    document: Mapping[str, Any], output_dir: str | None, *, echo: bool = False
+    document: Mapping[str, Any],
+    output_dir: str | None,
+    *,
+    echo: bool = False,
+    json_only: bool = False,
 ) -> Path:
-    """Write the document's persisted form (and with ``echo`` the same bytes on stdout)."""
+    """Write the document's persisted form (and with ``echo`` the same bytes on stdout).
+
+    ``json_only``: the document holds JSON values only (read from JSON and post-processed),
+    so msgspec may encode it (``json_codec.document_chunks``; the same bytes, 6x faster).
+    """
     target = output_path(output_dir)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -63,7 +71,7 @@ def write_output(
     writer = _Writer(os.fdopen(handle, "wb"), _binary_stdout() if echo else None)
     try:
         writer.start()
-        for chunk in document_chunks(document):
+        for chunk in document_chunks(document, json_only=json_only):
             writer.put(chunk)
         writer.finish()
         os.chmod(temporary, _file_mode(target))

@@ -87,7 +87,8 @@ def command(
         except InputError as error:
             raise not_a_document(raw, error) from None
         retain(raw, processed)  # freed by the end of the process, not object by object
-        write_output(processed, output_dir, echo=as_json)
+        # read from JSON and post-processed: JSON values only
+        write_output(processed, output_dir, echo=as_json, json_only=True)
         if html is not None:
             from perfline.clients.cli.html_output import write_html_report
 

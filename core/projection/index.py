@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from perfline.core.graph import numbered_graph, topological_positions
+from perfline.core.graph import NumberedGraph, numbered_graph, topological_positions
 from perfline.core.mypyc_idioms import int_objects
 
 NO_NODES: Final[frozenset[int]] = frozenset()
@@ -100,7 +100,12 @@ class GraphIndex:  # a value: never mutated
 
 def build_index(entities: Sequence[Mapping[str, Any]]) -> GraphIndex:
     """Index a validated, acyclic entity list."""
-    graph = numbered_graph(entities)
+    return index_of_graph(numbered_graph(entities))
+
+
+def index_of_graph(graph: NumberedGraph) -> GraphIndex:
+    """``build_index`` of the entities ``graph`` is the ``numbered_graph`` of (a caller
+    that needs the graph too, the pipeline's output validation, builds it once)."""
     names = graph.ids
     count = len(names)
     by_id = sorted(range(count), key=names.__getitem__)  # ids are unique

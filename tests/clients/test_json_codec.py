@@ -25,6 +25,7 @@ from perfline.core.json_codec import (
     document_chunks,
     encode_compact,
     indented_text,
+    msgspec_compact_or_none,
 )
 
 # Every code point, surrogates included (lone ones are what the standard library escapes
@@ -77,17 +78,92 @@ def _expected(value: Any) -> bytes:
     return (json.dumps(value, indent=4) + "\n").encode("ascii")
 
 
+# ``json_only`` (msgspec's compact encoding where its text is the standard library's) is
+# held to the same bytes on every JSON value: the strategies above only make JSON values.
+ROUTES = pytest.mark.parametrize("json_only", [False, True], ids=["stdlib", "json_only"])
+
+
+@ROUTES
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(value=JSON_VALUES, slice_items=st.integers(min_value=1, max_value=5))
-def test_document_bytes_are_json_dumps_indent_4(value: Any, slice_items: int) -> None:
-    chunks = list(document_chunks(value, slice_items=slice_items))
+def test_document_bytes_are_json_dumps_indent_4(
+    value: Any, slice_items: int, json_only: bool
+) -> None:
+    chunks = list(document_chunks(value, slice_items=slice_items, json_only=json_only))
     assert b"".join(chunks) == _expected(value)
 
 
+@ROUTES
 @settings(max_examples=200, deadline=None)
 @given(value=JSON_VALUES)
-def test_default_slices_too(value: Any) -> None:
-    assert document_bytes(value) == _expected(value)
+def test_default_slices_too(value: Any, json_only: bool) -> None:
+    assert document_bytes(value, json_only=json_only) == _expected(value)
+
+
+# Values msgspec's route takes as they are: ASCII text without DEL, no None, finite floats
+# of every magnitude (those whose notation differs must be found, the others kept).
+FAST_TEXT = st.text(st.characters(min_codepoint=0, max_codepoint=0x7E), max_size=12)
+FAST_FLOATS = st.one_of(
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.floats(min_value=1e-4, max_value=1e16, exclude_max=True),
+    st.floats(min_value=-1e-3, max_value=1e-3),
+    st.builds(lambda m, e: float(f"{m}e{e}"), st.integers(1, 99999), st.integers(-9, 18)),
+    st.sampled_from([1e-4, 9.999999999999999e-05, 1e16, 1e-5, 1e-7, 100.00000000000001]),
+)
+FAST_SCALARS = st.one_of(st.booleans(), INTEGERS, FAST_FLOATS, FAST_TEXT)
+FAST_VALUES = st.recursive(
+    FAST_SCALARS,
+    lambda children: st.one_of(
+        st.lists(children, max_size=8),
+        st.lists(st.tuples(FAST_TEXT, children), max_size=6).map(dict),
+    ),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(value=st.one_of(FAST_VALUES, JSON_VALUES))
+def test_msgspec_text_is_taken_only_where_it_is_the_standard_librarys(value: Any) -> None:
+    fast = msgspec_compact_or_none(value)
+    if fast is not None:
+        assert fast == json.dumps(value, separators=(",", ":")).encode("ascii")
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"id": "code_line/a.py:12-3cc0fda4e915", "v": [0, -7, 2**70, 0.1, 1e-4, 123.5e10]},
+        [True, False, "", {}, [], 9.999999999999998e15, -0.0, "e12", "1.0e5x"],
+        [100.00000000000001, -1000.0000000000001, "10.00001"],
+    ],
+)
+def test_msgspec_text_is_taken_for_usual_records(value: Any) -> None:
+    # the fast route is not dead: records of ASCII text, integers and ordinary floats
+    assert msgspec_compact_or_none(value) == json.dumps(value, separators=(",", ":")).encode()
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        ["é"],
+        ["\x7f"],
+        [None],
+        [float("nan")],
+        [float("inf")],
+        [1e-5],
+        [-2.5e-5],
+        [1e16],
+        [2.5e-7],
+        [5e-324],
+        {"x": 1.5e300},
+        1e22,
+        ["\ud800"],
+        ["0.0000"],  # a false alarm, inside a string: only the slower route
+    ],
+)
+def test_msgspec_text_is_refused_where_it_differs(value: Any) -> None:
+    assert msgspec_compact_or_none(value) is None
+    assert document_bytes(value, json_only=True) == _expected(value)
 
 
 def _nested(depth: int, leaf: Any) -> Any:
@@ -97,20 +173,34 @@ def _nested(depth: int, leaf: Any) -> Any:
     return value
 
 
+@ROUTES
 @pytest.mark.parametrize("depth", [1, SPLIT_DEPTH - 1, SPLIT_DEPTH, SPLIT_DEPTH + 1, 40, 150])
-def test_deep_nesting(depth: int) -> None:
+def test_deep_nesting(depth: int, json_only: bool) -> None:
     for leaf in ([1.5, "é", float("nan")], list(range(7)), "x"):
         value = _nested(depth, leaf)
         for slice_items in (1, 2, 256):
-            assert b"".join(document_chunks(value, slice_items=slice_items)) == _expected(value)
+            chunks = document_chunks(value, slice_items=slice_items, json_only=json_only)
+            assert b"".join(chunks) == _expected(value)
 
 
-def test_long_lists_at_every_depth_are_cut_into_slices_and_stay_identical() -> None:
+@ROUTES
+def test_long_lists_at_every_depth_are_cut_into_slices_and_stay_identical(
+    json_only: bool,
+) -> None:
     rows = [{"id": f"e{i}", "v": i * 0.1, "kids": [i] * (i % 3)} for i in range(1000)]
     document = {"results": [{"entities": rows, "nested": {"deep": {"rows": rows[:300]}}}]}
-    chunks = list(document_chunks(document))
+    chunks = list(document_chunks(document, json_only=json_only))
     assert b"".join(chunks) == _expected(document)
     assert max(len(chunk) for chunk in chunks) < len(_expected(document)) // 3
+
+
+def test_a_piece_msgspec_cannot_write_alone_falls_back_alone() -> None:
+    # One slice with a tiny float among slices msgspec writes: the bytes stay the same.
+    rows = [{"v": i + 0.5} for i in range(600)]
+    rows[300]["v"] = 1.5e-5
+    rows[10]["n"] = None
+    rows[500]["t"] = "ünïcode"
+    assert document_bytes({"rows": rows}, json_only=True) == _expected({"rows": rows})
 
 
 def test_values_json_cannot_hold_raise_what_json_dumps_raises() -> None:
@@ -262,15 +352,18 @@ BOUNDARY_FLOATS = [
 ]
 
 
+@ROUTES
 @pytest.mark.parametrize("value", BOUNDARY_FLOATS, ids=repr)
-def test_floats_where_notations_change(value: float) -> None:
-    # Alone, in a long sliced list, as a dict key, deep, beside DEL and non-ASCII text.
+def test_floats_where_notations_change(value: float, json_only: bool) -> None:
+    # Alone, in a long sliced list, as a dict key, deep, beside DEL and non-ASCII text
+    # (float keys are not JSON values: not for json_only).
+    keys: Any = {"f": {value: 1}} if not json_only else {}
     for document in (
         {"v": value},
         {"rows": [{"x": value, "i": i} for i in range(300)]},
-        {"k": {str(value): value, "n": [[value]]}, "f": {value: 1}},
+        {"k": {str(value): value, "n": [[value]]}, **keys},
         [value, "\x7f", "é", value],
     ):
         for slice_items in (1, 7, 256):
-            joined = b"".join(document_chunks(document, slice_items=slice_items))
-            assert joined == _expected(document)
+            chunks = document_chunks(document, slice_items=slice_items, json_only=json_only)
+            assert b"".join(chunks) == _expected(document)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from perfline.core.collapse import accept_candidates
-from perfline.core.graph import EntityGraph, build_graph
+from perfline.core.graph import EntityGraph, build_graph, numbered_graph
 
 KINDS = ("A", "B", "C", "D", "E")
 
@@ -78,10 +78,13 @@ def test_incremental_acceptance_matches_full_recontraction(block: int) -> None:
     for seed in range(block * 100, block * 100 + 100):
         entities, candidates, allowed = random_case(seed)
         graph = build_graph(entities)
-        ours = accept_candidates(graph, candidates, allowed)
+        numbered = numbered_graph(entities)
+        nodes = [numbered.number[candidate] for candidate in candidates]
+        collapsed, retained = accept_candidates(numbered, nodes, allowed)
+        ours = ({numbered.ids[node] for node in collapsed}, [numbered.ids[n] for n in retained])
         expected = naive_accept(graph, candidates, allowed)
         retained_seen += len(expected[1])
-        if (set(ours[0]), ours[1]) != expected:
+        if ours != expected:
             disagreements.append(seed)
     assert disagreements == []
     assert retained_seen > 0  # the random cases do exercise retention

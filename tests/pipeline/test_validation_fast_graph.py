@@ -9,9 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from perfline.core.errors import Problem
+from perfline.core.graph import numbered_graph
 from perfline.core.kinds import allowed_kind_pairs
 from perfline.core.validation import (
     _check_graph,
+    _graph_problems,
     _plainly_sound,
     _resolved_links,
     validate_result,
@@ -106,3 +108,38 @@ def test_a_cycle_and_an_undeclared_edge_are_still_reported_in_order() -> None:
     problems = validate_result(undeclared, 0)
     assert [problem.location for problem in problems] == ["results[0].entities[1]"]
     assert "'c' (source_operator) -> 's' (code_stack) is not covered" in problems[0].message
+
+
+@settings(max_examples=600, deadline=None)
+@given(result=_result)
+def test_a_known_numbered_graph_gives_exactly_the_problems_of_the_full_checks(
+    result: dict[str, Any],
+) -> None:
+    # The pipeline hands the output's validation the numbered graph it built the
+    # projection's index from; with it or without it, the same problems in the same order
+    # and the same ids (duplicates, junk, unresolved and non-string references,
+    # undeclared kinds, cycles: the graph is not complete or not sound, and the full
+    # checks run).
+    entities = result["entities"]
+    known = (entities, numbered_graph(entities))
+    assert validate_result(result, 0, known=known) == validate_result(result, 0)
+    elsewhere = ([*entities], known[1])  # a graph of another list is never taken
+    assert validate_result(result, 0, known=elsewhere) == validate_result(result, 0)
+
+
+def test_a_complete_sound_graph_is_taken_and_ids_are_positions() -> None:
+    entities: list[Any] = [
+        {"id": "a", "kind": "code_line", "name": "n", "child_ids": ["b"]},
+        {"id": "b", "kind": "code_stack", "name": "n", "parent_ids": ["a"]},
+    ]
+    result = {"kind": "performance", "status": "ok", "producer": "p", "entities": entities}
+    graph = numbered_graph(entities)
+    assert graph.complete
+    problems, ids = _graph_problems(result, 0, (entities, graph))
+    assert problems == () and ids is graph.number and ids == {"a": 0, "b": 1}
+    cyclic = [{**entities[0], "parent_ids": ["b"]}, {**entities[1], "child_ids": ["a"]}]
+    result = {**result, "entities": cyclic}
+    graph = numbered_graph(cyclic)
+    assert graph.complete  # complete, but not sound: the full checks say why
+    found = _graph_problems(result, 0, (cyclic, graph))
+    assert found == _graph_problems(result, 0) and "cycle" in found[0][0].message

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from perfline.core.graph import build_graph, numbered_graph
+from perfline.core.graph import SCAN_LIMIT, build_graph, numbered_graph
 from perfline.core.projection.index import build_index
 
 KINDS = ("nn_module", "chain", "segment", "source_operator")
@@ -93,6 +93,26 @@ def test_index_matches_its_definitions(seed: int) -> None:
         for kind in set(kind_of.values())
     }
     assert dict(index.kind_leaves) == expected_kind_leaves
+
+
+def test_a_node_with_many_parents_lists_each_once_in_first_seen_order() -> None:
+    # more parents than numbered_graph reads through one by one (SCAN_LIMIT), each
+    # named from both sides and again, in an order unrelated to their ids
+    count = 3 * SCAN_LIMIT
+    names = [f"p{(index * 7) % count:03d}" for index in range(count)]
+    entities: list[dict[str, Any]] = [{"id": "c", "kind": "k", "parent_ids": names[::2]}]
+    for position, name in enumerate(names):
+        entity: dict[str, Any] = {"id": name, "kind": "k", "child_ids": ["c"]}
+        if position % 3 == 0:
+            entity["child_ids"] = ["c", "c"]
+        entities.append(entity)
+    entities[0]["parent_ids"] += names[: SCAN_LIMIT + 2]
+    numbered = numbered_graph(entities)
+    expected = names[::2] + [name for name in names if name not in names[::2]]
+    assert [numbered.ids[p] for p in numbered.parents[0]] == expected
+    for node in range(1, len(entities)):
+        assert numbered.children[node] == [0]
+    assert numbered.number == {name: node for node, name in enumerate(numbered.ids)}
 
 
 @pytest.mark.parametrize("seed", range(20))

@@ -510,3 +510,12 @@ def minimal_document() -> dict[str, Any]:
         run_id="938db8c9-f82c-4cb5-8d3f-3ef4fd250036",
         tool={"name": "perfline", "version": "0.1.0"},
     )
+
+
+def with_values(document: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
+    """``document`` with the first metric value of each named entity's breakdown replaced."""
+    changed = copy.deepcopy(document)
+    for breakdown in changed["results"][0]["breakdowns"]:
+        if breakdown["entity_id"] in values:
+            breakdown["metrics"][0]["value"] = values[breakdown["entity_id"]]
+    return changed

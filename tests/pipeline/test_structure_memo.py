@@ -18,6 +18,7 @@ from perfline.core.projection import FloatSums, ProjectionMemo
 from perfline.core.structure_memo import StructureMemo
 from tests.conftest import CASES
 from tests.differential.generator import generate as random_document
+from tests.documents import with_values
 
 
 def _text(document: dict[str, Any]) -> str:
@@ -157,15 +158,6 @@ def _probe(name: str) -> dict[str, Any]:
     return document
 
 
-def _with_values(document: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
-    """``document`` with the first metric value of each named entity's breakdown replaced."""
-    changed = copy.deepcopy(document)
-    for breakdown in changed["results"][0]["breakdowns"]:
-        if breakdown["entity_id"] in values:
-            breakdown["metrics"][0]["value"] = values[breakdown["entity_id"]]
-    return changed
-
-
 def _figures_of(output: dict[str, Any], entity: str) -> list[Any]:
     return [
         [metric["value"] for metric in breakdown["metrics"]]
@@ -189,7 +181,7 @@ def test_a_conflict_that_becomes_one_figure_and_back(float_sums: FloatSums, kind
     memo = StructureMemo()
     for first, second in steps:
         values = {chains[0]: kind(first), chains[1]: kind(second)}
-        document = _with_values(document, values)
+        document = with_values(document, values)
         expected = postprocess(document, settings)
         assert _figures_of(expected, source) == ([] if first != second else [[kind(first)]])
         assert _text(postprocess(document, settings, memo=memo)) == _text(expected)
@@ -219,7 +211,7 @@ def test_a_rounding_conflict_that_comes_and_goes(float_sums: FloatSums) -> None:
         (0.75, 0.5, 0.25),
     ]
     for values in steps:
-        document = _with_values(document, dict(zip(chains, values, strict=True)))
+        document = with_values(document, dict(zip(chains, values, strict=True)))
         expected = postprocess(document, settings)
         module = _figures_of(expected, "nn_module/M")
         rounding_conflict = float_sums == "reference" and values[0] == 0.1

@@ -29,7 +29,7 @@ from perfline.core.structure_memo import StructureMemo
 from perfline.server.engine import Engine
 from perfline.server.line_index import IndexMemo, JobIndex, breakdowns_by_entity, build_index
 from tests.conftest import CASES
-from tests.documents import nx_document
+from tests.documents import nx_document, with_values
 from tests.server.helpers import INPUT_DOC, copy_kws, load
 
 JOB = "job"
@@ -103,15 +103,6 @@ def _by_the_rules(index: JobIndex, document: dict[str, Any], metric: str | None)
                     assert (entry.metric, entry.total) == (key, total)
 
 
-def _with_values(document: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
-    """``document`` with the first metric value of each named entity's breakdown replaced."""
-    changed = copy.deepcopy(document)
-    for breakdown in changed["results"][0]["breakdowns"]:
-        if breakdown["entity_id"] in values:
-            breakdown["metrics"][0]["value"] = values[breakdown["entity_id"]]
-    return changed
-
-
 def _p02_with_lines() -> dict[str, Any]:
     """Probe P02 (two chains reach source ``a`` through their own performance groups:
     unequal figures conflict, equal ones are one copy) with a third chain over source
@@ -152,7 +143,7 @@ def test_a_conflict_that_becomes_one_figure_and_back(float_sums: FloatSums, kind
     structure, memo = StructureMemo(), IndexMemo()
     for first, second, third in steps:
         values = dict(zip(chains, (kind(first), kind(second), kind(third)), strict=True))
-        processed = postprocess(_with_values(document, values), settings, memo=structure)
+        processed = postprocess(with_values(document, values), settings, memo=structure)
         index = _same_as_fresh(processed, memo)
         # line 3: one copy of equal figures, nothing for a conflict (its one operator is
         # still measured: by its chains); line 5: chain 3's figure

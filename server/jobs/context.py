@@ -61,6 +61,8 @@ class JobContext:
     fresh: bool = False
     #: The job's graph-derived products of its last run (see ``core.structure_memo``).
     structure: StructureMemo | None = None
+    #: Objects the run is done with, freed by the engine after the result is out.
+    retired: list[Any] = field(default_factory=list)
 
     def postprocess(self, document: Mapping[str, Any], source: str | None) -> dict[str, Any]:
         """The core pipeline on ``document`` with this run's settings and structure memo
@@ -71,6 +73,11 @@ class JobContext:
             source=source,
             memo=None if self.fresh else self.structure,
         )
+
+    def retire(self, value: Any) -> None:
+        """Hand over ``value`` (a raw parse, say) for release after the result is out:
+        its deallocation is then off the change -> refresh path (``scheduler.retired``)."""
+        self.retired.append(value)
 
     def check_cancelled(self) -> None:
         """Raise ``Cancelled`` if the run is no longer wanted (the core's own

@@ -1,6 +1,7 @@
 """The stage-output memo: a bounded, thread-safe LRU of intermediate results keyed by
 content (input hashes + options), shared by every job of a workspace, so a model is
-parsed once for many captures. Cost: O(1) per lookup; ``keep`` trims one stage's
+parsed once for many captures (the engine's memo defers the release of what it evicts:
+``take_evicted``). Cost: O(1) per lookup; ``keep`` trims one stage's
 entries in O(entries).
 """
 
@@ -27,12 +28,15 @@ class Memo:
     (an edit undone, the same file in two jobs), not a heap of stale versions.
     """
 
-    def __init__(self, capacity: int = 256) -> None:
+    def __init__(self, capacity: int = 256, *, defer_evictions: bool = False) -> None:
         self._capacity = capacity
+        #: Evicted values wait for ``take_evicted`` instead of being dropped at once.
+        self._defer = defer_evictions
         self._items: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
         self._lock = threading.Lock()
         self._inflight: dict[tuple[Any, ...], threading.Event] = {}
         self.misses: dict[str, int] = {}
+        self._evicted: list[Any] = []
 
     def get_or_compute(
         self,
@@ -75,9 +79,21 @@ class Memo:
         self._items[full] = value
         self._items.move_to_end(full)
         while len(self._items) > self._capacity:
-            self._items.popitem(last=False)
+            self._evict(self._items.popitem(last=False)[1])
         if keep is not None:
             same = [k for k in self._items if k[0] == stage]
             for old in same[: max(len(same) - keep, 0)]:
-                del self._items[old]
+                self._evict(self._items.pop(old))
         self._inflight.pop(full).set()
+
+    def _evict(self, value: Any) -> None:
+        if self._defer:
+            self._evicted.append(value)
+
+    def take_evicted(self) -> list[Any]:
+        """The values evicted since the last call (``defer_evictions``), for the caller to
+        drop when it suits it (freeing a large document is no work for a run to do on its
+        way to a result)."""
+        with self._lock:
+            evicted, self._evicted = self._evicted, []
+        return evicted

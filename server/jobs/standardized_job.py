@@ -44,7 +44,9 @@ class StandardizedOutputJob:
             if is_processed(document):
                 return document
             context.check_cancelled()
-            return context.postprocess(document, item.path)
+            processed = context.postprocess(document, item.path)
+            context.retire(document)
+            return processed
 
         result: dict[str, Any] = context.memo.get_or_compute(
             "standardized",

@@ -13,6 +13,7 @@ loop's own timer queue):
 * ``Reanalyze`` - rerun jobs regardless of hashes;
 * ``Rescan`` - jobs whose inputs vanished are looked at again (timer);
 * ``Housekeeping`` - a full garbage collection once the engine is quiet (timer);
+* ``Release`` - drop what runs and installs retired, once their result is out (timer);
 * ``Shutdown`` - stop.
 
 Outbox (``EngineEvent``, delivered to listeners from the outbox thread):
@@ -26,7 +27,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from perfline.server.scheduler.results import GoodResult, JobError
 
@@ -70,6 +71,8 @@ class RunDone:
     generation: int
     digests: tuple[str, ...]
     outcome: GoodResult | JobError | None
+    #: What the run no longer needs (its raw parse, say), released after the result is out.
+    retired: tuple[Any, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,11 @@ class Housekeeping:
 
 
 @dataclass(frozen=True)
+class Release:
+    pass
+
+
+@dataclass(frozen=True)
 class Shutdown:
     pass
 
@@ -117,6 +125,7 @@ InboxEvent = (
     | Reanalyze
     | Rescan
     | Housekeeping
+    | Release
     | Shutdown
 )
 

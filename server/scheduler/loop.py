@@ -16,7 +16,9 @@ touches it. What it decides:
   published only if the inputs are unchanged ``settle`` seconds later;
 * **garbage collection** - the collector is paused while runs are in flight
   (``core.collection``, survivors frozen at the end of the pause) and a full collection
-  runs once the engine has been quiet for ``housekeeping`` seconds.
+  runs once the engine has been quiet for ``housekeeping`` seconds; what runs and
+  installs drop (a raw parse, the replaced result, the stage memo's evictions) is freed
+  a moment after the result is out (``scheduler.retired``), not on the way to it.
 
 Every handler runs under a guard that logs and survives. Runs go to a thread pool;
 listeners are called from the outbox thread. Each installed run's phases are logged
@@ -33,6 +35,7 @@ import time
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 from perfline.core.collection import collect_frozen, pause_collection, resume_collection
 from perfline.core.workspace_config import CONFIG_FILE_NAME
@@ -46,6 +49,7 @@ from perfline.server.scheduler.events import (
     Housekeeping,
     InboxEvent,
     Reanalyze,
+    Release,
     Rescan,
     RunDone,
     SettleCheck,
@@ -57,6 +61,7 @@ from perfline.server.scheduler.job_table import InFlight, JobRecord
 from perfline.server.scheduler.memo_policy import MemoPolicy
 from perfline.server.scheduler.outbox import Outbox
 from perfline.server.scheduler.results import GoodResult, JobError, ResultStore
+from perfline.server.scheduler.retired import RELEASE_DELAY, Retired
 from perfline.server.scheduler.run_counts import BackendRuns
 from perfline.server.scheduler.runner import RunRequest, execute
 from perfline.server.scheduler.timer_queue import TimerQueue
@@ -111,6 +116,8 @@ class Scheduler:
         #: Runs in flight: generation -> set once their ``started`` event is delivered.
         self.inflight: dict[int, threading.Event] = {}
         self.housekeeping_due: float | None = None
+        #: What runs, installs and the stage memo dropped, released after results are out.
+        self.retired = Retired()
         self.closed = False
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="perfline-job")
         self.thread = threading.Thread(target=self._loop, name="perfline-scheduler", daemon=True)
@@ -141,6 +148,7 @@ class Scheduler:
             except queue.Empty:
                 continue
             self._guarded(event)
+            del event  # a RunDone holds what its run retired: nothing may outlive Release
             gate.handled(busy=self._busy())
 
     def _sleep(self) -> float | None:
@@ -180,6 +188,8 @@ class Scheduler:
             self.timers.arm("flush", time.monotonic() + self.timing.debounce, Flush())
         elif isinstance(event, Housekeeping):
             self._on_housekeeping()
+        elif isinstance(event, Release):
+            self._on_release()
         elif isinstance(event, Shutdown):
             self._on_shutdown()
 
@@ -344,6 +354,7 @@ class Scheduler:
         self.post(done)
 
     def _on_run_done(self, done: RunDone) -> None:
+        self._retire(done.retired)
         announced = self.inflight.pop(done.generation, None)
         if announced is not None and not self.inflight:
             # listeners see the collector paused at ``started``: end the pause only after it
@@ -373,7 +384,7 @@ class Scheduler:
             return
         record.last_digests, record.force = good.digests, False
         self.timers.cancel(("settle", name))
-        self.results.install(name, good)
+        self._retire(self.results.install(name, good))
         if good.timing is not None and timing_log.isEnabledFor(logging.INFO):
             timing_log.info("job=%s generation=%d %s", name, good.generation, good.timing.render())
         self._publish(EngineEvent("result", name, good.generation, stale=False))
@@ -428,6 +439,23 @@ class Scheduler:
             return
         self.housekeeping_due = None
         collect_frozen()
+
+    def _retire(self, objects: Any) -> None:
+        """Park ``objects`` (and what the stage memo evicted) until ``Release``."""
+        now = time.monotonic()
+        self.retired.park(objects, now)
+        self.retired.park(self.parts.memos.stage.take_evicted(), now)
+        if len(self.retired):
+            self.timers.arm("release", now + RELEASE_DELAY, Release())
+
+    def _on_release(self) -> None:
+        """Free what was parked, unless a run is in flight (it would slow that run's way
+        to its refresh) and nothing has waited ``RELEASE_AT_MOST`` seconds yet."""
+        now = time.monotonic()
+        if self.retired.due(now, busy=bool(self.inflight)):
+            self.retired.release()
+        elif len(self.retired):
+            self.timers.arm("release", now + RELEASE_DELAY, Release())
 
     def _on_shutdown(self) -> None:
         self.closed = True

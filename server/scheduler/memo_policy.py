@@ -30,7 +30,7 @@ class MemoPolicy:
     """The stage memo and the per-job memos (touched by the scheduler loop only)."""
 
     def __init__(self, stage: Memo | None = None) -> None:
-        self.stage = stage if stage is not None else Memo()
+        self.stage = stage if stage is not None else Memo(defer_evictions=True)
         self._structure: dict[str, StructureMemo] = {}
         self._index: dict[str, IndexMemo] = {}
 

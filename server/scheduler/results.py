@@ -153,11 +153,14 @@ class ResultStore:
                 served.runs += 1
             self.version += 1
 
-    def install(self, name: str, good: GoodResult) -> None:
+    def install(self, name: str, good: GoodResult) -> GoodResult | None:
+        """Serve ``good``; returns the result it replaces (for the caller to release)."""
         with self._lock:
             served = self._jobs[name]
+            replaced = served.good
             served.good, served.error, served.generation = good, None, good.generation
             self.version += 1
+        return replaced
 
     def fail(self, name: str, error: JobError, generation: int) -> bool:
         """Publish ``error``; returns whether a last good result stays served (stale)."""

@@ -7,7 +7,9 @@ a ``RunDone`` event.
 A run owns nothing shared: it gets everything it needs in its ``RunRequest`` (a
 snapshot taken by the loop) and touches only the thread-safe stage memo and its own
 job's memos (no other run of that job is in flight). A backend bug becomes a job
-error, never a dead thread. Cost: the read, the backend and the index.
+error, never a dead thread. What the job retires (its raw parse) travels back with the
+``RunDone`` for the loop to release after the result is out (``scheduler.retired``).
+Cost: the read, the backend and the index.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import traceback
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from perfline.core.cancellation import Cancelled, cancellable
 from perfline.core.errors import InputError
@@ -63,12 +66,13 @@ def execute(request: RunRequest) -> RunDone:
     """Run ``request`` to its end; never raises."""
     started = time.monotonic()
     digests: tuple[str, ...] = ()
+    retired: list[Any] = []
     try:
         with cancellable(request.cancel):
             inputs = _read_inputs(request)
             digests = tuple(item.digest for item in inputs)
             request.backend_runs.count(request.job)
-            outcome: GoodResult | JobError | None = _analyse(request, inputs, started)
+            outcome: GoodResult | JobError | None = _analyse(request, inputs, started, retired)
     except Cancelled:
         outcome = None
     except InputError as error:
@@ -76,7 +80,7 @@ def execute(request: RunRequest) -> RunDone:
     except Exception as error:  # a backend bug must not take the daemon down
         log.error("job %s failed:\n%s", request.job, traceback.format_exc())
         outcome = JobError(f"internal error in backend {request.plan.backend!r}: {error!r}")
-    return RunDone(request.job, request.generation, digests, outcome)
+    return RunDone(request.job, request.generation, digests, outcome, tuple(retired))
 
 
 def _read_inputs(request: RunRequest) -> tuple[JobInput, ...]:
@@ -106,7 +110,9 @@ def _read_inputs(request: RunRequest) -> tuple[JobInput, ...]:
     return tuple(items)
 
 
-def _analyse(request: RunRequest, inputs: tuple[JobInput, ...], started: float) -> GoodResult:
+def _analyse(
+    request: RunRequest, inputs: tuple[JobInput, ...], started: float, retired: list[Any]
+) -> GoodResult:
     assert request.job_type is not None
     read = time.monotonic()
     memos = request.memos
@@ -118,6 +124,7 @@ def _analyse(request: RunRequest, inputs: tuple[JobInput, ...], started: float) 
         request.cancel,
         request.fresh,
         memos.structure,
+        retired,
     )
     document = request.job_type.run(context)
     context.check_cancelled()

@@ -4,8 +4,9 @@ optional compiled build of the core post-processing.
 With ``PERFLINE_COMPILE=1`` (and mypy, which ships mypyc, importable in the build
 environment: ``pip install --no-build-isolation``), the pure modules the post-processing
 runs through are compiled to C extension modules by mypyc from the very same, type-checked
-sources. Nothing else changes: the ``.py`` files are installed too, and each compiled
-module gives exactly what its source gives (``tests/`` runs against both builds in CI).
+sources, and the daemon's arena cache (``server/arena_cache.c``) is built beside them.
+Nothing else changes: the ``.py`` files are installed too, and each compiled module gives
+exactly what its source gives (``tests/`` runs against both builds in CI).
 Without the variable, or where no C compiler is found, the install is pure Python.
 
 Editable installs stay pure Python whatever the variable says: compiled modules next
@@ -70,7 +71,15 @@ def _compiled_extensions() -> list[Any]:
     except ImportError:
         print("perfline: mypyc not importable; building pure Python", file=sys.stderr)
         return []
-    return list(mypycify(COMPILED_MODULES, opt_level="3"))
+    return [*mypycify(COMPILED_MODULES, opt_level="3"), _arena_cache()]
+
+
+def _arena_cache() -> Any:
+    """The daemon's arena cache (``perfline/server/arena_retention.py`` says why), a
+    small C module built with the compiled core."""
+    from setuptools import Extension
+
+    return Extension("perfline.server._arena_cache", ["perfline/server/arena_cache.c"])
 
 
 class _OptionalBuildExt(build_ext):

@@ -68,6 +68,17 @@ def _setup_logging(log_file: Path | None, verbose: bool) -> None:
     logging.getLogger("pygls").setLevel(logging.INFO if verbose else logging.WARNING)
 
 
+def _retain_arenas() -> None:
+    """The daemon keeps freed memory arenas for its next run (``server.arena_retention``)."""
+    from perfline.server.arena_retention import ENVIRONMENT_VARIABLE, retain_freed_arenas
+
+    limit = retain_freed_arenas()
+    logging.getLogger(__name__).info(
+        "freed memory arenas kept for reuse: %s",
+        f"up to {limit} MiB ({ENVIRONMENT_VARIABLE})" if limit else "no (pure build, or 0)",
+    )
+
+
 def _add(root: logging.Logger, handler: logging.Handler) -> None:
     handler.setFormatter(logging.Formatter(_FORMAT))
     setattr(handler, _MARK, True)
@@ -133,6 +144,7 @@ def command(
         if workspace is not None:
             exit_on_config_error(workspace.resolve())
         _setup_logging(chosen_log, verbose)
+        _retain_arenas()
         run_stdio(EngineHost(workspace, metric=metric), max_body=max_request_bytes)
         return
     root = (workspace or Path.cwd()).resolve()
@@ -144,6 +156,7 @@ def command(
         if endpoint is not None:
             _exit_if_taken(endpoint)
         _setup_logging(chosen_log, verbose)
+        _retain_arenas()
         run_shared(
             EngineHost(root, shared=True, metric=metric),
             root,

@@ -163,10 +163,12 @@ def _process_result(
     )
     current: dict[str, Any]
     try:
+        layout: object | None = None
         if memo is None:
             current = _stages(typed, rules, settings.float_sums, index, read, graphs)
         else:
-            current = _stages_with_memo(typed, rules, settings.float_sums, index, memo)
+            memo.note_layout(index, None, None)
+            current, layout = _stages_with_memo(typed, rules, settings.float_sums, index, memo)
     except StageError as error:
         raise InputError(
             source,
@@ -176,6 +178,8 @@ def _process_result(
         graphs.pop(index, None)
         return raw
     output = _canonical_output(current, typed, index, memo)
+    if memo is not None:
+        memo.note_layout(index, output.get("breakdowns"), layout)
     final = graphs.get(index)
     if final is not None:
         entities = output.get("entities")
@@ -274,8 +278,10 @@ def _stages_with_memo(
     float_sums: FloatSums,
     index: int,
     memo: StructureMemo,
-) -> dict[str, Any]:
-    """Collapse, code lines and projection, reusing what ``memo`` has of the graph."""
+) -> tuple[dict[str, Any], object | None]:
+    """Collapse, code lines and projection, reusing what ``memo`` has of the graph; and
+    the layout token of the projection's output (``ProjectionMemo.layout``; ``None``
+    when the projection had no memo to go by)."""
     kinds = typed.get("entity_kinds")
     plan = memo.recall(
         index, "collapse", (typed.get("entities"), kinds, rules), plan_collapse, typed, rules
@@ -283,15 +289,16 @@ def _stages_with_memo(
     current = apply_collapse(typed, plan)
     collapsed = current.get("entities")
     if collapsed is None:
-        return project_breakdowns(current, float_sums=float_sums)
+        return project_breakdowns(current, float_sums=float_sums), None
     derived = memo.recall(index, "code-lines", (collapsed,), code_line_entities, collapsed)
     graph: list[EntityJson] = collapsed if derived is None else derived
     current["entities"] = graph
     if not graph:
-        return project_breakdowns(current, float_sums=float_sums)
+        return project_breakdowns(current, float_sums=float_sums), None
     graph_index = memo.recall(index, "projection-index", (graph,), build_index, graph)
     replay = memo.state(index, "projection", ProjectionMemo)
-    return project_breakdowns(current, graph_index, float_sums=float_sums, memo=replay)
+    projected = project_breakdowns(current, graph_index, float_sums=float_sums, memo=replay)
+    return projected, replay.layout()
 
 
 def _canonical_output(

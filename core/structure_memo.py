@@ -12,6 +12,10 @@ its own) remembers those products:
   same order, so ``5``, ``5.0`` and ``true`` stay apart), the last run's list
   object is used in its place. Every later stage then sees the same objects as
   last time.
+* ``note_layout`` / ``layout_token``: the projection's promise that a run's output
+  breakdowns are laid out as the last run's (``ProjectionMemo.layout``), tied to the
+  very output list, for a reader of the output (the daemon's line index) that would
+  otherwise check the layout record by record;
 * ``recall`` returns a stage's remembered product when every key item is the
   remembered one (identity, or equality for small settings such as rules),
   else computes, remembers and returns it. Stages are pure functions of their
@@ -43,6 +47,7 @@ class StructureMemo:
         self._products: dict[tuple[int, str], tuple[tuple[Any, ...], Any]] = {}
         self._lists: dict[tuple[int, str], dict[str, tuple[list[Any], list[Any]]]] = {}
         self._states: dict[tuple[int, str], Any] = {}
+        self._layouts: dict[int, tuple[list[Any], object]] = {}
         #: Products recalled and computed since creation (what tests observe).
         self.recalled = 0
         self.computed = 0
@@ -94,6 +99,24 @@ class StructureMemo:
             known = self._states[slot] = make()
         kept: T = known
         return kept
+
+    def note_layout(self, result_index: int, breakdowns: Any, token: object | None) -> None:
+        """Remember that the output ``breakdowns`` list of this result was written under
+        the layout ``token`` (``ProjectionMemo.layout``; ``None`` forgets)."""
+        if token is None or type(breakdowns) is not list:
+            self._layouts.pop(result_index, None)
+        else:
+            self._layouts[result_index] = (breakdowns, token)
+
+    def layout_token(self, result_index: int, breakdowns: Any) -> object | None:
+        """The layout token of ``breakdowns`` when it is the very list the last run wrote
+        for this result (a document from elsewhere, an older one included, has none):
+        equal tokens, equal layouts (which breakdown on which entity, with which metric
+        names, units and aggregations, in which order)."""
+        known = self._layouts.get(result_index)
+        if known is None or known[0] is not breakdowns:
+            return None
+        return known[1]
 
     def known_lists(self, result_index: int, stage: str) -> dict[str, tuple[list[Any], list[Any]]]:
         """Lists whose canonical form ``keep_lists`` remembered: field -> (list, form)."""

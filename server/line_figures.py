@@ -146,12 +146,17 @@ class _Totals:
 class FigureMemo:
     """What one result's last figures were decided from (see the module docstring)."""
 
-    __slots__ = ("choice", "rows", "totals")
+    __slots__ = ("choice", "layout", "rows", "totals", "trusted")
 
     def __init__(self) -> None:
         self.rows: _Rows | None = None
         self.choice: _Choice | None = None
         self.totals: _Totals | None = None
+        #: The core's layout token of the breakdowns the rows and choice were last checked
+        #: against (``StructureMemo.layout_token``), or None.
+        self.layout: object | None = None
+        #: Runs whose layout checks the token made unnecessary (what tests observe).
+        self.trusted = 0
 
 
 def result_figures(
@@ -159,10 +164,15 @@ def result_figures(
     graph: LineGraph,
     configured: str | None,
     memo: FigureMemo,
+    layout: object | None = None,
 ) -> ResultFigures:
-    """The figures of ``result`` (whose entity graph is ``graph``)."""
+    """The figures of ``result`` (whose entity graph is ``graph``); ``layout``: the core's
+    token for the layout of its breakdowns (``StructureMemo.layout_token``): when it is the
+    one the kept rows and choice were checked against, they hold without the checks."""
     breakdowns = result.get("breakdowns") or ()
-    rows = _rows(breakdowns, graph, memo)
+    trusted = _trusted(memo, layout, graph, configured, len(breakdowns))
+    memo.layout = None
+    rows = memo.rows if trusted else _rows(breakdowns, graph, memo)
     lists = _line_lists(breakdowns, rows) if rows is not None else None
     if lists is None or rows is None:
         line_lists, others = _gathered(breakdowns, graph)
@@ -170,9 +180,28 @@ def result_figures(
         metrics = list(map(tuple, line_lists))
         total = _model_total(result, key, others, None, graph, memo)
         return ResultFigures(key, total, metrics, values, statistics)
-    key, values, statistics = _chosen(lists, configured, memo)
+    key, values, statistics = _chosen(lists, configured, memo, trusted)
     total = _model_total(result, key, breakdowns, rows, graph, memo)
+    if memo.choice is not None and memo.rows is rows:
+        memo.layout = layout
+        memo.trusted += trusted
     return ResultFigures(key, total, list(map(tuple, lists)), values, statistics)
+
+
+def _trusted(
+    memo: FigureMemo, layout: object | None, graph: LineGraph, configured: str | None, size: int
+) -> bool:
+    """Whether the kept rows and choice hold by the layout token alone."""
+    rows, choice = memo.rows, memo.choice
+    return (
+        layout is not None
+        and memo.layout is layout
+        and rows is not None
+        and rows.graph is graph
+        and len(rows.entity_ids) == size
+        and choice is not None
+        and choice.configured == configured
+    )
 
 
 # -- the full route: the rules over every record ------------------------------------------
@@ -266,18 +295,18 @@ def _line_lists(breakdowns: Any, rows: _Rows) -> list[Metrics] | None:
 
 
 def _chosen(
-    lists: list[Metrics], configured: str | None, memo: FigureMemo
+    lists: list[Metrics], configured: str | None, memo: FigureMemo, trusted: bool = False
 ) -> tuple[MetricKey | None, list[float | None], list[str | None]]:
     """The dominant metric and each line's value and statistic: the kept choice when its
-    layout is this one, else by the rules (kept for next time when the metrics are plain)."""
+    layout is this one (``trusted``: known to be), else by the rules (kept for next time
+    when the metrics are plain)."""
     flat: list[Mapping[str, Any]] = list(chain.from_iterable(lists))
     numbers = _plain_numbers(flat)
     if numbers is None:
         memo.choice = None
         return _by_rules(lists, configured)
-    lengths = list(map(len, lists))
     kept = memo.choice
-    if kept is None or not _same_layout(kept, configured, lengths, flat):
+    if kept is None or not (trusted or _same_layout(kept, configured, lists, flat)):
         try:
             identities = list(map(_IDENTITY, flat))
         except KeyError:  # a metric without an aggregation
@@ -288,7 +317,7 @@ def _chosen(
         ):
             memo.choice = None
             return _by_rules(lists, configured)
-        kept = memo.choice = _choice(lists, configured, (lengths, identities))
+        kept = memo.choice = _choice(lists, configured, (list(map(len, lists)), identities))
     flat_at = kept.flat_at
     if -1 in flat_at:
         values = [float(numbers[at]) if at != -1 else None for at in flat_at]
@@ -298,11 +327,11 @@ def _chosen(
 
 
 def _same_layout(
-    kept: _Choice, configured: str | None, lengths: list[int], flat: list[Mapping[str, Any]]
+    kept: _Choice, configured: str | None, lists: list[Metrics], flat: list[Mapping[str, Any]]
 ) -> bool:
-    """Whether ``flat`` (in lines of ``lengths``) has the kept choice's layout (compared
-    metric by metric, nothing built)."""
-    if kept.configured != configured or kept.layout[0] != lengths:
+    """Whether ``flat`` (the metrics of ``lists``, line after line) has the kept choice's
+    layout (compared metric by metric, nothing built)."""
+    if kept.configured != configured or kept.layout[0] != list(map(len, lists)):
         return False
     try:
         return all(map(eq, map(_IDENTITY, flat), kept.layout[1]))

@@ -30,6 +30,7 @@ from perfline.core import dominant_metric
 from perfline.core import figure_text as numbers
 from perfline.core.call_lines import line_calls
 from perfline.core.graph import build_graph
+from perfline.core.structure_memo import StructureMemo
 from perfline.server.line_figures import FigureMemo, LineGraph, result_figures
 
 
@@ -251,11 +252,14 @@ def build_index(
     resolve: Callable[[str], Path | None],
     metric: str | None = None,
     memo: IndexMemo | None = None,
+    layouts: StructureMemo | None = None,
 ) -> JobIndex:
     """Index every result of ``document``; ``resolve`` maps recorded paths to workspace files
     (``memo``: the job's, to reuse the graph part while the entity graph, the result's
     labels and ``resolve`` are unchanged; a resolver answers alike while it is the same
-    object, as ``paths.PathResolver`` does). The figures are made again every time."""
+    object, as ``paths.PathResolver`` does). The figures are made again every time
+    (``layouts``: the structure memo the document was post-processed with, whose layout
+    tokens spare the figures' layout checks when the breakdowns are laid out as before)."""
     lines: dict[str, dict[int, list[LineEntry]]] = {}
     diagnostics: dict[str, list[LineDiagnostic]] = {}
     tables: list[Mapping[str, Mapping[str, Any]]] = []
@@ -266,7 +270,14 @@ def build_index(
             continue
         kept = memo.kept(result_index) if memo is not None else _Kept()
         labels = _ResultLabels(job, result_index, result)
-        tables.append(_index_result(labels, result, resolve, metric, kept, lines, diagnostics))
+        layout = (
+            layouts.layout_token(result_index, result.get("breakdowns"))
+            if layouts is not None and memo is not None
+            else None
+        )
+        tables.append(
+            _index_result(labels, result, resolve, metric, kept, lines, diagnostics, layout)
+        )
     return JobIndex(
         job=job,
         lines={f: {n: tuple(v) for n, v in per.items()} for f, per in lines.items()},
@@ -516,11 +527,14 @@ def _index_result(
     kept: _Kept,
     lines: dict[str, dict[int, list[LineEntry]]],
     diagnostics: dict[str, list[LineDiagnostic]],
+    breakdown_layout: object | None = None,
 ) -> Mapping[str, Mapping[str, Any]]:
     """Add one result's entries and diagnostics; its entities by id."""
     skeleton = kept.skeleton_of(result.get("entities"))
     layout = kept.layout_of(skeleton, labels, resolve)
-    figures = result_figures(result, skeleton.graph, configured_metric, kept.figures)
+    figures = result_figures(
+        result, skeleton.graph, configured_metric, kept.figures, breakdown_layout
+    )
     key, total = figures.key, figures.total
     everything: dict[str, list[Mapping[str, Any]]] | None = None  # for lines without a figure
     for facts in layout.facts:

@@ -57,7 +57,15 @@ class ProjectionMemo:
     Held by the caller with the structure memo (one per job and result).
     ``projected`` and ``replayed`` count the runs of each kind (what tests observe)."""
 
-    __slots__ = ("_context", "_plan", "_rows", "projected", "replayed", "rows_replayed")
+    __slots__ = (
+        "_context",
+        "_plan",
+        "_rows",
+        "_written",
+        "projected",
+        "replayed",
+        "rows_replayed",
+    )
 
     def __init__(self) -> None:
         self._context: tuple[GraphIndex, frozenset[tuple[str, str]], bool] | None = None
@@ -68,10 +76,24 @@ class ProjectionMemo:
         rows cannot follow is one the figure sets could not follow either, but for a
         number type changing: that runs in full), which saves the ledger's figure sets
         (about 100 MB at 20,000 chains)."""
+        self._written: RowPlan | None = None
+        """The row plan the last projection's breakdowns were written by or for (see
+        ``layout``)."""
         self.projected = 0
         self.replayed = 0
         self.rows_replayed = 0
         """Replays that took the plain-row path (``value_rows``)."""
+
+    def layout(self) -> object | None:
+        """A token for the layout of the last projection's output (which breakdown, on
+        which entity, with which metric names, units and aggregations, in which order):
+        the same object after two projections means the same layout, whatever the
+        values. ``None`` when the last projection went by figure sets (no promise).
+
+        It is the row plan: a full run that made one, and every replay by it, write the
+        plan's targets with the plan's columns, in the plan's order, after the input
+        breakdowns, which the replay checked to be written as before up to the values."""
+        return self._written
 
     def replay_rows(
         self,
@@ -84,6 +106,7 @@ class ProjectionMemo:
         (``value_rows``), or ``None`` (then ``replay``, or project in full)."""
         rows = self._rows
         context = self._context
+        self._written = None
         if (
             rows is None
             or context is None
@@ -96,6 +119,7 @@ class ProjectionMemo:
         if projected is not None:
             self.replayed += 1
             self.rows_replayed += 1
+            self._written = rows
         return projected
 
     def replay(
@@ -108,6 +132,7 @@ class ProjectionMemo:
         """The records the last run's targets receive with ``authority``'s values, or
         ``None`` when the last run cannot answer for them (then project in full)."""
         plan = self._plan
+        self._written = None
         if (
             plan is None
             or plan.index is not index
@@ -147,10 +172,12 @@ class ProjectionMemo:
         self._context = None
         self._plan = None
         self._rows = None
+        self._written = None
         if not ledger.complete:
             return
         self._context = (index, declared, exact_sums)
         self._rows = row_plan(index, breakdowns, ledger, decided, exact_sums)
+        self._written = self._rows
         if self._rows is not None:
             return
         nodes: dict[int, tuple[int, Record]] = {}

@@ -130,7 +130,12 @@ def _analyse(
     context.check_cancelled()
     backend = time.monotonic()
     index = build_index(
-        request.job, document, request.resolver.resolve, request.metric, memos.index
+        request.job,
+        document,
+        request.resolver.resolve,
+        request.metric,
+        memos.index,
+        memos.structure,
     )
     timing = RunTiming(*request.trigger, started, read, backend, time.monotonic())
     digests = tuple(item.digest for item in inputs)

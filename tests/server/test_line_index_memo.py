@@ -73,9 +73,11 @@ def _same_as_fresh(
     memo: IndexMemo,
     resolve: Callable[[str], Path | None] = _none,
     metric: str | None = None,
+    layouts: StructureMemo | None = None,
 ) -> JobIndex:
-    """The memoized index of ``document``, checked against a fresh one."""
-    kept = build_index(JOB, document, resolve, metric, memo)
+    """The memoized index of ``document``, checked against a fresh one (``layouts``: the
+    structure memo it was post-processed with, whose layout tokens the index may trust)."""
+    kept = build_index(JOB, document, resolve, metric, memo, layouts)
     fresh = build_index(JOB, copy.deepcopy(document), resolve, metric)
     assert _served(kept) == _served(fresh)
     assert kept.lines == fresh.lines  # LineEntry equality too
@@ -144,7 +146,7 @@ def test_a_conflict_that_becomes_one_figure_and_back(float_sums: FloatSums, kind
     for first, second, third in steps:
         values = dict(zip(chains, (kind(first), kind(second), kind(third)), strict=True))
         processed = postprocess(with_values(document, values), settings, memo=structure)
-        index = _same_as_fresh(processed, memo)
+        index = _same_as_fresh(processed, memo, layouts=structure)
         # line 3: one copy of equal figures, nothing for a conflict (its one operator is
         # still measured: by its chains); line 5: chain 3's figure
         assert _line(index, 3) == ((float(first), 1) if first == second else (None, 1))
@@ -174,14 +176,47 @@ def test_nx_shaped_value_changes(float_values: bool, seed: int) -> None:
     structure, memo = StructureMemo(), IndexMemo()
     reused = 0
     last = None
-    for step in range(6):
-        document = base if step == 0 else _revalued(base, rng, tied=step % 2 == 0)
+    processed_before: list[dict[str, Any]] = []
+    for step in range(8):
+        tied = step % 3 == 2
+        document = base if step == 0 else _revalued(base, rng, tied=tied)
         processed = postprocess(document, PipelineSettings(), memo=structure)
-        _same_as_fresh(processed, memo)
+        _same_as_fresh(processed, memo, layouts=structure)
         choice = memo.kept(0).figures.choice
         reused += choice is not None and choice is last
         last = choice
+        processed_before.append(processed)
     assert reused >= 1  # the kept choice was taken (the result's metrics are plain)
+    # the projection's layout token spared the checks on value-only steps
+    assert memo.kept(0).figures.trusted >= 2
+    # an older result (a stage memo's hit: an edit undone) has no token: checked again
+    trusted = memo.kept(0).figures.trusted
+    for older in processed_before[-3::-2]:
+        _same_as_fresh(older, memo, layouts=structure)
+    assert memo.kept(0).figures.trusted == trusted
+
+
+def test_a_layout_token_is_tied_to_the_very_output_it_was_given_for() -> None:
+    """The token of a result's breakdowns is the last run's, and only for its list: a
+    copy, another result index or a run that went by figure sets has none."""
+    structure = StructureMemo()
+    base = nx_document(20, seed=3)
+    first = postprocess(base, PipelineSettings(), memo=structure)
+    breakdowns = first["results"][0]["breakdowns"]
+    token = structure.layout_token(0, breakdowns)
+    assert token is not None  # a plain NX result: a row plan, the token
+    assert structure.layout_token(0, list(breakdowns)) is None
+    assert structure.layout_token(1, breakdowns) is None
+    second = postprocess(with_values(base, {}), PipelineSettings(), memo=structure)
+    assert structure.layout_token(0, second["results"][0]["breakdowns"]) is token
+    assert structure.layout_token(0, breakdowns) is None  # the older output: no longer
+    # a result that is not plain (one metric aggregated otherwise): the projection goes by
+    # figure sets, no row plan, no promise about its layout
+    mixed = copy.deepcopy(base)
+    mixed["results"][0]["breakdowns"][0]["metrics"][0]["aggregation"] = "max"
+    structure_off = StructureMemo()
+    processed = postprocess(mixed, PipelineSettings(), memo=structure_off)
+    assert structure_off.layout_token(0, processed["results"][0]["breakdowns"]) is None
 
 
 def _kept_entities(processed: dict[str, Any]) -> Callable[[], dict[str, Any]]:

@@ -9,6 +9,7 @@ import pytest
 
 from perfline.core.pipeline import PipelineSettings, postprocess
 from perfline.server.engine import Engine, EngineEvent
+from perfline.server.scheduler.engine_facade import QUICK_FLUSH
 from tests.server.helpers import INPUT_DOC, PROCESSED_DOC, load, wait_for, with_value
 
 pytestmark = pytest.mark.timeout(60)
@@ -19,7 +20,7 @@ def _engine(root: Path, **kwargs: float) -> Engine:
         root,
         debounce=kwargs.get("debounce", 0.02),
         settle=kwargs.get("settle", 0.1),
-        quick=kwargs.get("quick", 0.005),
+        quick=kwargs.get("quick", QUICK_FLUSH),
     )
     engine.start()
     assert engine.wait_idle(30)
@@ -87,7 +88,7 @@ def test_one_changed_input_reruns_one_job(tmp_path: Path) -> None:
 def test_burst_of_events_is_debounced_into_one_run(tmp_path: Path) -> None:
     target = tmp_path / "a.mlia.json"
     _write(target, load(INPUT_DOC))
-    # the watcher reports each write as finished: with the 5 ms quick flush a busy host
+    # the watcher reports each write as finished: with the quick flush (2 ms) a busy host
     # could flush between two writes of the burst (seen in CI: 3 runs); the burst is
     # held together by the debounce alone here
     engine = _engine(tmp_path, debounce=0.2, quick=0.2)

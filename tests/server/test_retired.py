@@ -54,8 +54,44 @@ def test_parked_objects_wait_for_an_idle_moment_or_the_limit() -> None:
     assert retired.due(10.0, busy=False)
     assert not retired.due(10.0 + RELEASE_AT_MOST / 2, busy=True)
     assert retired.due(10.0 + RELEASE_AT_MOST, busy=True)
-    retired.release()
+    assert not retired.release()
     assert seen() is None and len(retired) == 0 and not retired.due(99.0, busy=False)
+
+
+def _document(markers: list[_Marker]) -> dict[str, Any]:
+    """A document-shaped tree over ``markers``: its breakdowns list is large."""
+    breakdowns = [{"entity_id": str(i), "metrics": [{"m": m}]} for i, m in enumerate(markers)]
+    return {"results": [{"breakdowns": breakdowns, "entities": [{"id": "x"}]}]}
+
+
+def test_release_goes_in_steps_and_frees_everything() -> None:
+    markers = [_Marker() for _ in range(10_000)]
+    seen = [weakref.ref(m) for m in markers]
+    retired = Retired()
+    retired.park((_document(markers),), 0.0)
+    del markers
+    alive: list[int] = []
+    while retired.release(step=1000):
+        alive.append(sum(s() is not None for s in seen))
+    # a slice at a time: after each step part of the tree is still there, less and less
+    assert len(alive) >= 5 and alive[0] > 5000 and alive == sorted(alive, reverse=True)
+    assert alive[-1] < alive[0] and all(s() is None for s in seen) and len(retired) == 0
+
+
+def test_what_something_else_holds_is_only_dropped() -> None:
+    markers = [_Marker() for _ in range(3000)]
+    seen = [weakref.ref(m) for m in markers]
+    document = _document(markers)
+    retired = Retired()
+    retired.park((document,), 0.0)
+    while retired.release(step=100):
+        pass
+    assert all(s() is not None for s in seen)  # the document is still ours
+    assert len(document["results"][0]["breakdowns"]) == 3000  # and untouched
+    retired.park(document, 0.0)
+    del document, markers
+    retired.release_all()
+    assert all(s() is None for s in seen)
 
 
 def test_the_standardized_job_retires_its_raw_parse_not_its_result() -> None:

@@ -324,8 +324,12 @@ def _breakdowns(
     """The projected breakdowns, as ``stages.projected_breakdowns`` writes them."""
     out: list[dict[str, Any]] = []
     order = plan.order
-    names = plan.names
-    units = plan.units
+    # one metric per column, copied for each sum (a dict copy and one store are cheaper
+    # than building the four keys again; the key order is the template's)
+    templates = [
+        {"name": plan.names[column], "unit": plan.units[column], "value": 0, "aggregation": "sum"}
+        for column in range(len(order))
+    ]
     for entity, node in plan.targets:
         source = plan.sources[node]
         if source >= 0:
@@ -333,14 +337,10 @@ def _breakdowns(
             copied: list[dict[str, Any]] = [own[position] for position in order]
         else:
             row = rows[node]
-            copied = [
-                {
-                    "name": names[column],
-                    "unit": units[column],
-                    "value": _printed(row[column]),
-                    "aggregation": "sum",
-                }
-                for column in range(len(order))
-            ]
+            copied = []
+            for column in range(len(templates)):
+                metric = templates[column].copy()
+                metric["value"] = _printed(row[column])
+                copied.append(metric)
         out.append({"entity_id": entity, "metrics": copied})
     return out

@@ -449,11 +449,11 @@ class Scheduler:
             self.timers.arm("release", now + RELEASE_DELAY, Release())
 
     def _on_release(self) -> None:
-        """Free what was parked, a step at a time, unless a run is in flight (it would
-        slow that run's way to its refresh) and nothing has waited ``RELEASE_AT_MOST``
-        seconds yet."""
+        """Free what was parked, a step at a time, unless a run is in flight or file
+        events wait for their flush (it would slow their way to a refresh) and nothing has
+        waited ``RELEASE_AT_MOST`` seconds yet."""
         now = time.monotonic()
-        if self.retired.due(now, busy=bool(self.inflight)):
+        if self.retired.due(now, busy=bool(self.inflight) or bool(self.pending)):
             if self.retired.release():  # one step; the inbox is looked at before the next
                 self.timers.arm("release", now, Release())
         elif len(self.retired):

@@ -12,6 +12,9 @@ its own) remembers those products:
   same order, so ``5``, ``5.0`` and ``true`` stay apart), the last run's list
   object is used in its place. Every later stage then sees the same objects as
   last time.
+* ``same_text`` does the same from a list's JSON text (a reader that splits a document
+  into texts, ``core.known_structure_reading``): the text the list was read from last
+  time, and the list is last run's without being decoded or serialized;
 * ``note_layout`` / ``layout_token``: the projection's promise that a run's output
   breakdowns are laid out as the last run's (``ProjectionMemo.layout``), tied to the
   very output list, for a reader of the output (the daemon's line index) that would
@@ -44,6 +47,8 @@ class StructureMemo:
 
     def __init__(self) -> None:
         self._interned: dict[tuple[int, str], tuple[bytes, list[Any]]] = {}
+        #: The JSON text each interned list was last read from (``same_text``).
+        self._texts: dict[tuple[int, str], tuple[bytes, list[Any]]] = {}
         self._products: dict[tuple[int, str], tuple[tuple[Any, ...], Any]] = {}
         self._lists: dict[tuple[int, str], dict[str, tuple[list[Any], list[Any]]]] = {}
         self._states: dict[tuple[int, str], Any] = {}
@@ -55,6 +60,9 @@ class StructureMemo:
     def same(self, result_index: int, field: str, values: list[Any]) -> list[Any]:
         """``values``, or last run's list of this result's ``field`` when written exactly alike."""
         slot = (result_index, field)
+        known = self._interned.get(slot)
+        if known is not None and known[1] is values:
+            return values  # handed over by ``same_text``: written exactly alike
         try:
             # marshal writes types, -0.0 and key order as they are, and fast; format 0
             # has no back-references, whose use hangs on reference counts
@@ -62,11 +70,33 @@ class StructureMemo:
         except ValueError:
             self._interned.pop(slot, None)
             return values
-        known = self._interned.get(slot)
         if known is not None and known[0] == written:
             return known[1]
         self._interned[slot] = (written, values)
         return values
+
+    def same_text(
+        self, result_index: int, field: str, text: bytes, decode: Callable[[bytes], Any]
+    ) -> Any:
+        """The value of this result's ``field`` written as the JSON ``text``: last run's
+        list when the text is last run's, else ``decode(text)`` interned by ``same``."""
+        slot = (result_index, field)
+        known = self._texts.get(slot)
+        interned = self._interned.get(slot)
+        if (
+            known is not None
+            and interned is not None
+            and known[1] is interned[1]
+            and known[0] == text
+        ):
+            return known[1]
+        values = decode(text)
+        if type(values) is not list:
+            self._texts.pop(slot, None)
+            return values
+        kept = self.same(result_index, field, values)
+        self._texts[slot] = (text, kept)
+        return kept
 
     def recall(
         self,

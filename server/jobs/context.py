@@ -21,6 +21,7 @@ from typing import Any, Protocol
 from perfline.core.cancellation import Cancelled
 from perfline.core.errors import InputError, Problem
 from perfline.core.json_codec import read_json_input
+from perfline.core.known_structure_reading import read_with_known_structure
 from perfline.core.pipeline import PipelineSettings, postprocess
 from perfline.core.structure_memo import StructureMemo
 from perfline.server.jobs.stage_memo import Memo
@@ -109,12 +110,16 @@ class JobType(Protocol):
     def discover(self, files: Sequence[str]) -> list[DiscoveredJob]: ...
 
 
-def parse_json_input(item: JobInput) -> Any:
+def parse_json_input(item: JobInput, structure: StructureMemo | None = None) -> Any:
     """JSON of an input, or ``InputError`` naming the file and the place: not UTF-8,
     invalid JSON, nesting too deep, an integer of too many digits, or a number JSON cannot
-    hold (``NaN``, ``Infinity``, ``1e400``: what the daemon serves is strict JSON)."""
+    hold (``NaN``, ``Infinity``, ``1e400``: what the daemon serves is strict JSON).
+    ``structure``: the job's structure memo, for a standardized document whose entity
+    lists are likely written as last run (``core.known_structure_reading``)."""
     if not item.data.strip():
         raise InputError(item.path, Problem("byte 0", "the file is empty; expected a JSON object"))
+    if structure is not None:
+        return read_with_known_structure(item.data, item.path, structure)
     return read_json_input(item.data, item.path)
 
 

@@ -38,7 +38,8 @@ class StandardizedOutputJob:
         item = context.inputs[0]
 
         def compute() -> dict[str, Any]:
-            document = parse_json_input(item)
+            structure = None if context.fresh else context.structure
+            document = parse_json_input(item, structure)
             if not isinstance(document, dict):
                 raise InputError(item.path, Problem("$", "expected a JSON object at the top level"))
             if is_processed(document):

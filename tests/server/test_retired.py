@@ -123,6 +123,24 @@ def test_a_deferring_memo_hands_over_what_it_evicts() -> None:
     assert [s() is None for s in seen] == [True, True, False]  # the plain memo keeps the last
 
 
+def _started(root: Path) -> tuple[Path, _RetiringJob, Engine]:
+    """A started engine over one standardized document, with the retiring job type."""
+    target = root / "a.mlia.json"
+    target.write_text(json.dumps(with_value(load(INPUT_DOC), 1)))
+    job = _RetiringJob()
+    engine = Engine(root, debounce=0.02, settle=0.1, registry={"standardized": job})
+    engine.start()
+    assert engine.wait_idle(30)
+    return target, job, engine
+
+
+def _first_result(engine: Engine) -> weakref.ref[Any]:
+    """A weak reference to the result served now (no strong one kept here)."""
+    first = engine.result("a")
+    assert first is not None
+    return weakref.ref(first)
+
+
 def _changed(engine: Engine, target: Path, value: int) -> None:
     target.write_text(json.dumps(with_value(load(INPUT_DOC), value)))
     engine.notify_changed([target], finished=True)
@@ -133,17 +151,9 @@ def test_a_runs_garbage_and_the_replaced_result_stay_parked_until_release(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(scheduler_loop, "RELEASE_DELAY", 600.0)  # no release in this test
-    target = tmp_path / "a.mlia.json"
-    target.write_text(json.dumps(with_value(load(INPUT_DOC), 1)))
-    job = _RetiringJob()
-    engine = Engine(tmp_path, debounce=0.02, settle=0.1, registry={"standardized": job})
-    engine.start()
+    target, job, engine = _started(tmp_path)
     try:
-        assert engine.wait_idle(30)
-        first = engine.result("a")
-        assert first is not None
-        replaced = weakref.ref(first)
-        del first
+        replaced = _first_result(engine)
         _changed(engine, target, 2)
         assert engine.result("a") is not None and engine.result("a") is not replaced()
         gc.collect()
@@ -154,17 +164,9 @@ def test_a_runs_garbage_and_the_replaced_result_stay_parked_until_release(
 
 
 def test_parked_objects_are_freed_once_the_result_is_out(tmp_path: Path) -> None:
-    target = tmp_path / "a.mlia.json"
-    target.write_text(json.dumps(with_value(load(INPUT_DOC), 1)))
-    job = _RetiringJob()
-    engine = Engine(tmp_path, debounce=0.02, settle=0.1, registry={"standardized": job})
-    engine.start()
+    target, job, engine = _started(tmp_path)
     try:
-        assert engine.wait_idle(30)
-        first = engine.result("a")
-        assert first is not None
-        replaced = weakref.ref(first)
-        del first
+        replaced = _first_result(engine)
         for value in range(2, 12):  # ten changes: the stage memo evicts some documents too
             _changed(engine, target, value)
         assert wait_for(lambda: all(m() is None for m in job.markers) and replaced() is None)

@@ -317,7 +317,7 @@ def in_process(chains: int) -> None:
         start = time.perf_counter()
         processed = postprocess(document, PipelineSettings(), source="bench", memo=memo)
         middle = time.perf_counter()
-        build_index("bench", processed, _unresolved, None, index_memo)
+        build_index("bench", processed, _unresolved, None, index_memo, memo)
         return (middle - start) * 1000, (time.perf_counter() - middle) * 1000
 
     cold = [timed(nx_document(chains, seed=200 + i), None, None) for i in range(3)]

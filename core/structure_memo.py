@@ -47,8 +47,9 @@ class StructureMemo:
 
     def __init__(self) -> None:
         self._interned: dict[tuple[int, str], tuple[bytes, list[Any]]] = {}
-        #: The JSON text each interned list was last read from (``same_text``).
-        self._texts: dict[tuple[int, str], tuple[bytes, list[Any]]] = {}
+        #: The JSON text the interned list was read from (``same_text``); dropped
+        #: whenever ``same`` interns another list.
+        self._texts: dict[tuple[int, str], bytes] = {}
         self._products: dict[tuple[int, str], tuple[tuple[Any, ...], Any]] = {}
         self._lists: dict[tuple[int, str], dict[str, tuple[list[Any], list[Any]]]] = {}
         self._states: dict[tuple[int, str], Any] = {}
@@ -73,6 +74,7 @@ class StructureMemo:
         if known is not None and known[0] == written:
             return known[1]
         self._interned[slot] = (written, values)
+        self._texts.pop(slot, None)
         return values
 
     def same_text(
@@ -81,21 +83,15 @@ class StructureMemo:
         """The value of this result's ``field`` written as the JSON ``text``: last run's
         list when the text is last run's, else ``decode(text)`` interned by ``same``."""
         slot = (result_index, field)
-        known = self._texts.get(slot)
         interned = self._interned.get(slot)
-        if (
-            known is not None
-            and interned is not None
-            and known[1] is interned[1]
-            and known[0] == text
-        ):
-            return known[1]
+        if interned is not None and self._texts.get(slot) == text:
+            return interned[1]
         values = decode(text)
         if type(values) is not list:
             self._texts.pop(slot, None)
             return values
         kept = self.same(result_index, field, values)
-        self._texts[slot] = (text, kept)
+        self._texts[slot] = text
         return kept
 
     def recall(

@@ -75,11 +75,6 @@ class Retired:
             self._since = None
         return bool(self._parked)
 
-    def release_all(self) -> None:
-        """Free everything parked, in one go."""
-        self._parked.clear()
-        self._since = None
-
     def _release_one(self) -> int:
         """Take the last parked object apart, or free it; returns the work done. Every
         local dies with this frame, so a member looked at next is referenced by its

@@ -259,7 +259,7 @@ class _PlainShape:  # a value: never mutated (see records.py)
             return False
         for position in range(len(metrics)):
             metric = metrics[position]
-            if type(metric) is not dict or not _in_sum_view_order(metric):
+            if type(metric) is not dict or not in_sum_view_order(metric):
                 return False
             name = metric["name"]
             unit = metric["unit"]
@@ -379,14 +379,17 @@ _SUM_VIEW_SHAPE: Final[tuple[str, ...]] = ("name", "unit", "value", "aggregation
 """Typed of any length so that the compiled build keeps it one tuple object (see ``Identity``)."""
 
 
-def _in_sum_view_order(metric: dict[str, Any]) -> bool:
+def in_sum_view_order(metric: dict[str, Any]) -> bool:
     """Are the keys of ``metric`` exactly ``_SUM_VIEW_SHAPE``, in that order?
 
     Walks the keys in place: ``tuple(metric)`` would build a tuple through the
     generic iteration protocol for each metric of every origin breakdown."""
     if len(metric) != 4:
         return False
-    return all(key == _SUM_VIEW_SHAPE[position] for position, key in enumerate(metric))
+    for position, key in enumerate(metric):  # noqa: SIM110
+        if key != _SUM_VIEW_SHAPE[position]:
+            return False
+    return True
 
 
 def plain_sum_view(metric: Any) -> bool:
@@ -397,7 +400,7 @@ def plain_sum_view(metric: Any) -> bool:
 def _is_plain_sum_view(metric: Any) -> bool:
     """Is ``metric`` a dict equal to its own ``metric_view`` with the plain sum keys
     (in that order, string name and unit, a number, a non-empty aggregation)?"""
-    if type(metric) is not dict or not _in_sum_view_order(metric):
+    if type(metric) is not dict or not in_sum_view_order(metric):
         return False
     value = metric["value"]
     aggregation = metric["aggregation"]

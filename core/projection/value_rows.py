@@ -36,6 +36,7 @@ from perfline.core.projection.figure_sets import (
     ORIGIN_NODE,
     FigureLedger,
     Figures,
+    in_sum_view_order,
     plain_sum_view,
 )
 from perfline.core.projection.index import GraphIndex
@@ -210,18 +211,31 @@ def _type_of(value: Any) -> int:
 def _same_columns(
     metrics: list[Any], columns: list[tuple[str, str, str]], types: list[int]
 ) -> bool:
+    """Are ``metrics`` plain sum views with the plan's columns and number types?
+
+    ``plain_sum_view`` and the column comparison in one pass: a name, unit or
+    aggregation equal to the column's (strings, the aggregation non-empty, from a
+    plain metric) and of type ``str`` is what ``plain_sum_view`` asks of them, and
+    ``_type_of`` asks more of the value (an ``int``, or a ``float`` not ``-0.0``)."""
     if len(metrics) != len(columns):
         return False
     for position in range(len(metrics)):
         metric = metrics[position]
-        if not plain_sum_view(metric):
+        if type(metric) is not dict or not in_sum_view_order(metric):
             return False
+        fields = cast(dict[str, Any], metric)
         name, unit, aggregation = columns[position]
+        given_name = fields["name"]
+        given_unit = fields["unit"]
+        given_aggregation = fields["aggregation"]
         if (
-            metric["name"] != name
-            or metric["unit"] != unit
-            or metric["aggregation"] != aggregation
-            or _type_of(metric["value"]) != types[position]
+            type(given_name) is not str
+            or given_name != name
+            or type(given_unit) is not str
+            or given_unit != unit
+            or type(given_aggregation) is not str
+            or given_aggregation != aggregation
+            or _type_of(fields["value"]) != types[position]
         ):
             return False
     return True

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from perfline.core.document_canonical import METRIC_KEY_ORDER
 from perfline.core.mypyc_idioms import int_objects
@@ -258,22 +258,11 @@ class _PlainShape:  # a value: never mutated (see records.py)
         if len(metrics) != len(self.identities):
             return False
         for position in range(len(metrics)):
-            metric = metrics[position]
-            if type(metric) is not dict or not in_sum_view_order(metric):
-                return False
-            name = metric["name"]
-            unit = metric["unit"]
-            aggregation = metric["aggregation"]
             identity = self.identities[position]
-            if not (
-                type(name) is str
-                and type(unit) is str
-                and type(aggregation) is str
-                and name == identity[0]
-                and unit == identity[1]
-                and aggregation == self.aggregations[position]
-                and finite_number(metric["value"])
-            ):
+            value = sum_view_value(
+                metrics[position], identity[0], identity[1], self.aggregations[position]
+            )
+            if value is None or not finite_number(value):
                 return False
         return True
 
@@ -390,6 +379,31 @@ def in_sum_view_order(metric: dict[str, Any]) -> bool:
         if key != _SUM_VIEW_SHAPE[position]:
             return False
     return True
+
+
+def sum_view_value(metric: Any, name: str, unit: str, aggregation: str) -> Any:
+    """The value of ``metric`` when it is a dict with the keys of ``_SUM_VIEW_SHAPE`` in
+    that order and exactly this ``name``, ``unit`` and ``aggregation`` (all of type
+    ``str``); ``None`` otherwise (callers reject a ``None`` value anyway).
+
+    The check a breakdown of a known plain shape passes, up to its value: for a
+    non-empty ``aggregation`` it is ``_is_plain_sum_view`` but the value's type."""
+    if type(metric) is not dict or not in_sum_view_order(metric):
+        return None
+    fields = cast(dict[str, Any], metric)
+    given_name = fields["name"]
+    given_unit = fields["unit"]
+    given_aggregation = fields["aggregation"]
+    if (
+        type(given_name) is not str
+        or given_name != name
+        or type(given_unit) is not str
+        or given_unit != unit
+        or type(given_aggregation) is not str
+        or given_aggregation != aggregation
+    ):
+        return None
+    return fields["value"]
 
 
 def plain_sum_view(metric: Any) -> bool:

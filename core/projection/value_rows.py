@@ -36,8 +36,8 @@ from perfline.core.projection.figure_sets import (
     ORIGIN_NODE,
     FigureLedger,
     Figures,
-    in_sum_view_order,
     plain_sum_view,
+    sum_view_value,
 )
 from perfline.core.projection.index import GraphIndex
 from perfline.core.projection.records import Record
@@ -213,30 +213,15 @@ def _same_columns(
 ) -> bool:
     """Are ``metrics`` plain sum views with the plan's columns and number types?
 
-    ``plain_sum_view`` and the column comparison in one pass: a name, unit or
-    aggregation equal to the column's (strings, the aggregation non-empty, from a
-    plain metric) and of type ``str`` is what ``plain_sum_view`` asks of them, and
+    ``plain_sum_view`` and the column comparison in one pass (``sum_view_value``: the
+    columns come from plain metrics, so their aggregations are non-empty), and
     ``_type_of`` asks more of the value (an ``int``, or a ``float`` not ``-0.0``)."""
     if len(metrics) != len(columns):
         return False
     for position in range(len(metrics)):
-        metric = metrics[position]
-        if type(metric) is not dict or not in_sum_view_order(metric):
-            return False
-        fields = cast(dict[str, Any], metric)
         name, unit, aggregation = columns[position]
-        given_name = fields["name"]
-        given_unit = fields["unit"]
-        given_aggregation = fields["aggregation"]
-        if (
-            type(given_name) is not str
-            or given_name != name
-            or type(given_unit) is not str
-            or given_unit != unit
-            or type(given_aggregation) is not str
-            or given_aggregation != aggregation
-            or _type_of(fields["value"]) != types[position]
-        ):
+        value = sum_view_value(metrics[position], name, unit, aggregation)
+        if value is None or _type_of(value) != types[position]:
             return False
     return True
 

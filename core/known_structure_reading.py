@@ -16,8 +16,9 @@ Whatever the piecewise route does not take (a document that is not an object, ``
 that is not a list, a piece msgspec refuses: invalid JSON, NaN, numbers too large) is
 read again by ``read_json_input``, which gives its value or its placed error.
 
-Cost: one scan of the text per nesting level read as pieces (two), the decoding of what
-changed, and one comparison of equal-length texts per structure list.
+Cost: two scans of the text (the top-level fields; the fields of every result, in one
+scan when all of them are objects), the decoding of what changed, and one comparison of
+equal-length texts per structure list.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from perfline.core.structure_memo import STRUCTURE_FIELDS, StructureMemo
 
 _FIELDS = msgspec.json.Decoder(dict[str, msgspec.Raw])
 _ITEMS = msgspec.json.Decoder(list[msgspec.Raw])
+_RESULTS = msgspec.json.Decoder(list[dict[str, msgspec.Raw]])
 _VALUE = msgspec.json.Decoder()
 
 
@@ -51,6 +53,10 @@ def _pieces(data: bytes, memo: StructureMemo) -> dict[str, Any]:
 
 
 def _results(raw: msgspec.Raw, memo: StructureMemo) -> Any:
+    try:  # the usual case, a list of objects: their fields found in the same scan
+        return _read_results(_RESULTS.decode(raw), memo)
+    except msgspec.ValidationError:
+        pass
     try:
         items = _ITEMS.decode(raw)
     except msgspec.ValidationError:  # not a list: as it is
@@ -62,11 +68,19 @@ def _results(raw: msgspec.Raw, memo: StructureMemo) -> Any:
         except msgspec.ValidationError:  # not an object: as it is
             results.append(_VALUE.decode(item))
             continue
-        result: dict[str, Any] = {}
-        for key, text in fields.items():
-            if key in STRUCTURE_FIELDS:
-                result[key] = memo.same_text(index, key, bytes(text), _VALUE.decode)
-            else:
-                result[key] = _VALUE.decode(text)
-        results.append(result)
+        results.append(_result(index, fields, memo))
     return results
+
+
+def _read_results(items: list[dict[str, msgspec.Raw]], memo: StructureMemo) -> list[Any]:
+    return [_result(index, fields, memo) for index, fields in enumerate(items)]
+
+
+def _result(index: int, fields: dict[str, msgspec.Raw], memo: StructureMemo) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, text in fields.items():
+        if key in STRUCTURE_FIELDS:
+            result[key] = memo.same_text(index, key, bytes(text), _VALUE.decode)
+        else:
+            result[key] = _VALUE.decode(text)
+    return result

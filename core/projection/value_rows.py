@@ -192,7 +192,7 @@ def _skeleton(
                 types.append(_type_of(metric["value"]))
             if not columns:
                 return None
-        elif not _same_columns(metrics, columns, types):
+        elif _column_values(metrics, columns, types) is None:
             return None
         entity_ids.append(entity)
     if columns is None or -1 in types:
@@ -208,22 +208,25 @@ def _type_of(value: Any) -> int:
     return -1  # a negative zero, or not a number: not plain
 
 
-def _same_columns(
+def _column_values(
     metrics: list[Any], columns: list[tuple[str, str, str]], types: list[int]
-) -> bool:
-    """Are ``metrics`` plain sum views with the plan's columns and number types?
+) -> list[Any] | None:
+    """The values of ``metrics`` when they are plain sum views with the plan's columns
+    and number types, in breakdown order; ``None`` otherwise.
 
     ``plain_sum_view`` and the column comparison in one pass (``sum_view_value``: the
     columns come from plain metrics, so their aggregations are non-empty), and
     ``_type_of`` asks more of the value (an ``int``, or a ``float`` not ``-0.0``)."""
     if len(metrics) != len(columns):
-        return False
+        return None
+    values: list[Any] = []
     for position in range(len(metrics)):
         name, unit, aggregation = columns[position]
         value = sum_view_value(metrics[position], name, unit, aggregation)
         if value is None or _type_of(value) != types[position]:
-            return False
-    return True
+            return None
+        values.append(value)
+    return values
 
 
 def refresh(plan: RowPlan, breakdowns: Sequence[Any]) -> list[dict[str, Any]] | None:
@@ -233,6 +236,7 @@ def refresh(plan: RowPlan, breakdowns: Sequence[Any]) -> list[dict[str, Any]] | 
     if len(breakdowns) != len(plan.entity_ids):
         return None
     metrics_of: list[list[Any]] = []
+    values_of: list[list[Any]] = []
     for row in range(len(breakdowns)):
         breakdown = breakdowns[row]
         if type(breakdown) is not dict:
@@ -243,17 +247,20 @@ def refresh(plan: RowPlan, breakdowns: Sequence[Any]) -> list[dict[str, Any]] | 
             fields.get("entity_id") != plan.entity_ids[row]
             or type(metrics) is not list
             or fields.get("qualifiers")
-            or not _same_columns(metrics, plan.columns, plan.types)
         ):
             return None
+        values = _column_values(metrics, plan.columns, plan.types)
+        if values is None:
+            return None
         metrics_of.append(metrics)
-    values = _node_values(plan, metrics_of)
-    if values is None or not _same_classes(plan.labels, values):
+        values_of.append(values)
+    rows = _node_values(plan, values_of)
+    if rows is None or not _same_classes(plan.labels, rows, FLOAT_COLUMN in plan.types):
         return None
-    return _breakdowns(plan, metrics_of, values)
+    return _breakdowns(plan, metrics_of, rows)
 
 
-def _node_values(plan: RowPlan, metrics_of: list[list[Any]]) -> list[list[Any]] | None:
+def _node_values(plan: RowPlan, values_of: list[list[Any]]) -> list[list[Any]] | None:
     """Every node's row, in sorted identity order (``None``: a float sum not finite).
 
     A float column holds each value's exact form for the next sum: its partials
@@ -265,8 +272,8 @@ def _node_values(plan: RowPlan, metrics_of: list[list[Any]]) -> list[list[Any]] 
     for node in range(len(plan.kinds)):
         origin_row = plan.origin_rows[node]
         if origin_row >= 0:
-            metrics = metrics_of[origin_row]
-            rows.append([metrics[position]["value"] for position in order])
+            values = values_of[origin_row]
+            rows.append([values[position] for position in order])
             continue
         parents = plan.parents[node]
         if plan.kinds[node] != COMBINED_NODE:
@@ -300,13 +307,14 @@ def _printed(value: Any) -> Any:
     return value
 
 
-def _same_classes(labels: list[int], rows: list[list[Any]]) -> bool:
-    """Are the rows equal exactly where the full run's figure sets were?"""
+def _same_classes(labels: list[int], rows: list[list[Any]], floats: bool) -> bool:
+    """Are the rows equal exactly where the full run's figure sets were? (``floats``:
+    whether a column is of floats, so that a row may hold partials.)"""
     new_labels: dict[tuple[Any, ...], int] = {}
     old_for_new: list[int] = []
     seen_old: dict[int, int] = {}
     for node in range(len(rows)):
-        row = tuple([_printed(value) for value in rows[node]])
+        row = tuple([_printed(value) for value in rows[node]]) if floats else tuple(rows[node])
         label = new_labels.setdefault(row, len(new_labels))
         if label == len(old_for_new):
             old_for_new.append(labels[node])

@@ -143,7 +143,7 @@ def _result(
         out["errors"] = errors
     if (metrics := _list(raw, "metrics", _metric, before)) is not None:
         out["metrics"] = metrics
-    if (breakdowns := _list(raw, "breakdowns", _breakdown, before)) is not None:
+    if (breakdowns := _list(raw, "breakdowns", _breakdown, before, known_lists)) is not None:
         out["breakdowns"] = breakdowns
     mode = raw.get("mode")
     if mode is not None:

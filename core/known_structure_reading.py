@@ -8,10 +8,24 @@ found at C speed without building them) and, for a result's ``entities`` and
 ``entity_kinds``, compares the text with the one the job's ``StructureMemo`` saw last
 run: equal text, and the last run's list object is taken as it is (neither decoded nor
 serialized again to be interned); other text is decoded and interned as before
-(``StructureMemo.same``). Every other piece is decoded as usual.
+(``StructureMemo.same``).
 
-The value is the one ``json_codec.read_json_input`` gives for the same bytes: each piece
-is decoded by the same decoder, and equal text decodes to equal values of equal types.
+A result's ``breakdowns`` are read straight into their canonical form when every one is
+*plain* (``entity_id``, ``metrics``, an optional non-empty ``id``, nothing else; each
+metric exactly ``name``, ``unit``, a number that is not a boolean, a non-empty
+``aggregation``: what the NX backends write): msgspec decodes them into typed structs
+whose fields are in the schema's key order, and ``msgspec.to_builtins`` makes the dicts,
+both at C speed (10 ms instead of 18 for decoding and then canonicalizing the 12,320
+metrics of the 1,000-chain document). The memo notes that list
+(``StructureMemo.note_read_form``): the canonical pass takes it as it is, and a result
+returned as it came in gets its breakdowns decoded again as the file writes them
+(``StructureMemo.as_written``). Breakdowns that are not all plain are decoded as usual.
+Every other piece is decoded as usual.
+
+The value is the one ``json_codec.read_json_input`` gives for the same bytes, but for
+the key order of plain breakdowns and their metrics: each piece is decoded by the same
+decoder (or, for plain breakdowns, one that gives the same values of the same types and
+fails on the same numbers), and equal text decodes to equal values of equal types.
 Whatever the piecewise route does not take (a document that is not an object, ``results``
 that is not a list, a piece msgspec refuses: invalid JSON, NaN, numbers too large) is
 read again by ``read_json_input``, which gives its value or its placed error.
@@ -23,7 +37,7 @@ equal-length texts per structure list.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
@@ -36,6 +50,26 @@ _RESULTS = msgspec.json.Decoder(list[dict[str, msgspec.Raw]])
 _VALUE = msgspec.json.Decoder()
 
 
+class _SumMetric(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """A plain ``sum``-shaped metric; the fields in ``document_shapes.SUM_METRIC_KEYS`` order."""
+
+    name: str
+    unit: str
+    value: int | float  # a JSON number: msgspec refuses booleans and numbers out of range
+    aggregation: Annotated[str, msgspec.Meta(min_length=1)]
+
+
+class _PlainBreakdown(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """A plain breakdown; the fields in ``document_shapes.BREAKDOWN_KEY_ORDER`` order."""
+
+    entity_id: str
+    metrics: list[_SumMetric]
+    id: Annotated[str, msgspec.Meta(min_length=1)] | msgspec.UnsetType = msgspec.UNSET
+
+
+_PLAIN_BREAKDOWNS = msgspec.json.Decoder(list[_PlainBreakdown])
+
+
 def read_with_known_structure(data: bytes, source: str, memo: StructureMemo) -> Any:
     """The JSON value of ``data`` (an input file's bytes; ``source`` names it in errors),
     each result's structure lists taken from ``memo`` when written as last run."""
@@ -46,6 +80,7 @@ def read_with_known_structure(data: bytes, source: str, memo: StructureMemo) -> 
 
 
 def _pieces(data: bytes, memo: StructureMemo) -> dict[str, Any]:
+    memo.forget_read_forms()
     document: dict[str, Any] = {}
     for key, raw in _FIELDS.decode(data).items():
         document[key] = _results(raw, memo) if key == "results" else _VALUE.decode(raw)
@@ -81,6 +116,21 @@ def _result(index: int, fields: dict[str, msgspec.Raw], memo: StructureMemo) -> 
     for key, text in fields.items():
         if key in STRUCTURE_FIELDS:
             result[key] = memo.same_text(index, key, bytes(text), _VALUE.decode)
+        elif key == "breakdowns":
+            result[key] = _breakdowns(index, text, memo)
         else:
             result[key] = _VALUE.decode(text)
     return result
+
+
+def _breakdowns(index: int, text: msgspec.Raw, memo: StructureMemo) -> Any:
+    """The breakdowns of result ``index``: in canonical form when all are plain (noted in
+    ``memo``), else as written."""
+    try:
+        typed = _PLAIN_BREAKDOWNS.decode(text)
+    except msgspec.ValidationError:
+        return _VALUE.decode(text)
+    canonical: list[Any] = msgspec.to_builtins(typed)
+    if canonical:
+        memo.note_read_form(index, canonical, lambda: _VALUE.decode(text))
+    return canonical

@@ -71,7 +71,7 @@ def postprocess(
         read: KnownGraphs = {}
         _raise_if_invalid(document, source, memo, "validate-input", read, build=True)
         if is_postprocessed(document):
-            return dict(document)
+            return dict(memo.document_as_written(document) if memo is not None else document)
         results = document["results"]
         processed: list[Any] = []
         graphs: KnownGraphs = {}
@@ -155,7 +155,7 @@ def _process_result(
             ],
         ) from None
     if not typed.get("entities"):
-        return raw
+        return raw if memo is None else memo.as_written(index, raw)
     rules = effective_rules(
         typed["producer"],
         settings.collapse_rules,
@@ -176,7 +176,7 @@ def _process_result(
         ) from None
     if current == typed:
         graphs.pop(index, None)
-        return raw
+        return raw if memo is None else memo.as_written(index, raw)
     output = _canonical_output(current, typed, index, memo)
     if memo is not None:
         memo.note_layout(index, output.get("breakdowns"), layout)
@@ -220,7 +220,11 @@ def _normalized(raw: Any, index: int, memo: StructureMemo | None) -> ResultJson:
     if memo is None:
         fast = canonical_result(raw)
         return _models_form(raw) if fast is None else fast
-    fast = canonical_result(raw, known_lists=memo.known_lists(index, "canonical-input"))
+    known = memo.known_lists(index, "canonical-input")
+    if type(raw) is dict and memo.read_form(index, raw.get("breakdowns")):
+        # handed over in canonical form by the reader (``known_structure_reading``)
+        known = {**known, "breakdowns": (raw["breakdowns"], raw["breakdowns"])}
+    fast = canonical_result(raw, known_lists=known)
     if fast is None:
         return _models_form(raw)
     memo.keep_lists(index, "canonical-input", raw, fast)

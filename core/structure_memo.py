@@ -19,6 +19,11 @@ its own) remembers those products:
   breakdowns are laid out as the last run's (``ProjectionMemo.layout``), tied to the
   very output list, for a reader of the output (the daemon's line index) that would
   otherwise check the layout record by record;
+* ``note_read_form`` / ``read_form`` / ``as_written``: a reader that handed over a
+  result's breakdowns already in canonical form (``core.known_structure_reading``: key
+  order aside, the values the file holds) notes that list and its JSON text, so the
+  canonical pass takes it as it is, and a result returned as it came in (one no stage
+  changed, a document already post-processed) gets back the file's key order;
 * ``recall`` returns a stage's remembered product when every key item is the
   remembered one (identity, or equality for small settings such as rules),
   else computes, remembers and returns it. Stages are pure functions of their
@@ -54,6 +59,9 @@ class StructureMemo:
         self._lists: dict[tuple[int, str], dict[str, tuple[list[Any], list[Any]]]] = {}
         self._states: dict[tuple[int, str], Any] = {}
         self._layouts: dict[int, tuple[list[Any], object]] = {}
+        #: Per result, the breakdowns list a reader handed over in canonical form, and
+        #: what decodes them as written (this read only: every read notes again).
+        self._read_forms: dict[int, tuple[list[Any], Callable[[], Any]]] = {}
         #: Products recalled and computed since creation (what tests observe).
         self.recalled = 0
         self.computed = 0
@@ -143,6 +151,52 @@ class StructureMemo:
         if known is None or known[0] is not breakdowns:
             return None
         return known[1]
+
+    def note_read_form(
+        self, result_index: int, canonical: list[Any] | None, written: Callable[[], Any]
+    ) -> None:
+        """Note that this read handed over this result's breakdowns as ``canonical`` (their
+        canonical form: the file's values, in the schema's key order) and that
+        ``written()`` decodes them as the file writes them; ``None``: as written."""
+        if canonical is None:
+            self._read_forms.pop(result_index, None)
+        else:
+            self._read_forms[result_index] = (canonical, written)
+
+    def forget_read_forms(self) -> None:
+        """Forget what the last read noted (a new read begins)."""
+        self._read_forms.clear()
+
+    def read_form(self, result_index: int, breakdowns: Any) -> bool:
+        """Whether ``breakdowns`` is the very list this read handed over in canonical form."""
+        known = self._read_forms.get(result_index)
+        return known is not None and known[0] is breakdowns
+
+    def as_written(self, result_index: int, result: Any) -> Any:
+        """``result`` with its breakdowns as the file writes them, when they are the list
+        this read handed over in canonical form (else ``result`` itself)."""
+        if type(result) is not dict:
+            return result
+        known = self._read_forms.get(result_index)
+        if known is None or result.get("breakdowns") is not known[0]:
+            return result
+        restored = dict(result)
+        restored["breakdowns"] = known[1]()
+        return restored
+
+    def document_as_written(self, document: Any) -> Any:
+        """``document`` (as read) with every result ``as_written`` (``document`` itself when
+        no result's breakdowns were handed over in canonical form)."""
+        if not self._read_forms or type(document) is not dict:
+            return document
+        results = document.get("results")
+        if type(results) is not list:
+            return document
+        restored = dict(document)
+        restored["results"] = [
+            self.as_written(index, result) for index, result in enumerate(results)
+        ]
+        return restored
 
     def known_lists(self, result_index: int, stage: str) -> dict[str, tuple[list[Any], list[Any]]]:
         """Lists whose canonical form ``keep_lists`` remembered: field -> (list, form)."""

@@ -43,7 +43,9 @@ class StandardizedOutputJob:
             if not isinstance(document, dict):
                 raise InputError(item.path, Problem("$", "expected a JSON object at the top level"))
             if is_processed(document):
-                return document
+                # served as the file writes it (the reader may have put breakdowns in
+                # canonical key order for the pipeline)
+                return document if structure is None else structure.document_as_written(document)
             context.check_cancelled()
             processed = context.postprocess(document, item.path)
             context.retire(document)

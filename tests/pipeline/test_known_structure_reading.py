@@ -1,8 +1,10 @@
 """Reading a document piecewise with the job's structure memo
 (``core.known_structure_reading``) gives exactly what reading it whole gives
 (``json_codec.read_json_input``): the same values of the same types, the same errors,
-over real-shaped documents, odd shapes and broken texts; and an entity list written as
-last run is last run's very list, neither decoded nor interned again."""
+over real-shaped documents, odd shapes and broken texts, but for plain breakdowns, which
+come in canonical key order (and get the file's back where a result is returned as it
+came in); and an entity list written as last run is last run's very list, neither
+decoded nor interned again."""
 
 from __future__ import annotations
 
@@ -14,12 +16,13 @@ from typing import Any
 
 import pytest
 
+from perfline.core.document_shapes import BREAKDOWN_KEY_ORDER, SUM_METRIC_KEYS
 from perfline.core.errors import InputError
 from perfline.core.json_codec import read_json_input
 from perfline.core.known_structure_reading import read_with_known_structure
 from perfline.core.pipeline import PipelineSettings, postprocess
 from perfline.core.structure_memo import StructureMemo
-from tests.documents import minimal_document, nx_document, small_result
+from tests.documents import breakdown, minimal_document, nx_document, small_result, sum_metric
 
 
 def _exact(value: Any) -> bytes:
@@ -27,11 +30,90 @@ def _exact(value: Any) -> bytes:
     return marshal.dumps(value, 0)
 
 
+_SUM = ("name", "unit", "value", "aggregation")
+
+
+def _plain_metric(metric: Any) -> bool:
+    return (
+        type(metric) is dict
+        and sorted(metric) == sorted(_SUM)
+        and type(metric["name"]) is str
+        and type(metric["unit"]) is str
+        and type(metric["value"]) in (int, float)
+        and type(metric["aggregation"]) is str
+        and metric["aggregation"] != ""
+    )
+
+
+def _plain_breakdown(record: Any) -> bool:
+    return (
+        type(record) is dict
+        and {"entity_id", "metrics"} <= set(record) <= {"entity_id", "metrics", "id"}
+        and type(record["entity_id"]) is str
+        and type(record["metrics"]) is list
+        and all(_plain_metric(metric) for metric in record["metrics"])
+        and ("id" not in record or (type(record["id"]) is str and record["id"] != ""))
+    )
+
+
+def _as_read(whole: Any) -> Any:
+    """``whole`` with each result's breakdowns in canonical key order when all are plain:
+    what the piecewise reader hands over (written out here from the rule, not the code)."""
+    if type(whole) is not dict or type(whole.get("results")) is not list:
+        return whole
+    results = []
+    for result in whole["results"]:
+        records = result.get("breakdowns") if type(result) is dict else None
+        if type(records) is list and records and all(map(_plain_breakdown, records)):
+            result = dict(result)
+            result["breakdowns"] = [
+                {
+                    **{"entity_id": r["entity_id"]},
+                    "metrics": [{key: m[key] for key in _SUM} for m in r["metrics"]],
+                    **({"id": r["id"]} if "id" in r else {}),
+                }
+                for r in records
+            ]
+        results.append(result)
+    return {**whole, "results": results}
+
+
 def _read_both(data: bytes, memo: StructureMemo) -> Any:
     whole = read_json_input(data, "doc.json")
     pieces = read_with_known_structure(data, "doc.json", memo)
-    assert _exact(pieces) == _exact(whole)
+    assert _exact(pieces) == _exact(_as_read(whole))
+    assert _exact(memo.document_as_written(pieces)) == _exact(whole)
     return pieces
+
+
+def test_the_typed_fields_are_in_the_schemas_key_order() -> None:
+    text = json.dumps(
+        {
+            "results": [
+                {
+                    "breakdowns": [
+                        {
+                            "id": "a",
+                            "metrics": [
+                                dict(
+                                    zip(
+                                        ("aggregation", "value", "unit", "name"),
+                                        ("sum", 1, "u", "n"),
+                                        strict=True,
+                                    )
+                                )
+                            ],
+                            "entity_id": "a",
+                        }
+                    ]
+                }
+            ]
+        }
+    ).encode()
+    read = read_with_known_structure(text, "doc.json", StructureMemo())
+    record = read["results"][0]["breakdowns"][0]
+    assert tuple(record) == BREAKDOWN_KEY_ORDER[:3]
+    assert tuple(record["metrics"][0]) == SUM_METRIC_KEYS
 
 
 def test_the_same_values_over_changing_documents() -> None:
@@ -138,3 +220,44 @@ def test_post_processing_what_was_read_piecewise_is_post_processing_the_document
             read_with_known_structure(data, "doc.json", memo), PipelineSettings(), memo=memo
         )
         assert _exact(with_memo) == _exact(postprocess(json.loads(data), PipelineSettings()))
+
+
+def _unchanged_by_the_stages() -> dict[str, Any]:
+    """A result every entity of which is authoritative: no stage changes it, so
+    post-processing returns it as it came in (the file's key order: NX's)."""
+    document = minimal_document()
+    document["results"][0]["breakdowns"].append(
+        breakdown("source_operator/a", [sum_metric("op_cycles", 4)])
+    )
+    return document
+
+
+@pytest.mark.parametrize("marked", [False, True])
+def test_a_result_returned_as_it_came_in_has_the_files_key_order(marked: bool) -> None:
+    document = _unchanged_by_the_stages()
+    if marked:  # a document perfline already post-processed: validated, returned as it is
+        document = postprocess(document, PipelineSettings())
+    data = json.dumps(document).encode()
+    memo = StructureMemo()
+    for _ in range(2):  # the second run with what the memo kept
+        pieces = read_with_known_structure(data, "doc.json", memo)
+        # handed over in canonical order (the reader's typed path was taken) ...
+        assert tuple(pieces["results"][0]["breakdowns"][0]["metrics"][0]) == SUM_METRIC_KEYS
+        with_memo = postprocess(pieces, PipelineSettings(), memo=memo)
+        # ... and returned in the file's
+        assert _exact(with_memo) == _exact(postprocess(json.loads(data), PipelineSettings()))
+        metric = with_memo["results"][0]["breakdowns"][0]["metrics"][0]
+        assert tuple(metric) == ("name", "value", "unit", "aggregation")
+
+
+def test_plain_breakdowns_read_in_canonical_form_pass_through_as_they_are() -> None:
+    memo = StructureMemo()
+    data = json.dumps(nx_document(15, seed=3)).encode()
+    for _ in range(2):
+        pieces = read_with_known_structure(data, "doc.json", memo)
+        read = pieces["results"][0]["breakdowns"]
+        out = postprocess(pieces, PipelineSettings(), memo=memo)
+        kept = {id(record) for record in out["results"][0]["breakdowns"]}
+        # the canonical pass took them as they are: the output holds the very objects
+        assert all(id(record) in kept for record in read)
+        assert _exact(out) == _exact(postprocess(json.loads(data), PipelineSettings()))

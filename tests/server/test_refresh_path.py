@@ -6,13 +6,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import marshal
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from perfline.core.pipeline import PipelineSettings
+from perfline.core.structure_memo import StructureMemo
 from perfline.server.engine import Engine
-from perfline.server.jobs.context import is_processed
+from perfline.server.jobs.context import JobContext, JobInput, is_processed
+from perfline.server.jobs.stage_memo import Memo
+from perfline.server.jobs.standardized_job import StandardizedOutputJob
 from perfline.server.scheduler import runner
 from perfline.server.scheduler.bounded_reads import InputLimits, ReadFile
 from perfline.server.scheduler.content_hashes import MISSING, ContentHashes
@@ -92,3 +97,22 @@ def test_processed_documents_are_told_from_raw_ones() -> None:
     odd["results"].insert(0, ["not", "a", "result"])
     assert is_processed(odd)
     assert not is_processed({"results": {"entities": []}})
+
+
+def test_a_processed_document_is_served_as_the_file_writes_it() -> None:
+    # the job's reader may hand plain breakdowns over in canonical key order (for the
+    # pipeline); a processed document is served as it is, so in the file's order
+    document = load(PROCESSED_DOC)
+    for result in document["results"]:
+        for record in result.get("breakdowns") or []:
+            record["metrics"] = [
+                {key: metric[key] for key in ("name", "value", "unit", "aggregation")}
+                for metric in record["metrics"]
+            ]
+    data = json.dumps(document).encode()
+    structure = StructureMemo()
+    for _ in range(2):
+        item = JobInput("a.mlia.json", data, "digest")
+        context = JobContext((item,), {}, PipelineSettings(), Memo(), structure=structure)
+        served = StandardizedOutputJob().run(context)
+        assert marshal.dumps(served, 0) == marshal.dumps(json.loads(data), 0)

@@ -19,6 +19,10 @@ its own) remembers those products:
   breakdowns are laid out as the last run's (``ProjectionMemo.layout``), tied to the
   very output list, for a reader of the output (the daemon's line index) that would
   otherwise check the layout record by record;
+* ``note_splice_point`` / ``splice_point``: where the text of a structure list lay in
+  the last document, counted from its end (what follows it: the last kind declarations
+  and closing brackets), so that a reader can check the next document for the same
+  text at the same place without scanning it (``core.known_structure_reading``);
 * ``note_read_form`` / ``read_form`` / ``as_written``: a reader that handed over a
   result's breakdowns already in canonical form (``core.known_structure_reading``: key
   order aside, the values the file holds) notes that list and its JSON text, so the
@@ -62,6 +66,9 @@ class StructureMemo:
         #: Per result, the breakdowns list a reader handed over in canonical form, and
         #: what decodes them as written (this read only: every read notes again).
         self._read_forms: dict[int, tuple[list[Any], Callable[[], Any]]] = {}
+        #: Where last read's text of one structure list lay: (result index, field, that
+        #: text, every byte after it to the end of the document) (``splice_point``).
+        self._splice: tuple[int, str, bytes, bytes] | None = None
         #: Products recalled and computed since creation (what tests observe).
         self.recalled = 0
         self.computed = 0
@@ -197,6 +204,31 @@ class StructureMemo:
             self.as_written(index, result) for index, result in enumerate(results)
         ]
         return restored
+
+    def text_of(self, result_index: int, field: str) -> bytes | None:
+        """The JSON text this result's interned ``field`` list was read from, if known."""
+        slot = (result_index, field)
+        return self._texts.get(slot) if slot in self._interned else None
+
+    def note_splice_point(self, result_index: int, field: str, tail: bytes | None) -> None:
+        """Remember that this read's document ended with ``text_of(result_index, field)``
+        followed by ``tail`` (``None``: no such point)."""
+        text = self.text_of(result_index, field)
+        if tail is None or text is None:
+            self._splice = None
+        else:
+            self._splice = (result_index, field, text, tail)
+
+    def splice_point(self) -> tuple[int, str, bytes, bytes, list[Any]] | None:
+        """(result index, field, text, tail, last run's list) of the noted splice point,
+        while that list is still the one interned from that text."""
+        point = self._splice
+        if point is None:
+            return None
+        index, field, text, tail = point
+        if self.text_of(index, field) is not text:
+            return None
+        return index, field, text, tail, self._interned[(index, field)][1]
 
     def known_lists(self, result_index: int, stage: str) -> dict[str, tuple[list[Any], list[Any]]]:
         """Lists whose canonical form ``keep_lists`` remembered: field -> (list, form)."""

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from perfline.core import known_structure_reading
 from perfline.core.document_shapes import BREAKDOWN_KEY_ORDER, SUM_METRIC_KEYS
 from perfline.core.errors import InputError
 from perfline.core.json_codec import read_json_input
@@ -261,3 +262,78 @@ def test_plain_breakdowns_read_in_canonical_form_pass_through_as_they_are() -> N
         # the canonical pass took them as they are: the output holds the very objects
         assert all(id(record) in kept for record in read)
         assert _exact(out) == _exact(postprocess(json.loads(data), PipelineSettings()))
+
+
+def _spliced_reads(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether each read took the splice (its document read with the marker in place of
+    the entity list, found there), recorded from the reader's own decoding calls."""
+    taken: list[bool] = []
+    decoded = known_structure_reading._decoded
+
+    def spy(data: bytes, memo: StructureMemo, splice: Any) -> Any:
+        document = decoded(data, memo, splice)
+        if splice is not None and splice.seen:
+            taken.append(True)
+        return document
+
+    monkeypatch.setattr(known_structure_reading, "_decoded", spy)
+    return taken
+
+
+def test_an_entity_list_where_it_was_is_not_scanned_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    taken = _spliced_reads(monkeypatch)
+    memo = StructureMemo()
+    base = nx_document(12, seed=5)
+    first = _read_both(json.dumps(base, indent=4).encode(), memo)
+    assert taken == []  # nothing known yet
+    for factor in (2, 3, 7):  # new values, longer and shorter texts before the list
+        document = copy.deepcopy(base)
+        for record in document["results"][0]["breakdowns"]:
+            for metric in record["metrics"]:
+                metric["value"] = metric["value"] * factor if factor != 7 else 1
+        pieces = _read_both(json.dumps(document, indent=4).encode(), memo)
+        assert pieces["results"][0]["entities"] is first["results"][0]["entities"]
+    assert taken == [True, True, True]
+
+
+def _crafted(base: dict[str, Any]) -> list[bytes]:
+    """Texts that end with the very bytes the last one ended with (the entity list and
+    what follows it) while the list is not the result's ``entities`` there."""
+    result = base["results"][0]
+    entities = json.dumps(result["entities"])
+    tail = ', "entity_kinds": ' + json.dumps(result["entity_kinds"]) + "}]}"
+    records = json.dumps(result["breakdowns"])
+    head = '{"results": [{"kind": "performance", "breakdowns": ' + records
+    return [
+        (head + ', "other": ' + entities + tail).encode(),  # under another key
+        (head + ', "entities": [], "x": ' + entities + tail).encode(),  # a later key
+        (head + ', "entities": {"entities": ' + entities + "}" + tail).encode(),  # nested
+        (head + ', "entities": "' + entities + tail).encode(),  # inside a string: broken
+        (head + ', "entities": ' + entities + ', "entities": [1]' + tail).encode(),  # twice
+        (head[:-1] + ', "entities": ' + entities + tail).encode(),  # broken before it
+    ]
+
+
+@pytest.mark.parametrize("case", range(6))
+def test_a_crafted_text_around_the_known_list_reads_as_itself(case: int) -> None:
+    memo = StructureMemo()
+    base = nx_document(6, seed=8)
+    result = base["results"][0]
+    good = {"results": [{"kind": "performance", "breakdowns": result["breakdowns"]}]}
+    good["results"][0]["entities"] = result["entities"]
+    good["results"][0]["entity_kinds"] = result["entity_kinds"]
+    _read_both(json.dumps(good).encode(), memo)  # the point noted
+    assert memo.splice_point() is not None
+    text = _crafted(base)[case]
+    outcomes: list[str] = []
+    for read in (
+        lambda d, s: _as_read(read_json_input(d, s)),
+        lambda d, s: read_with_known_structure(d, s, memo),
+    ):
+        try:
+            outcomes.append(repr(_exact(read(text, "doc.json"))))
+        except InputError as error:
+            outcomes.append(error.render())
+    assert outcomes[0] == outcomes[1]

@@ -8,15 +8,18 @@ renamed over ``mlia-output.json`` (an atomic replace in the same folder): an int
 a full disk or a closed pipe leaves the previous file, and the input when it was that file,
 as they were. Nothing else in the folder is touched; ``wrote PATH`` goes to stderr.
 
-Cost: one C encoding pass plus the writes; memory of one piece (a slice of a long list).
+Cost: one C encoding pass plus the writes, in two threads (file, stdout) beside the encoder;
+memory of up to 32 pieces per sink (each a slice of a long list).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import queue
 import sys
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -89,33 +92,35 @@ def write_output(
 
 
 class _Writer:
-    """Writes the pieces to the file (and stdout) in a thread of its own, so that the
-    writes (which release the GIL) overlap the encoding of the next pieces. A write error
-    is raised by ``finish``; the encoder is never blocked by a writer that stopped."""
+    """Writes the pieces to the file and, with ``echo``, to stdout, each sink in a thread
+    of its own: the writes release the GIL, so they overlap the encoding of the next pieces
+    and each other (a file write held up by the kernel's write-back does not hold up the
+    pipe). A file write error is raised by ``finish``; a reader of stdout that went away
+    stops the echo only; the encoder is never blocked by a sink that stopped."""
 
     _END = object()
 
     def __init__(self, file: IO[bytes], stdout: IO[bytes] | None) -> None:
-        import queue
-        import threading
-
         self.file = file
         self.stdout = stdout
         self.error: BaseException | None = None
-        self.pieces: queue.Queue[Any] = queue.Queue(maxsize=16)
-        self.thread = threading.Thread(target=self._run, name="perfline-output", daemon=True)
+        self.sinks = [_Sink(self._write_file, "perfline-output")]
+        if stdout is not None:
+            self.sinks.append(_Sink(self._write_stdout, "perfline-stdout"))
 
     def start(self) -> None:
-        self.thread.start()
+        for sink in self.sinks:
+            sink.thread.start()
 
     def put(self, piece: Piece) -> None:
         if self.error is not None:
             raise self.error
-        self.pieces.put(piece)
+        for sink in self.sinks:
+            sink.pieces.put(piece)
 
     def finish(self) -> None:
-        self.pieces.put(self._END)
-        self.thread.join()
+        self._stop()
+        self.file.close()
         if self.error is not None:
             raise self.error
         if self.stdout is not None:
@@ -123,26 +128,40 @@ class _Writer:
                 self.stdout.flush()
 
     def abandon(self) -> None:
-        if self.thread.is_alive():
-            self.error = self.error or RuntimeError("abandoned")
-            self.pieces.put(self._END)
-            self.thread.join()
+        self.error = self.error or RuntimeError("abandoned")
+        self._stop()
         with contextlib.suppress(OSError):
             self.file.close()
 
+    def _stop(self) -> None:
+        for sink in self.sinks:
+            if sink.thread.is_alive():
+                sink.pieces.put(self._END)
+                sink.thread.join()
+
+    def _write_file(self, piece: Piece) -> None:
+        if self.error is None:
+            try:
+                self.file.write(piece)
+            except BaseException as error:  # raised again by put() or finish()
+                self.error = error
+
+    def _write_stdout(self, piece: Piece) -> None:
+        if self.stdout is not None:
+            self.stdout = _echo(self.stdout, piece)
+
+
+class _Sink:
+    """One writer thread: takes pieces from its queue until ``_Writer._END``."""
+
+    def __init__(self, write: Callable[[Piece], None], name: str) -> None:
+        self.write = write
+        self.pieces: queue.Queue[Any] = queue.Queue(maxsize=32)
+        self.thread = threading.Thread(target=self._run, name=name, daemon=True)
+
     def _run(self) -> None:
-        try:
-            with self.file:
-                while (piece := self.pieces.get()) is not self._END:
-                    if self.error is not None:
-                        continue  # keep taking pieces: the encoder must never wait forever
-                    self.file.write(piece)
-                    if self.stdout is not None:
-                        self.stdout = _echo(self.stdout, piece)
-        except BaseException as error:  # raised again by finish() in the main thread
-            self.error = error
-            while self.pieces.get() is not self._END:
-                pass
+        while (piece := self.pieces.get()) is not _Writer._END:
+            self.write(piece)
 
 
 def _new_temporary(target: Path) -> tuple[int, str]:
@@ -157,8 +176,28 @@ def _new_temporary(target: Path) -> tuple[int, str]:
 
 def _binary_stdout() -> IO[bytes]:
     sys.stdout.flush()
+    _widen_pipe(sys.stdout)
     buffer = getattr(sys.stdout, "buffer", None)
     return buffer if buffer is not None else sys.stdout  # type: ignore[return-value]
+
+
+PIPE_BYTES = 1 << 20
+"""What stdout's pipe is asked to hold (Linux's default is 64 KiB and its unprivileged
+ceiling, ``/proc/sys/fs/pipe-max-size``, 1 MiB): a reader such as ``jq`` then wakes once a
+MiB, not once every 64 KiB of the hundreds of MB of a large document."""
+
+
+def _widen_pipe(stream: Any) -> None:
+    """Enlarge stdout's pipe to ``PIPE_BYTES`` where it is a pipe and the system allows it
+    (Linux); anything else (a file, a terminal, a refusal) is left as it is."""
+    import fcntl
+    import stat
+
+    setting = getattr(fcntl, "F_SETPIPE_SZ", None)
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        descriptor = stream.fileno()
+        if setting is not None and stat.S_ISFIFO(os.fstat(descriptor).st_mode):
+            fcntl.fcntl(descriptor, setting, PIPE_BYTES)
 
 
 def _echo(stdout: IO[bytes], chunk: Piece) -> IO[bytes] | None:

@@ -360,3 +360,21 @@ def test_the_exit_status_of_the_entry_point(tmp_path: Path) -> None:
         assert done.returncode == status, done.stderr
         if status == 0:
             assert done.stdout.startswith("--- perfline report") and done.stdout.endswith("\n")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pipe sizes are Linux's")
+def test_a_pipe_on_stdout_is_widened_and_a_file_is_left_alone(tmp_path: Path) -> None:
+    import fcntl
+
+    from perfline.clients.cli import output
+
+    ceiling = int(Path("/proc/sys/fs/pipe-max-size").read_text())
+    reader, writer = os.pipe()
+    with os.fdopen(reader, "rb") as read_end, os.fdopen(writer, "wb") as write_end:
+        before = fcntl.fcntl(read_end.fileno(), fcntl.F_GETPIPE_SZ)
+        output._widen_pipe(write_end)
+        after = fcntl.fcntl(read_end.fileno(), fcntl.F_GETPIPE_SZ)
+    assert after == max(before, min(output.PIPE_BYTES, ceiling))
+    with open(tmp_path / "out", "wb") as file:
+        output._widen_pipe(file)  # not a pipe: nothing to do, nothing raised
+        output._widen_pipe(object())  # no descriptor at all: the same

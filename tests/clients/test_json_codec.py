@@ -18,14 +18,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from perfline.build_info import core_build
 from perfline.core.json_codec import (
     SPLIT_DEPTH,
+    TOKEN_CHECK,
     decode_json,
     document_bytes,
     document_chunks,
     encode_compact,
     indented_text,
     msgspec_compact_or_none,
+    searched_same_text,
 )
 
 # Every code point, surrogates included (lone ones are what the standard library escapes
@@ -158,12 +161,77 @@ def test_msgspec_text_is_taken_for_usual_records(value: Any) -> None:
         {"x": 1.5e300},
         1e22,
         ["\ud800"],
-        ["0.0000"],  # a false alarm, inside a string: only the slower route
+        [-1e-5, "a"],
+        [{"k": [1, {"x": 1.0e-6}]}],
     ],
 )
 def test_msgspec_text_is_refused_where_it_differs(value: Any) -> None:
     assert msgspec_compact_or_none(value) is None
     assert document_bytes(value, json_only=True) == _expected(value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [["0.0000"], ["null", "4e12,", "-0.00001"], {"null": "1e16]", "0.00001": ["e-05"]}],
+    ids=repr,
+)
+def test_hazards_inside_strings_are_false_alarms_of_the_searches_only(value: Any) -> None:
+    # The pure build's searches see the text whole; the compiled build's token pass knows
+    # these are strings. Either way the bytes are the standard library's.
+    compact = json.dumps(value, separators=(",", ":")).encode()
+    assert searched_same_text(compact) is False
+    if TOKEN_CHECK is not None:
+        assert TOKEN_CHECK(compact) is True
+        assert msgspec_compact_or_none(value) == compact
+    else:
+        assert msgspec_compact_or_none(value) is None
+    assert document_bytes(value, json_only=True) == _expected(value)
+
+
+def test_the_compiled_build_checks_tokens_in_c() -> None:
+    assert (TOKEN_CHECK is not None) == (core_build() == "compiled (mypyc)")
+
+
+@pytest.mark.skipif(TOKEN_CHECK is None, reason="the pure build has no token check")
+@settings(max_examples=1500, deadline=None)
+@given(value=st.one_of(FAST_VALUES, JSON_VALUES))
+def test_the_token_check_refuses_no_more_than_the_searches(value: Any) -> None:
+    # Where the token pass accepts, the text is the standard library's (the test above on
+    # msgspec_compact_or_none); here: whatever it refuses, the searches refuse too (it
+    # only drops their false alarms), and what both accept is the same text.
+    import msgspec
+
+    try:
+        compact = msgspec.json.encode(value)
+    except (ValueError, TypeError, RecursionError, OverflowError, msgspec.MsgspecError):
+        return
+    assert TOKEN_CHECK is not None
+    if not TOKEN_CHECK(compact):
+        assert not searched_same_text(compact)
+    elif searched_same_text(compact):
+        assert compact == json.dumps(value, separators=(",", ":")).encode("ascii")
+
+
+@pytest.mark.skipif(TOKEN_CHECK is None, reason="the pure build has no token check")
+@pytest.mark.skipif(TOKEN_CHECK is None, reason="the pure build has no token check")
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (b'"abc', False),  # unterminated: not msgspec's text
+        (b'["a\\\\', False),  # ends inside a string, after an escaped backslash
+        (b'["a\\\\"]', True),  # an escaped backslash, then the closing quote
+        (b'["\\"1e16"]', True),  # an escaped quote does not end the string
+        (b"", True),
+        (b"[]", True),
+        (b'"\\u00e9"', True),
+        (b"[-0.0,1.5,-12]", True),
+        (b"[1E5]", False),
+        (b"[true,false,nul", False),
+    ],
+    ids=repr,
+)
+def test_the_token_check_on_edges_of_the_text(text: bytes, expected: bool) -> None:
+    assert TOKEN_CHECK is not None and TOKEN_CHECK(text) is expected
 
 
 def _nested(depth: int, leaf: Any) -> Any:

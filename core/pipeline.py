@@ -32,10 +32,9 @@ from perfline.core.pipeline_settings import PipelineSettings
 from perfline.core.projection import (
     FloatSums,
     ProjectionMemo,
-    build_index,
     project_breakdowns,
 )
-from perfline.core.projection.index import index_of_graph
+from perfline.core.projection.index import GraphIndex, index_of_graph
 from perfline.core.structure_memo import STRUCTURE_FIELDS, StructureMemo
 from perfline.core.validation import KnownGraphs, validate_document
 
@@ -168,7 +167,9 @@ def _process_result(
             current = _stages(typed, rules, settings.float_sums, index, read, graphs)
         else:
             memo.note_layout(index, None, None)
-            current, layout = _stages_with_memo(typed, rules, settings.float_sums, index, memo)
+            current, layout = _stages_with_memo(
+                typed, rules, settings.float_sums, index, memo, read, graphs
+            )
     except StageError as error:
         raise InputError(
             source,
@@ -282,13 +283,20 @@ def _stages_with_memo(
     float_sums: FloatSums,
     index: int,
     memo: StructureMemo,
+    read: KnownGraphs,
+    graphs: KnownGraphs,
 ) -> tuple[dict[str, Any], object | None]:
     """Collapse, code lines and projection, reusing what ``memo`` has of the graph; and
     the layout token of the projection's output (``ProjectionMemo.layout``; ``None``
-    when the projection had no memo to go by)."""
+    when the projection had no memo to go by). What the memo does not have is computed
+    as ``_stages`` computes it: from the input's numbered graph when its validation
+    built one (``read``), and the final list's numbered graph kept in ``graphs`` for the
+    output's validation."""
     kinds = typed.get("entity_kinds")
+    entities = typed.get("entities")
+    input_graph = _input_graph(read, index, typed)
     plan = memo.recall(
-        index, "collapse", (typed.get("entities"), kinds, rules), plan_collapse, typed, rules
+        index, "collapse", (entities, kinds, rules), plan_collapse, typed, rules, input_graph
     )
     current = apply_collapse(typed, plan)
     collapsed = current.get("entities")
@@ -299,10 +307,37 @@ def _stages_with_memo(
     current["entities"] = graph
     if not graph:
         return project_breakdowns(current, float_sums=float_sums), None
-    graph_index = memo.recall(index, "projection-index", (graph,), build_index, graph)
+    graph_index = memo.recall(
+        index,
+        "projection-index",
+        (graph,),
+        _final_index,
+        graph,
+        entities,
+        input_graph,
+        graphs,
+        index,
+    )
     replay = memo.state(index, "projection", ProjectionMemo)
     projected = project_breakdowns(current, graph_index, float_sums=float_sums, memo=replay)
     return projected, replay.layout()
+
+
+def _final_index(
+    graph: list[EntityJson],
+    entities: object,
+    input_graph: NumberedGraph | None,
+    graphs: KnownGraphs,
+    index: int,
+) -> GraphIndex:
+    """The projection's index of the final entity list ``graph``, from its numbered
+    graph: the input's when the stages kept the input's list (``entities``), else built;
+    kept in ``graphs`` for the output's validation."""
+    numbered = input_graph if graph is entities and input_graph is not None else None
+    if numbered is None:
+        numbered = numbered_graph(graph)
+    graphs[index] = (graph, numbered)
+    return index_of_graph(numbered)
 
 
 def _canonical_output(

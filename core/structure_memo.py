@@ -55,7 +55,7 @@ class StructureMemo:
     """Structure-only stage products of the last run of one job."""
 
     def __init__(self) -> None:
-        self._interned: dict[tuple[int, str], tuple[bytes, list[Any]]] = {}
+        self._interned: dict[tuple[int, str], tuple[bytes | None, list[Any]]] = {}
         #: The JSON text the interned list was read from (``same_text``); dropped
         #: whenever ``same`` interns another list.
         self._texts: dict[tuple[int, str], bytes] = {}
@@ -74,19 +74,31 @@ class StructureMemo:
         self.computed = 0
 
     def same(self, result_index: int, field: str, values: list[Any]) -> list[Any]:
-        """``values``, or last run's list of this result's ``field`` when written exactly alike."""
+        """``values``, or last run's list of this result's ``field`` when written exactly alike.
+
+        Lists are compared by their ``marshal`` form, made only when a comparison needs it:
+        a list of another length is not the last one, and a list kept after such a run (a
+        new graph) has its form made at the next comparison, if one comes (a value-only
+        change hands the kept list over by its text, ``same_text``, and makes none)."""
         slot = (result_index, field)
         known = self._interned.get(slot)
         if known is not None and known[1] is values:
             return values  # handed over by ``same_text``: written exactly alike
+        if known is None or len(known[1]) != len(values):
+            self._interned[slot] = (None, values)
+            self._texts.pop(slot, None)
+            return values
         try:
             # marshal writes types, -0.0 and key order as they are, and fast; format 0
             # has no back-references, whose use hangs on reference counts
             written = marshal.dumps(values, 0)
+            kept = known[0] if known[0] is not None else marshal.dumps(known[1], 0)
         except ValueError:
             self._interned.pop(slot, None)
+            self._texts.pop(slot, None)
             return values
-        if known is not None and known[0] == written:
+        if kept == written:
+            self._interned[slot] = (kept, known[1])
             return known[1]
         self._interned[slot] = (written, values)
         self._texts.pop(slot, None)
@@ -130,6 +142,12 @@ class StructureMemo:
         self.computed += 1
         self._products[slot] = (tuple(key), value)
         return value
+
+    def knows(self, result_index: int, stage: str, key: Sequence[Any]) -> bool:
+        """Whether ``recall`` would return the remembered product for ``key`` (so a caller
+        need not prepare what only a computation would use)."""
+        known = self._products.get((result_index, stage))
+        return known is not None and _same_key(known[0], key)
 
     def state(self, result_index: int, stage: str, make: Callable[[], T]) -> T:
         """The object a stage keeps for one result between runs (made by ``make`` the

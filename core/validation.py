@@ -80,8 +80,9 @@ def validate_document(
     ``graphs``: numbered graphs the caller already has; a result whose ``entities``
     is the very list of one, and whose graph is complete, has it checked from that
     graph instead of resolving every reference again (the same problems: any doubt
-    and the full checks run). ``build_graphs`` (without ``memo``): each result's
-    graph is built so, and kept in ``graphs`` for the caller's stages.
+    and the full checks run). ``build_graphs``: each result's graph is built so, and
+    kept in ``graphs`` for the caller's stages, unless ``memo`` already vouches for it
+    (the very lists were checked last time: nothing is built then).
     """
     if not isinstance(document, dict):
         return [Problem("", f"the document must be a JSON object, got {_type_name(document)}")]
@@ -95,9 +96,13 @@ def validate_document(
         for index, result in enumerate(results):
             if isinstance(result, dict):
                 known = graphs.get(index) if graphs is not None else None
-                if known is None and build_graphs and graphs is not None and memo is None:
+                if known is None and build_graphs and graphs is not None:
                     entities = result.get("entities")
-                    if type(entities) is list and entities:
+                    if (
+                        type(entities) is list
+                        and entities
+                        and (memo is None or not memo.knows(index, stage, _graph_key(result)))
+                    ):
                         known = graphs[index] = (entities, numbered_graph(entities))
                 problems.extend(validate_result(result, index, memo, stage, known))
             else:
@@ -214,17 +219,17 @@ def validate_result(
         graph_problems, ids = _graph_problems(result, index, known)
     else:
         graph_problems, ids = memo.recall(
-            index,
-            stage,
-            (result.get("entities"), result.get("entity_kinds")),
-            _graph_problems,
-            result,
-            index,
+            index, stage, _graph_key(result), _graph_problems, result, index, known
         )
     problems = list(graph_problems)
     if ids is not None:
         _check_references(result, index, ids, problems)
     return problems
+
+
+def _graph_key(result: Mapping[str, object]) -> tuple[object, object]:
+    """What ``_graph_problems`` reads of a result: the memo's key for its answer."""
+    return (result.get("entities"), result.get("entity_kinds"))
 
 
 def _graph_problems(

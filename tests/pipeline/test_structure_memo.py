@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from benchmarks.core_pipeline import nx_document
+from perfline.build_info import core_build
 from perfline.core.errors import InputError
 from perfline.core.pipeline import PipelineSettings, postprocess
 from perfline.core.projection import FloatSums, ProjectionMemo
@@ -255,3 +256,56 @@ def test_a_value_only_change_replays_the_projection() -> None:
     postprocess(_revalued(document, 4), memo=memo)
     replays = _projection_memo(memo)
     assert replays.projected == 1 and replays.replayed == 2
+
+
+@pytest.mark.skipif(
+    core_build() != "pure Python", reason="counts calls by replacing module functions"
+)
+def test_with_a_memo_a_new_graph_is_numbered_once_per_list_as_without(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The input's validation numbers its entity list, collapse and the projection's index
+    # use that graph, the final list is numbered once and its graph serves the output's
+    # validation (no reference resolved again): with a memo (a new graph) as without
+    # one; a value-only run with the memo numbers and resolves nothing.
+    from perfline.core import collapse, graph, pipeline, validation
+
+    numbered: list[int] = []
+    resolved: list[int] = []
+    real_numbered, real_resolved = graph.numbered_graph, validation._resolved_links
+
+    def counting(entities: Any) -> Any:
+        numbered.append(len(entities))
+        return real_numbered(entities)
+
+    def resolving(entities: Any, *args: Any) -> Any:
+        resolved.append(len(entities))
+        return real_resolved(entities, *args)
+
+    for module in (collapse, pipeline, validation):
+        monkeypatch.setattr(module, "numbered_graph", counting)
+    monkeypatch.setattr(validation, "_resolved_links", resolving)
+    document = nx_document(60)
+    plain = postprocess(copy.deepcopy(document))
+    assert len(numbered) == 2 and resolved == []
+    numbered.clear()
+    memo = StructureMemo()
+    assert postprocess(copy.deepcopy(document), memo=memo) == plain
+    assert len(numbered) == 2 and resolved == []
+    numbered.clear()
+    assert postprocess(_revalued(document, 3), memo=memo) == postprocess(_revalued(document, 3))
+    assert len(numbered) == 2 and resolved == []  # the run without a memo only
+
+
+def test_a_list_of_another_length_is_not_taken_for_the_last_one_and_equal_ones_are() -> None:
+    memo = StructureMemo()
+    first = [{"id": "a"}, {"id": "b"}]
+    assert memo.same(0, "entities", first) is first
+    longer = [{"id": "a"}, {"id": "b"}, {"id": "c"}]
+    assert memo.same(0, "entities", longer) is longer
+    again = copy.deepcopy(longer)
+    assert memo.same(0, "entities", again) is longer  # compared by their marshal form
+    other = [{"id": "a"}, {"id": "b"}, {"id": "d"}]
+    assert memo.same(0, "entities", other) is other
+    assert memo.same(0, "entities", [{"id": "a"}, {"id": "b"}, {"id": "d"}]) is other
+    assert memo.same(0, "entities", [{"id": "a"}, {"id": "b"}, {"id": 1.0}]) is not other

@@ -271,10 +271,8 @@ def _stages(
         return project_breakdowns(lined, float_sums=float_sums)
     if entities is not typed.get("entities"):
         graph = None  # the input's graph, no longer needed: freed before the next is built
-    if graph is None:
-        graph = numbered_graph(entities)
-    graphs[index] = (entities, graph)
-    return project_breakdowns(lined, index_of_graph(graph), float_sums=float_sums)
+    graph_index = _final_index(entities, graph, graphs, index)
+    return project_breakdowns(lined, graph_index, float_sums=float_sums)
 
 
 def _stages_with_memo(
@@ -307,36 +305,29 @@ def _stages_with_memo(
     current["entities"] = graph
     if not graph:
         return project_breakdowns(current, float_sums=float_sums), None
+    if graph is not entities:
+        input_graph = None  # no longer needed: freed before the next is built
     graph_index = memo.recall(
-        index,
-        "projection-index",
-        (graph,),
-        _final_index,
-        graph,
-        entities,
-        input_graph,
-        graphs,
-        index,
+        index, "projection-index", (graph,), _final_index, graph, input_graph, graphs, index
     )
+    input_graph = None  # not held through the projection
     replay = memo.state(index, "projection", ProjectionMemo)
     projected = project_breakdowns(current, graph_index, float_sums=float_sums, memo=replay)
     return projected, replay.layout()
 
 
 def _final_index(
-    graph: list[EntityJson],
-    entities: object,
-    input_graph: NumberedGraph | None,
+    entities: list[EntityJson],
+    numbered: NumberedGraph | None,
     graphs: KnownGraphs,
     index: int,
 ) -> GraphIndex:
-    """The projection's index of the final entity list ``graph``, from its numbered
-    graph: the input's when the stages kept the input's list (``entities``), else built;
-    kept in ``graphs`` for the output's validation."""
-    numbered = input_graph if graph is entities and input_graph is not None else None
+    """The projection's index of the final entity list, from its numbered graph
+    (``numbered``: the input's, when the stages kept the input's list; else built here),
+    which is kept in ``graphs`` for the output's validation."""
     if numbered is None:
-        numbered = numbered_graph(graph)
-    graphs[index] = (graph, numbered)
+        numbered = numbered_graph(entities)
+    graphs[index] = (entities, numbered)
     return index_of_graph(numbered)
 
 

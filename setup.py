@@ -4,8 +4,9 @@ optional compiled build of the core post-processing.
 With ``PERFLINE_COMPILE=1`` (and mypy, which ships mypyc, importable in the build
 environment: ``pip install --no-build-isolation``), the pure modules the post-processing
 runs through are compiled to C extension modules by mypyc from the very same, type-checked
-sources, and the daemon's arena cache (``server/arena_cache.c``) and the JSON writer's text
-check (``core/json_scan.c``) are built beside them.
+sources, and the daemon's arena cache (``server/arena_cache.c``), the JSON writer's text
+check (``core/json_scan.c``) and the JSON reader's string sharing (``core/shared_strings.c``)
+are built beside them.
 Nothing else changes: the ``.py`` files are installed too, and each compiled module gives
 exactly what its source gives (``tests/`` runs against both builds in CI).
 Without the variable, or where no C compiler is found, the install is pure Python.
@@ -72,7 +73,12 @@ def _compiled_extensions() -> list[Any]:
     except ImportError:
         print("perfline: mypyc not importable; building pure Python", file=sys.stderr)
         return []
-    return [*mypycify(COMPILED_MODULES, opt_level="3"), _arena_cache(), _json_scan()]
+    return [
+        *mypycify(COMPILED_MODULES, opt_level="3"),
+        _arena_cache(),
+        _json_scan(),
+        _shared_strings(),
+    ]
 
 
 def _arena_cache() -> Any:
@@ -89,6 +95,14 @@ def _json_scan() -> Any:
     from setuptools import Extension
 
     return Extension("perfline.core._json_scan", ["perfline/core/json_scan.c"])
+
+
+def _shared_strings() -> Any:
+    """The JSON reader's sharing of equal string values (``perfline/core/json_codec.py``,
+    ``read_json_input``), a small C module built with the compiled core."""
+    from setuptools import Extension
+
+    return Extension("perfline.core._shared_strings", ["perfline/core/shared_strings.c"])
 
 
 class _OptionalBuildExt(build_ext):

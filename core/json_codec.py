@@ -52,6 +52,7 @@ Pure: values in, bytes or values out; no I/O.
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 import re
@@ -90,35 +91,23 @@ _TINY: Final = b"0.0000"
 _DIGITS: Final = frozenset(b"0123456789")
 
 
-def _text_check() -> Callable[[bytes], bool] | None:
-    """The compiled build's one-pass check of msgspec's text (``core/json_scan.c``), or
-    ``None`` (the pure build: ``searched_same_text``)."""
+def _compiled(module: str, name: str) -> Any:
+    """``perfline.core.<module>.<name>``, a function of a small C module the compiled build
+    makes beside the mypyc modules; ``None`` in the pure build."""
     try:
-        from perfline.core import _json_scan  # type: ignore[attr-defined]
+        return getattr(importlib.import_module(f"perfline.core.{module}"), name)
     except ImportError:
         return None
-    check: Callable[[bytes], bool] = _json_scan.same_as_stdlib
-    return check
 
 
-TOKEN_CHECK: Final = _text_check()
-"""``core/json_scan.c``'s ``same_as_stdlib`` where it was built, else ``None``."""
+TOKEN_CHECK: Final[Callable[[bytes], bool] | None] = _compiled("_json_scan", "same_as_stdlib")
+"""``core/json_scan.c``'s ``same_as_stdlib`` where it was built, else ``None`` (the pure
+build: ``searched_same_text``)."""
 
-
-def _string_sharing() -> Callable[[Any], int] | None:
-    """The compiled build's ``share_strings`` (``core/shared_strings.c``), or ``None``
-    (the pure build, which keeps the decoder's string objects)."""
-    try:
-        from perfline.core import _shared_strings  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    share: Callable[[Any], int] = _shared_strings.share_strings
-    return share
-
-
-SHARE_STRINGS: Final = _string_sharing()
-"""``core/shared_strings.c``'s ``share_strings`` where it was built, else ``None``: makes
-the equal string values of a value just decoded one object each, in place."""
+SHARE_STRINGS: Final[Callable[[Any], int] | None] = _compiled("_shared_strings", "share_strings")
+"""``core/shared_strings.c``'s ``share_strings`` where it was built, else ``None`` (the pure
+build keeps the decoder's string objects): makes the equal string values of a value just
+decoded one object each, in place."""
 
 
 def _shared(value: Any) -> Any:

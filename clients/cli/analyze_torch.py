@@ -2,11 +2,12 @@
 
 ``perfline analyze TRACE...``: one or more traces torch.profiler wrote
 (``export_chrome_trace``, ``tensorboard_trace_handler``; ``.json`` or ``.json.gz``), of one
-program. The frames' files are resolved onto a workspace: the folder of the nearest
-``perfline.toml`` (from the first trace's folder upwards; its ``[[path_map]]`` and
-``source_roots`` apply), else the current folder, else the first trace's folder (the first of
-these two in which a frame's file is found). ``analyze.py`` calls ``wants_torch`` to decide,
-then ``run_torch``.
+program; a statement sidecar beside a trace (``NAME.perfline.json``, what ``perfline
+profile`` writes) puts its figures on statements. The frames' files are resolved onto a
+workspace: the folder of the nearest ``perfline.toml`` (from the first trace's folder
+upwards; its ``[[path_map]]`` and ``source_roots`` apply), else the current folder, else the
+first trace's folder (the first of these two in which a frame's file is found).
+``analyze.py`` calls ``wants_torch`` to decide, then ``run_torch``.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from perfline.core.workspace_config import WorkspaceConfig
 from perfline.server.ingest.torch_trace import (
     is_trace_file,
     read_trace_file,
+    sidecar_beside,
     workspace_resolution,
 )
 
@@ -72,7 +74,9 @@ def run_torch(
     """Read, attribute and post-process the traces."""
     if not inputs:
         raise InputError("perfline analyze", Problem("arguments", "expected a trace"))
-    reads = [read_trace_file(Path(item), item) for item in inputs]
+    reads = [
+        read_trace_file(Path(item), item, sidecar=sidecar_beside(Path(item))) for item in inputs
+    ]
     root, _, resolution = _workspace(reads, Path(inputs[0]))
     mtime = max(os.stat(item).st_mtime for item in inputs)
     raw = analyze_traces(

@@ -19,6 +19,7 @@ counts the warnings need are kept too. Pure; cost: linear in the events.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Final
 
 from perfline.core.backends.torch_profiler.backward import (
@@ -32,6 +33,11 @@ from perfline.core.backends.torch_profiler.gpu import (
     op_slices_by_external,
 )
 from perfline.core.backends.torch_profiler.memory import Allocations, attribute_allocations
+from perfline.core.backends.torch_profiler.statements import (
+    StackFrameLike,
+    StatementStacks,
+    apply_statements,
+)
 from perfline.core.backends.torch_profiler.timeline import StepWindows, Timeline, build_timeline
 from perfline.core.backends.torch_profiler.trace_table import NONE, TraceTable
 
@@ -54,6 +60,7 @@ class Attribution:
         "device",
         "outside_steps",
         "outside_steps_us",
+        "statements",
         "step_ms",
         "step_numbers",
         "timeline",
@@ -75,6 +82,8 @@ class Attribution:
         self.device = device
         self.backward = backward
         self.allocations = allocations
+        #: The statement stacks, at statement level (``None``: function level).
+        self.statements: StatementStacks | None = None
         #: metric -> leaf -> per-step values; metrics in the order above.
         self.values: dict[str, dict[int, list[float]]] = {}
         #: CPU slices that start outside every step window, and their self time (µs).
@@ -102,17 +111,23 @@ def _step_durations(table: TraceTable, windows: StepWindows) -> tuple[list[float
     return [(max(ends) - min(starts)) / US_PER_MS], [0]
 
 
-def attribute(table: TraceTable) -> Attribution:
-    """Build the timeline and every metric's per-leaf, per-step values."""
+def attribute(
+    table: TraceTable,
+    statements: Mapping[int, Sequence[StackFrameLike]] | None = None,
+) -> Attribution:
+    """Build the timeline and every metric's per-leaf, per-step values; with ``statements``
+    (a sidecar's stacks by ``External id``), at statement level."""
     windows = StepWindows(table)
     step_ms, numbers = _step_durations(table, windows)
     steps = len(step_ms)
     timeline = build_timeline(table, windows)
+    stacks = apply_statements(table, timeline, statements) if statements is not None else None
     by_external = op_slices_by_external(table, timeline)
     device = link_device_work(table, timeline, by_external)
     backward = link_backward(table, timeline)
     allocations = attribute_allocations(table, timeline, steps)
     found = Attribution(timeline, step_ms, numbers, device, backward, allocations)
+    found.statements = stacks
     cpu = _per_leaf(len(timeline.leaf_context), steps)
     leaf = timeline.leaf
     step_of = timeline.step

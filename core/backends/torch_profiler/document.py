@@ -24,6 +24,7 @@ from perfline.core.backends.torch_profiler.belonging import check_belongs
 from perfline.core.backends.torch_profiler.compressed import MAX_DECOMPRESSED_BYTES, trace_chunks
 from perfline.core.backends.torch_profiler.leaves import Leaf, recorded_files, trace_leaves
 from perfline.core.backends.torch_profiler.result import PRODUCER, build_result
+from perfline.core.backends.torch_profiler.sidecar import Sidecar, check_trace
 from perfline.core.backends.torch_profiler.trace_format import TraceHeader
 from perfline.core.backends.torch_profiler.trace_stream import TraceStream
 from perfline.core.backends.torch_profiler.trace_table import TraceTable
@@ -32,6 +33,8 @@ from perfline.core.collection import collection_paused
 from perfline.core.envelope import build_document, run_id_for
 from perfline.core.errors import InputError, Problem
 
+STATEMENT_LEVEL: Final = "statement"
+FUNCTION_LEVEL: Final = "function"
 FUNCTION_LEVEL_NOTE: Final = (
     "function level: this trace records function entry lines, so each function's figures "
     "(its inclusive time) sit on its 'def' line and on its module; 'perfline profile' "
@@ -40,9 +43,10 @@ FUNCTION_LEVEL_NOTE: Final = (
 
 
 class ReadTrace:
-    """One trace, read: its name, content hash and size, header and events, attribution."""
+    """One trace, read: its name, content hash and size, header and events, attribution,
+    and the sidecar it was read with."""
 
-    __slots__ = ("attribution", "header", "sha256", "size", "source", "table")
+    __slots__ = ("attribution", "header", "sha256", "sidecar", "size", "source", "table")
 
     def __init__(
         self,
@@ -52,6 +56,7 @@ class ReadTrace:
         header: TraceHeader,
         table: TraceTable,
         attribution: Attribution,
+        sidecar: Sidecar | None = None,
     ) -> None:
         self.source = source
         self.sha256 = sha256
@@ -59,12 +64,25 @@ class ReadTrace:
         self.header = header
         self.table = table
         self.attribution = attribution
+        self.sidecar = sidecar
+
+    @property
+    def level(self) -> str:
+        """``statement`` when read with a statement-level sidecar, else ``function``."""
+        return STATEMENT_LEVEL if self.attribution.statements is not None else FUNCTION_LEVEL
 
 
 def read_trace(
-    chunks: Iterable[bytes], source: str, *, limit: int = MAX_DECOMPRESSED_BYTES
+    chunks: Iterable[bytes],
+    source: str,
+    *,
+    limit: int = MAX_DECOMPRESSED_BYTES,
+    sidecar: Sidecar | None = None,
+    trace_name: str | None = None,
 ) -> ReadTrace:
-    """Decode one trace from its file's byte chunks and attribute its events."""
+    """Decode one trace from its file's byte chunks and attribute its events; with the
+    ``sidecar`` written for it (checked against ``trace_name``, default the last part of
+    ``source``, and the bytes read), at statement level."""
     digest = hashlib.sha256()
     size = 0
 
@@ -83,13 +101,20 @@ def read_trace(
         header = stream.header
         if stream.tail.distributed is not None and header.distributed is None:
             header.distributed = stream.tail.distributed
-        attribution = attribute(table)
-    return ReadTrace(source, digest.hexdigest(), size, header, table, attribution)
+        statements = None
+        if sidecar is not None:
+            name = trace_name if trace_name is not None else source.replace("\\", "/")
+            check_trace(sidecar, name.rpartition("/")[2], digest.hexdigest())
+            if sidecar.level == STATEMENT_LEVEL:
+                statements = sidecar.stacks_by_external_id
+        attribution = attribute(table, statements)
+    return ReadTrace(source, digest.hexdigest(), size, header, table, attribution, sidecar)
 
 
 def trace_files(reads: Sequence[ReadTrace]) -> list[str]:
-    """The source files the traces' Python frames name (for the edge to resolve)."""
-    return recorded_files([read.table for read in reads])
+    """The source files the traces' Python frames and statement stacks name (for the edge
+    to resolve)."""
+    return recorded_files([(read.table, read.attribution) for read in reads])
 
 
 def analyze_traces(
@@ -110,13 +135,13 @@ def analyze_traces(
         sum(len(read.table.frames) for read in reads),
         recorded,
         resolved,
-        has_statements=False,
+        has_statements=any(read.level == STATEMENT_LEVEL for read in reads),
         workspace=workspace,
     )
     with collection_paused():
         leaves, metrics, step_ms = _merged(reads, resolved)
         peaks = _peaks(reads)
-        warnings = [FUNCTION_LEVEL_NOTE, *extra_warnings]
+        warnings = [*_level_warnings(reads), *extra_warnings]
         for read in reads:
             warnings.extend(trace_warnings(read.source, read.table, read.attribution))
         built = build_result(leaves, metrics, step_ms, peaks=peaks, warnings=warnings)
@@ -139,6 +164,28 @@ def analyze_traces(
                 }
             },
         )
+
+
+def _level_warnings(reads: Sequence[ReadTrace]) -> list[str]:
+    """What level the figures are at, and why not statement level where they are not."""
+    warnings: list[str] = []
+    if any(read.level == FUNCTION_LEVEL and read.sidecar is None for read in reads):
+        warnings.append(FUNCTION_LEVEL_NOTE)
+    for read in reads:
+        sidecar = read.sidecar
+        if sidecar is not None and read.level == FUNCTION_LEVEL:
+            warnings.append(
+                f"{read.source}: function level: the capture recorded no statements "
+                f"({sidecar.reason}); figures sit on 'def' lines"
+            )
+        stacks = read.attribution.statements
+        if stacks is not None and stacks.ops_without:
+            warnings.append(
+                f"{read.source}: {stacks.ops_without} of {stacks.ops_with + stacks.ops_without} "
+                f"ops ({stacks.ops_without_us / 1000:.4g} ms) have no statement in the sidecar "
+                "(threads the capture did not follow); they stay on function-level lines"
+            )
+    return warnings
 
 
 def _merged(
@@ -166,7 +213,12 @@ def _merged(
             for metric in metrics:
                 row = kept.values[metric]
                 row.extend([0.0] * (before - len(row)))
-                row.extend(leaf_values(leaf, metric, steps))
+                values = leaf_values(leaf, metric, steps)
+                if len(row) == before:
+                    row.extend(values)
+                else:  # a second leaf of this trace at the same place: one leaf
+                    for step, value in enumerate(values):
+                        row[before + step] += value
     total = len(step_ms)
     for leaf in merged.values():
         for row in leaf.values.values():
@@ -241,7 +293,7 @@ def _backend(
         "version": "experimental",
         "configuration": {
             "inputs": {"traces": [read.source for read in reads]},
-            "attribution_level": "function",
+            "attribution_level": sorted({read.level for read in reads}),
             "steps": steps,
             "step_numbers": [n for read in reads for n in read.attribution.step_numbers],
             "events": {

@@ -21,8 +21,9 @@ from perfline.core.backends.torch_profiler.frames import (
     is_frozen,
     parse_frame,
 )
+from perfline.core.backends.torch_profiler.statements import STATEMENT, StatementFrame
 from perfline.core.backends.torch_profiler.timeline import PYTHON_LEAF, PYTHON_NAME
-from perfline.core.backends.torch_profiler.trace_table import TraceTable
+from perfline.core.backends.torch_profiler.trace_table import NONE, TraceTable
 
 #: What a frame's line is: a function's entry (``def``) line, or the statement running.
 DEF_LINE: Final = "def"
@@ -89,6 +90,8 @@ def trace_leaves(
     timeline = attribution.timeline
     contexts = timeline.contexts
     frame_memo: dict[int, LeafFrame] = {}
+    statement_memo: dict[StatementFrame, LeafFrame] = {}
+    statements = attribution.statements
     leaves: list[Leaf] = []
     for number, context in enumerate(timeline.leaf_context):
         values = {
@@ -100,10 +103,17 @@ def trace_leaves(
             continue
         stack = contexts.context_stack[context]
         chain = contexts.context_chain[context]
-        frames = tuple(
-            _leaf_frame(frame_id, contexts.frames[frame_id], resolved, frame_memo)
-            for frame_id in _frame_ids(contexts.stack_parent, contexts.stack_frame, stack)
-        )
+        statement = timeline.leaf_statement[number]
+        if statement != NONE and statements is not None:
+            frames = tuple(
+                _statement_frame(frame, resolved, statement_memo)
+                for frame in statements.stacks[statement]
+            )
+        else:
+            frames = tuple(
+                _leaf_frame(frame_id, contexts.frames[frame_id], resolved, frame_memo)
+                for frame_id in _frame_ids(contexts.stack_parent, contexts.stack_frame, stack)
+            )
         name_id = timeline.leaf_name[number]
         is_python = name_id == PYTHON_NAME
         if is_python:
@@ -145,12 +155,34 @@ def _leaf_frame(
     return found
 
 
-def recorded_files(tables: Sequence[TraceTable]) -> list[str]:
-    """Every file the traces' Python frames name, sorted (what the caller resolves)."""
+def _statement_frame(
+    frame: StatementFrame, resolved: Mapping[str, str | None], memo: dict[StatementFrame, LeafFrame]
+) -> LeafFrame:
+    found = memo.get(frame)
+    if found is None:
+        file, line, function, kind = frame
+        path = resolved.get(file)
+        found = memo[frame] = LeafFrame(
+            file,
+            path if path is not None else file,
+            line,
+            function,
+            path is not None,
+            STATEMENT_LINE if kind == STATEMENT else DEF_LINE,
+        )
+    return found
+
+
+def recorded_files(traces: Sequence[tuple[TraceTable, Attribution]]) -> list[str]:
+    """Every file the traces' Python frames and statement stacks name, sorted (what the
+    caller resolves)."""
     files: set[str] = set()
-    for table in tables:
+    for table, attribution in traces:
         for name in set(table.frames.name):
             parsed = parse_frame(table.names[name])
             if isinstance(parsed, CodeFrame) and not is_frozen(parsed.file):
                 files.add(parsed.file)
+        if attribution.statements is not None:
+            for stack in attribution.statements.stacks:
+                files.update(frame[0] for frame in stack if not is_frozen(frame[0]))
     return sorted(files)

@@ -9,11 +9,15 @@ hit wins, to:
    under its ``to``;
 2. the name under a source root (``source_roots``, default the workspace itself);
 3. an absolute name inside the workspace;
-4. the only workspace file whose path ends with the whole name (``/pkg/model.py`` for
-   ``pkg/model.py``): never a file that merely shares the last component, and nothing when
-   two files end so (ambiguous names are returned for a warning).
+4. for a relative name, the only workspace file whose path ends with the whole name
+   (``src/pkg/model.py`` for ``pkg/model.py``): never a file that merely shares the last
+   component; for an absolute name from another machine (a statement sidecar's
+   ``/home/ci/ws/pkg/model.py``), the workspace file that is the longest end of it
+   (``pkg/model.py``); nothing when two files tie (ambiguous names are returned for a
+   warning).
 
-Names inside ``site-packages``/``dist-packages`` and workspace files there are never taken.
+Names inside ``site-packages``/``dist-packages`` or a Python installation's ``lib/pythonX.Y``,
+and workspace files there, are never taken.
 Unresolved names are library frames (torch, the standard library, installed packages) or
 files outside the workspace. Pure: the file list is the caller's; cost: one pass over the
 files per name's last component (an index by file name).
@@ -22,12 +26,15 @@ files per name's last component (an index by file name).
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Iterable, Sequence
 from typing import Final
 
 from perfline.core.workspace_config import PathMap
 
 _LIBRARY_MARKERS: Final = ("/site-packages/", "/dist-packages/")
+#: An installed Python's standard library (``/usr/lib/python3.11/typing.py``).
+_PYTHON_LIB: Final = re.compile(r"/lib/python\d[^/]*/")
 
 
 class Resolution:
@@ -43,7 +50,7 @@ class Resolution:
 
 def _is_library(path: str) -> bool:
     text = "/" + path.lstrip("/")
-    return any(marker in text for marker in _LIBRARY_MARKERS)
+    return any(marker in text for marker in _LIBRARY_MARKERS) or bool(_PYTHON_LIB.search(text))
 
 
 def resolve_names(
@@ -68,14 +75,16 @@ def resolve_names(
             found.paths[name] = None
             continue
         found.paths[name] = _direct(recorded, present, root, path_maps, source_roots)
-        if found.paths[name] is not None or recorded.startswith("/"):
+        if found.paths[name] is not None:
             continue
-        suffix = "/" + recorded.removeprefix("./")
-        matches = sorted(
-            path
-            for path in by_name.get(recorded.rpartition("/")[2], [])
-            if ("/" + path).endswith(suffix)
-        )
+        candidates = by_name.get(recorded.rpartition("/")[2], [])
+        if recorded.startswith("/"):
+            ends = [path for path in candidates if recorded.endswith("/" + path)]
+            longest = max((path.count("/") for path in ends), default=-1)
+            matches = sorted(path for path in ends if path.count("/") == longest)
+        else:
+            suffix = "/" + recorded.removeprefix("./")
+            matches = sorted(path for path in candidates if ("/" + path).endswith(suffix))
         if len(matches) == 1:
             found.paths[name] = matches[0]
         elif matches:

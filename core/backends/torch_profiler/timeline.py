@@ -151,6 +151,7 @@ class Timeline:
         "leaf",
         "leaf_context",
         "leaf_name",
+        "leaf_statement",
         "order",
         "order_starts",
         "parent",
@@ -173,11 +174,14 @@ class Timeline:
         self.order_starts: list[float] = []
         self.thread_ranges: dict[int, tuple[int, int]] = {}
         self.leaf_context: list[int] = []
-        #: A leaf's name: ``PYTHON_LEAF`` or the op's name id in the table.
+        #: A leaf's name: ``PYTHON_NAME`` or the op's name id in the table.
         self.leaf_name: list[int] = []
+        #: A leaf's statement stack (``statements.StatementStacks``), or ``NONE``: its
+        #: context's code stack (function level).
+        self.leaf_statement: list[int] = []
         self.crossings = 0
         self.cut_us = 0.0
-        self._leaves: dict[tuple[int, int], int] = {}
+        self._leaves: dict[tuple[int, int, int], int] = {}
 
     def innermost(self, thread: int, time: float) -> int:
         """The innermost slice of ``thread`` open at ``time`` (its start <= time < its end),
@@ -194,13 +198,15 @@ class Timeline:
             index = self.parent[index]
         return index
 
-    def leaf_of(self, context: int, name: int) -> int:
-        key = (context, name)
+    def leaf_of(self, context: int, name: int, statement: int = NONE) -> int:
+        """The leaf of ``name`` in ``context`` (at ``statement``, when given)."""
+        key = (context, name, statement)
         found = self._leaves.get(key)
         if found is None:
             found = self._leaves[key] = len(self.leaf_context)
             self.leaf_context.append(context)
             self.leaf_name.append(name)
+            self.leaf_statement.append(statement)
         return found
 
 

@@ -13,8 +13,12 @@ Entities:
   records; ``statement``) and ``frame_origin`` (``workspace`` or ``outside_workspace``: the
   default collapse rule of this producer removes the latter, torch, the standard library
   and site-packages);
-* its module calls are ``nn_module`` entities (``nn_module/Net_0/Block_1``, name
-  ``Block_1``, ``module_type`` its class), root to leaf.
+* its module calls are the leaf's attributes ``module`` (``Net_0/Block_1``: the instances
+  the tracer names, root to leaf) and ``module_type`` (``Block``). They are not
+  ``nn_module`` entities: module chains cut across the code stacks (a module's call glue
+  sits on its caller's line), and the projection's search for covers of a line by module
+  and stack figures grows exponentially with such overlaps (tens of seconds at a few hundred
+  leaves); a module class's total comes from its lines, as the editor shows it.
 
 Breakdowns: every leaf has every metric of the result (``attribution``): its mean per step
 (ms or bytes), ``aggregation: "sum"``, ``samples`` = steps; the per-step values go to
@@ -30,12 +34,11 @@ import hashlib
 from collections.abc import Sequence
 from typing import Any, Final
 
-from perfline.core.backends.nx_common.provenance import code_stack_entities, module_entities
+from perfline.core.backends.nx_common.provenance import code_stack_entities
 from perfline.core.backends.runtime_common.metrics import inference_metrics
-from perfline.core.backends.source_model.provenance import ENTITY_KINDS
 from perfline.core.backends.torch_profiler.attribution import TIME_METRICS
 from perfline.core.backends.torch_profiler.leaves import Leaf
-from perfline.core.formats.identity import ModuleFrame, SourceFrame
+from perfline.core.formats.identity import SourceFrame
 
 PRODUCER: Final = "torch-profiler"
 WORKSPACE: Final = "workspace"
@@ -89,30 +92,20 @@ def build_result(
     totals = {metric: [0.0] * steps for metric in metrics}
     stacks_memo: dict[tuple[str, ...], list[dict[str, Any]]] = {}
     for leaf in leaves:
-        parents: list[str] = []
         stack = _stack_entities(leaf, stacks_memo)
-        modules = module_entities(
-            [
-                ModuleFrame(
-                    "/".join(m.instance for m in leaf.modules[: depth + 1]),
-                    module.instance,
-                    module.class_name,
-                )
-                for depth, module in enumerate(leaf.modules)
-            ]
-        )
-        for chain in (modules, stack):
-            for link in chain:
-                registry.setdefault(link["id"], link)
-            if chain:
-                parents.append(chain[-1]["id"])
+        for link in stack:
+            registry.setdefault(link["id"], link)
         identity = leaf_id(leaf)
         operator: dict[str, Any] = {"id": identity, "kind": "source_operator", "name": leaf.name}
-        if parents:
-            operator["parent_ids"] = parents
-        operator["attributes"] = {
+        if stack:
+            operator["parent_ids"] = [stack[-1]["id"]]
+        attributes: dict[str, Any] = {
             "operator_types": ["python" if leaf.is_python else leaf.name],
         }
+        if leaf.modules:
+            attributes["module"] = "/".join(module.instance for module in leaf.modules)
+            attributes["module_type"] = leaf.modules[-1].class_name
+        operator["attributes"] = attributes
         operators.append(operator)
         figures: list[dict[str, Any]] = []
         per_step: dict[str, list[float]] = {}
@@ -154,7 +147,6 @@ def build_result(
         "breakdowns": breakdowns,
         "mode": "measured",
         "entities": [*registry.values(), *operators],
-        "entity_kinds": list(ENTITY_KINDS),
     }
     return TorchResult(result, samples, result_samples)
 

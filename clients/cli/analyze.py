@@ -61,8 +61,12 @@ def require_existing(paths: Sequence[str]) -> None:
         raise InputError(item, f"no such file or folder{hint}")
 
 
-def input_kind(inputs: Sequence[str], profiling_data: Sequence[str]) -> str:
-    """Which backend route the inputs belong to; unrecognized inputs raise ``InputError``."""
+def input_kind(
+    inputs: Sequence[str], profiling_data: Sequence[str], *, command: str = "analyze"
+) -> str:
+    """Which backend route the inputs belong to; unrecognized inputs raise ``InputError``
+    naming the routes that take a file of their kind (``analyze_routes``; ``command``:
+    ``compare`` writes them as its sides)."""
     from perfline.clients.cli.analyze_measured import wants_measured
 
     require_existing([*inputs, *profiling_data])
@@ -80,17 +84,10 @@ def input_kind(inputs: Sequence[str], profiling_data: Sequence[str]) -> str:
         if not path.exists():
             raise InputError(item, "no such file or folder")
         if not (nx.is_model(path) or nx.is_estimator_output(path)):
-            raise InputError(item, _unrecognized_message())
+            from perfline.clients.cli.analyze_routes import unrecognized_message
+
+            raise InputError(item, unrecognized_message(item, command=command))
     return ESTIMATOR
-
-
-def _unrecognized_message() -> str:
-    return (
-        "unrecognized input: expected a model (.vgf, .tosa), NX estimator outputs "
-        "(*_performance_database.dat, *_debug_database.dat, "
-        "*_network_performance_summary.json, or a folder holding them), an ETRecord "
-        "(.etrecord) with an ETDump (.etdump), or --profiling-data PATH"
-    )
 
 
 def run_estimator_route(

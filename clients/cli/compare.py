@@ -228,7 +228,7 @@ def _analysed(inputs: list[str], settings: PipelineSettings) -> dict[str, Any]:
             settings=settings,
             cli_arguments=["compare", *inputs],
         )
-    if input_kind(inputs, ()) == MEASURED:
+    if input_kind(inputs, (), command="compare") == MEASURED:
         from perfline.clients.cli.analyze_measured import run_measured
 
         return run_measured(inputs, settings=settings, cli_arguments=["compare", *inputs])

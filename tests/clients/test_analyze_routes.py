@@ -10,7 +10,6 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from perfline.clients.cli import cli
-from perfline.clients.cli.analyze_routes import ROUTES, Route, routes_taking, unrecognized_message
 from tests.conftest import DATA
 
 ONNX = DATA / "onnxruntime" / "attention.onnx"
@@ -53,6 +52,8 @@ def test_a_pt2_model_alone_is_sent_to_static_cost(tmp_path: Path) -> None:
 
 
 def test_a_file_no_route_takes_lists_every_route(tmp_path: Path) -> None:
+    from perfline.clients.cli.analyze_routes import ROUTES
+
     stray = tmp_path / "notes.txt"
     stray.write_text("x")
     line = _error_line(["analyze", str(stray), "--output-dir", str(tmp_path)], tmp_path)
@@ -61,6 +62,13 @@ def test_a_file_no_route_takes_lists_every_route(tmp_path: Path) -> None:
 
 
 def test_a_new_route_is_listed_by_one_entry() -> None:
+    from perfline.clients.cli.analyze_routes import (
+        ROUTES,
+        Route,
+        routes_taking,
+        unrecognized_message,
+    )
+
     trace = Route(
         "a torch trace", (".pt.trace.json",), "perfline analyze {model} --torch", None, (".json",)
     )
@@ -73,6 +81,7 @@ def test_a_new_route_is_listed_by_one_entry() -> None:
 
 def test_every_route_names_what_the_dispatch_takes() -> None:
     """The table's endings are the ones the dispatch recognizes (no stale entry)."""
+    from perfline.clients.cli.analyze_routes import ROUTES
     from perfline.server.ingest import estimator as nx
     from perfline.server.ingest.executorch import ETDUMP_SUFFIXES, ETRECORD_SUFFIXES
 

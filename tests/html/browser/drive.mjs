@@ -22,6 +22,8 @@
  *      the lines and its link shows the regressed line, and no request leaves the page;
  *   8. with --changes PAGE.html (a compare view of runs whose entities differ) and --changes-json:
  *      the entities only the new run has are listed, as many as `perfline compare --json` counts.
+ *   0. (first) the hot source lines come before the summary, and the summary cards' value cells
+ *      are wide enough (at least 40% of the card, at most four lines high).
  * Screenshots go to --shots. Exit code 0 only if every check passed.
  * With --measure it only opens the page and prints {"readyAt": ms, "wall": ms} as JSON (the
  * benchmark's time to interactive).
@@ -125,6 +127,43 @@ const shot = async (name, options = {}) => {
 };
 
 check('interactive', readyAt !== null, `ready ${readyAt.toFixed(0)} ms after navigation start`);
+
+// 0. The layout: the hot source lines come before the run's metadata (the summary), and each
+// summary card gives its values room: a value cell is at least 40% of its card's width and at
+// most four lines high (a long backend id once squeezed the Backends card's values to one
+// character per line).
+const layout = await page.evaluate(() => {
+  const top = (id) => document.getElementById(id).getBoundingClientRect().top;
+  const cards = [...document.querySelectorAll('#summary .card')].map((card) => {
+    const tds = [...card.querySelectorAll('td')];
+    const cells = tds.map((td) => td.getBoundingClientRect());
+    // a cell's lines: its content's height (the row's height is the taller cell's) by its
+    // line height
+    const lines = tds.map((td) => {
+      const range = document.createRange();
+      range.selectNodeContents(td);
+      return Math.round(range.getBoundingClientRect().height / parseFloat(getComputedStyle(td).lineHeight));
+    });
+    return {
+      title: card.querySelector('h3').textContent,
+      width: Math.round(card.getBoundingClientRect().width),
+      narrowest: Math.round(Math.min(...cells.map((c) => c.width))),
+      lines: Math.max(...lines),
+    };
+  });
+  return { sources: top('sources'), summary: top('summary'), cards };
+});
+check(
+  'hot source lines before the summary',
+  layout.sources < layout.summary,
+  `Source at ${Math.round(layout.sources)} px, Summary at ${Math.round(layout.summary)} px`,
+);
+check(
+  'summary cards give their values room',
+  layout.cards.some((c) => c.title === 'Backends') &&
+    layout.cards.every((c) => c.narrowest >= 0.4 * c.width && c.lines <= 4),
+  layout.cards.map((c) => `${c.title}: ${c.narrowest}/${c.width} px, ${c.lines} line(s)`).join('; '),
+);
 
 // 1. The line's figure, as `perfline annotate --json` labels it.
 const annotations = JSON.parse(readFileSync(args.expected, 'utf8'));

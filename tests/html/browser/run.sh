@@ -4,7 +4,8 @@
 #   1. analyses the example (examples/kws: the DS-CNN measured with ExecuTorch) and writes its
 #      report with `perfline report ... --html` (sources through the example's path map);
 #   2. takes the expected line labels from `perfline annotate --json` (the editor's code path);
-#   3. drive.mjs checks the line 26 figure and its operators, line 41's (x = self.blocks(x)) figure
+#   3. drive.mjs checks that the source lines come before the summary and that the summary cards
+#      give their values room, the line 26 figure and its operators, line 41's (x = self.blocks(x)) figure
 #      marked "(calls 24-27)": it calls DSBlock.forward's lines, zoom on click and back, hover,
 #      table sorting both ways, number formatting against Python's, that no request leaves the
 #      page, that no script error occurs, and that a 5,000-chain NX result opens with its chart

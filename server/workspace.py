@@ -18,7 +18,6 @@ import errno
 import fnmatch
 import os
 import re
-import stat
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +31,7 @@ from perfline.core.workspace_config import (
     WorkspaceConfigError,
     parse_workspace_config,
 )
+from perfline.server.file_access import Root, open_stream
 from perfline.server.jobs.context import JobType
 from perfline.server.jobs.registry import discover_jobs
 from perfline.server.scheduler.bounded_reads import InputLimits, read_input
@@ -196,22 +196,16 @@ _HEAD_BYTES = 512
 def perfline_output(root: Path, relative: str) -> bool:
     """Whether ``relative`` is perfline's own output: ``mlia-output/mlia-output.json`` whose
     document names perfline as its tool (an MLIA run's ``mlia-output.json`` names mlia and
-    is still discovered). Reads at most the first 512 bytes of a regular file."""
+    is still discovered). Reads at most the first 512 bytes of a regular file inside
+    ``root`` (``file_access``: no FIFO, no link out)."""
     if relative != OWN_OUTPUT and not relative.endswith("/" + OWN_OUTPUT):
         return False
     try:
-        descriptor = os.open(root / relative, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError:
+        with open_stream(root / relative, root=Root(root), gzip=False) as stream:
+            head = stream.read(_HEAD_BYTES)
+    except (InputError, OSError):
         return False
-    try:
-        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-            return False
-        head = os.read(descriptor, _HEAD_BYTES)
-    except OSError:
-        return False
-    finally:
-        os.close(descriptor)
-    return _WRITTEN_BY_PERFLINE.search(head) is not None
+    return _WRITTEN_BY_PERFLINE.search(head or b"") is not None
 
 
 def plan_jobs(

@@ -18,7 +18,7 @@
  *      table (sorted by change, the operators under it first), the --noise line (a change the
  *      comparison judged noise) carries no change colour anywhere, the --call-line (which holds the
  *      regressed line; its change counted there) is uncoloured with an "inclusive" note, the
- *      compare section tallies
+ *      compare section tallies (▲/▼ the direction of the value: the rate that fell is ▼),
  *      the lines and its link shows the regressed line, and no request leaves the page;
  *   8. with --changes PAGE.html (a compare view of runs whose entities differ) and --changes-json:
  *      the entities only the new run has are listed, as many as `perfline compare --json` counts.
@@ -381,6 +381,23 @@ if (args.compare) {
   };
   const bad = Number(args.regressed), calm = Number(args.noise);
   const want = { bad: verdictOf(bad), calm: verdictOf(calm) };
+  // ▲ / ▼ are the direction of the value, as in the CLI and the editor (docs/results.md): the
+  // regressed line's time went up (▲), the model's inferences/s went down (▼, a regression).
+  const marks = await page.evaluate(([file, n]) => {
+    const row = [...document.querySelectorAll('#compare-body table.metrics tr')].find(
+      (tr) => tr.querySelector('td')?.textContent === 'inferences_per_second');
+    const ln = document.querySelector(`details.file[data-file="${file}"] .ln[data-line="${n}"]`);
+    return {
+      rate: row ? row.querySelectorAll('td')[3].textContent : null,
+      rateVerdict: row ? row.querySelectorAll('td')[4].textContent : null,
+      line: ln ? ln.querySelector('.delta').textContent : null,
+    };
+  }, [args.file, bad]);
+  check('compare: ▲/▼ mark the direction of the value',
+    (marks.rate ?? '').startsWith('\u25bc') && (marks.rateVerdict ?? '').startsWith('regressed') &&
+      (marks.line ?? '').startsWith('\u25b2'),
+    `inferences_per_second ${JSON.stringify(marks.rate)} (${marks.rateVerdict}), ` +
+      `line ${bad} ${JSON.stringify(marks.line)}`);
   check('compare: the expected verdicts (perfline compare --json)',
     want.bad?.verdict === 'regression' && want.bad.significant &&
       want.calm?.verdict === 'noise' && !want.calm.significant && want.calm.delta !== 0,

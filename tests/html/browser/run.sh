@@ -39,6 +39,7 @@ step "chromium"
 # shellcheck source=../../../scripts/chromium.sh
 . "$REPO/scripts/chromium.sh"
 ensure_chromium
+test_tool_env
 
 step "playwright-core (pinned, tests/html/browser/package-lock.json)"
 (cd "$HERE" && npm ci --no-audit --no-fund --loglevel=error)
@@ -90,7 +91,7 @@ PYTHON
 step "drive the page in headless chromium"
 mkdir -p "$SHOTS"
 rm -f "$SHOTS"/*.png
-node "$HERE/drive.mjs" --html "$WORK/report.html" --chromium "$CHROMIUM" \
+env "${TOOL_ENV[@]}" node "$HERE/drive.mjs" --html "$WORK/report.html" --chromium "$CHROMIUM" \
   --expected "$WORK/expected.json" --file dscnn.py --line 26 --zoom blocks --shots "$SHOTS" \
   --call-line 41 --calls 24-27 \
   --formats "$WORK/formats.json" --aggregate "$WORK/nx.html" \

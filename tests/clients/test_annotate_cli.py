@@ -16,7 +16,7 @@ from perfline.clients.cli import cli
 from perfline.core.workspace_config import WorkspaceConfig
 from perfline.server.jobs.registry import default_registry
 from perfline.server.workspace import plan_jobs, scan_files
-from tests.clients.test_client_and_cli import Daemon, _start
+from tests.clients.daemons import Daemon, running_daemon
 from tests.server.helpers import KWS_FIGURE_LINES, copy_kws
 
 pytestmark = pytest.mark.timeout(120)
@@ -114,12 +114,8 @@ def test_an_mlia_run_output_is_still_discovered(tmp_path: Path) -> None:
 
 @pytest.fixture
 def daemon(tmp_path: Path, runtime: Path) -> Iterator[Daemon]:
-    started = _start(copy_kws(tmp_path), runtime, "--tcp", "127.0.0.1:0")
-    try:
+    with running_daemon(copy_kws(tmp_path), runtime, "--tcp", "127.0.0.1:0") as started:
         yield started
-    finally:
-        started.process.terminate()
-        started.process.wait(10)
 
 
 def test_metric_is_honoured_when_a_daemon_runs(daemon: Daemon) -> None:

@@ -180,38 +180,22 @@ def test_a_running_daemon_answers_the_tools(
     """With a daemon serving the workspace, the tools ask it (the editor's own engine): a
     ``reanalyze`` through MCP is one more run of the daemon's job."""
     from perfline.clients.rpc import Client
-    from tests.clients.test_client_and_cli import _start
+    from tests.clients.daemons import running_daemon
+    from tests.clients.mcp_client import call_tool
 
     runtime = tmp_path / "runtime"
     runtime.mkdir(mode=0o700)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
-    started = _start(copy_kws(tmp_path), runtime, "--tcp", "127.0.0.1:0")
-    try:
+    with running_daemon(copy_kws(tmp_path), runtime, "--tcp", "127.0.0.1:0") as started:
         with Client.connect(started.endpoint) as client:
             before = client.request("perfline/jobs")["jobs"][0]["runs"]
-
-        async def reanalyze() -> Any:
-            parameters = mcp.StdioServerParameters(
-                command=sys.executable,
-                args=["-m", "perfline", "mcp", "-w", str(started.root)],
-                env={
-                    "XDG_RUNTIME_DIR": str(runtime),
-                    "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
-                },
-            )
-            async with (
-                mcp.stdio_client(parameters) as (read, write),
-                mcp.ClientSession(read, write) as session,
-            ):
-                await session.initialize()
-                result = await session.call_tool("reanalyze", {})
-                assert not result.is_error, result.content
-                return result.structured_content
-
-        answer = asyncio.run(reanalyze())
+        answer = call_tool(
+            sys.executable,
+            ["-m", "perfline", "mcp", "-w", str(started.root)],
+            "reanalyze",
+            {},
+            env={"XDG_RUNTIME_DIR": str(runtime), "PYTHONPATH": os.environ.get("PYTHONPATH", "")},
+        )
         assert answer["settled"] and answer["jobs"][0]["state"] == "ok"
         with Client.connect(started.endpoint) as client:
             assert client.request("perfline/jobs")["jobs"][0]["runs"] == before + 1
-    finally:
-        started.process.terminate()
-        started.process.wait(10)

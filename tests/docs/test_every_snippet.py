@@ -18,7 +18,6 @@ How each kind of block runs:
 from __future__ import annotations
 
 import ast
-import asyncio
 import json
 import os
 import shutil
@@ -31,7 +30,7 @@ from pathlib import Path
 import pytest
 
 from perfline.core.workspace_config import parse_workspace_config
-from tests.clients.test_client_and_cli import Daemon, _start
+from tests.clients.daemons import Daemon, running_daemon
 from tests.docs.job_types import known_backends
 from tests.docs.markdown_blocks import DOCS, Block, blocks
 from tests.server.helpers import copy_kws
@@ -155,12 +154,8 @@ def daemon(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Daemon]:
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
     (tmp_path / "examples").mkdir()
     root = copy_kws(tmp_path / "examples")
-    started = _start(root, runtime, "--tcp", "127.0.0.1:0")
-    try:
+    with running_daemon(root, runtime, "--tcp", "127.0.0.1:0") as started:
         yield started
-    finally:
-        started.process.terminate()
-        started.process.wait(10)
 
 
 def test_the_api_client_snippet_runs(daemon: Daemon) -> None:
@@ -182,13 +177,15 @@ def test_the_api_client_snippet_runs(daemon: Daemon) -> None:
     assert done.returncode == 0, done.stderr
     first, status = done.stdout.splitlines()[:2]
     assert first.startswith("dscnn-measured ")
-    assert json.loads(status.replace("'", '"').replace("None", "null"))["jobs"] == 1
+    assert ast.literal_eval(status)["jobs"] == 1  # the snippet prints the status dict
 
 
 def test_the_agent_configuration_starts_perfline(tmp_path: Path) -> None:
     """``docs/agents.md``'s configuration, as an agent's client reads it: the command and its
     arguments, started in the workspace by the MCP SDK's client, answer ``jobs``."""
-    mcp = pytest.importorskip("mcp")
+    pytest.importorskip("mcp")
+    from tests.clients.mcp_client import call_tool
+
     config = json.loads(_marked("agents.md", "mcp-config").text)
     entry = config["mcpServers"]["perfline"]
     root = copy_kws(tmp_path)
@@ -197,22 +194,8 @@ def test_the_agent_configuration_starts_perfline(tmp_path: Path) -> None:
     command = shutil.which(entry["command"], path=str(Path(sys.executable).parent))
     assert command is not None
 
-    async def jobs() -> object:
-        parameters = mcp.StdioServerParameters(
-            command=command,
-            args=entry["args"],
-            env={"XDG_RUNTIME_DIR": str(runtime)},
-            cwd=str(root),
-        )
-        async with (
-            mcp.stdio_client(parameters) as (read, write),
-            mcp.ClientSession(read, write) as session,
-        ):
-            await session.initialize()
-            result = await session.call_tool("jobs", {})
-            assert not result.is_error, result.content
-            return result.structured_content
-
-    answer = asyncio.run(jobs())
+    answer = call_tool(
+        command, entry["args"], "jobs", {}, env={"XDG_RUNTIME_DIR": str(runtime)}, cwd=root
+    )
     assert isinstance(answer, dict) and answer["workspace"] == root.as_posix()
     assert [job["name"] for job in answer["jobs"]] == ["dscnn-measured"]

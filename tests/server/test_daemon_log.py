@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from perfline.clients.rpc import Client
-from tests.clients.test_client_and_cli import Daemon, _start
+from tests.clients.daemons import Daemon, running_daemon
 from tests.server.helpers import copy_kws, wait_for
 
 pytestmark = pytest.mark.timeout(120)
@@ -26,12 +26,9 @@ def daemon(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Da
     runtime.mkdir(mode=0o700)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
     log = tmp_path / "logs" / "perfline.log"
-    started = _start(copy_kws(tmp_path), runtime, "--tcp", "127.0.0.1:0", "--log-file", str(log))
-    try:
+    arguments = ("--tcp", "127.0.0.1:0", "--log-file", str(log))
+    with running_daemon(copy_kws(tmp_path), runtime, *arguments) as started:
         yield started, log
-    finally:
-        started.process.terminate()
-        started.process.wait(10)
 
 
 def _lines(log: Path, needle: str) -> list[str]:

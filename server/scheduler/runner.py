@@ -125,6 +125,7 @@ def _analyse(
         request.fresh,
         memos.structure,
         retired,
+        request.resolver,
     )
     document = request.job_type.run(context)
     context.check_cancelled()

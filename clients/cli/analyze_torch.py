@@ -32,9 +32,24 @@ from perfline.server.ingest.torch_trace import (
 )
 
 
+def folder_traces(folder: Path) -> list[str]:
+    """The traces directly in ``folder`` (a ``perfline profile`` run folder), by name."""
+    from perfline.server.jobs.torch_trace_job import is_trace_name
+
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    return [str(folder / name) for name in names if is_trace_name(name)]
+
+
 def wants_torch(inputs: Sequence[str]) -> bool:
-    """Every input is a torch.profiler trace (by its first bytes)."""
-    return bool(inputs) and all(is_trace_file(Path(item)) for item in inputs)
+    """Every input is a torch.profiler trace: named as torch names traces
+    (``*.pt.trace.json[.gz]``: a damaged one then gets its own error), or by its first
+    bytes."""
+    from perfline.server.jobs.torch_trace_job import is_trace_name
+
+    return bool(inputs) and all(is_trace_name(item) or is_trace_file(Path(item)) for item in inputs)
 
 
 def _workspace(reads: Sequence[ReadTrace], first: Path) -> tuple[Path, WorkspaceConfig, Resolution]:

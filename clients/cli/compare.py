@@ -4,7 +4,8 @@
 
 BASE and NEW are each a standardized document (``mlia-output.json``, raw or
 processed), a folder holding ``mlia-output/mlia-output.json`` (the output of
-``perfline report`` or ``analyze``), or the inputs ``perfline analyze`` takes,
+``perfline report`` or ``analyze``), a ``perfline profile`` run folder (its traces), or the
+inputs ``perfline analyze`` takes (a torch.profiler trace among them),
 joined with commas (``model.etrecord,run.etdump``) or as a folder of estimator
 outputs; those are analysed first. The table shows one row per code line
 (largest significant changes first); ``--json`` prints every entity's deltas;
@@ -193,12 +194,15 @@ def load_side(spec: str, role: str, settings: PipelineSettings) -> tuple[dict[st
     path = Path(spec)
     if not path.exists():
         raise InputError(spec, f"no such file or folder (the {role})")
+    from perfline.clients.cli.analyze_torch import folder_traces, wants_torch
+
     if path.is_dir():
         for candidate in (path / NESTED_OUTPUT, path / NESTED_OUTPUT.name):
             if candidate.is_file():
                 return _document(str(candidate), settings), str(candidate)
-        return _analysed([spec], settings), spec
-    if path.suffix.lower() == ".json":
+        traces = folder_traces(path)  # a perfline profile run folder
+        return _analysed(traces or [spec], settings), spec
+    if path.suffix.lower() == ".json" and not wants_torch([spec]):
         return _document(spec, settings), spec
     return _analysed([spec], settings), spec
 
@@ -220,7 +224,10 @@ def _analysed(inputs: list[str], settings: PipelineSettings) -> dict[str, Any]:
     """Analyse inputs the way ``perfline analyze`` does (no estimator run)."""
     from perfline.clients.cli.analyze import MEASURED, input_kind, run_estimator_route
     from perfline.clients.cli.analyze_onnxruntime import run_onnxruntime, wants_onnxruntime
+    from perfline.clients.cli.analyze_torch import run_torch, wants_torch
 
+    if wants_torch(inputs):
+        return run_torch(inputs, settings=settings, cli_arguments=["compare", *inputs])
     if wants_onnxruntime(inputs):
         return run_onnxruntime(
             inputs,

@@ -19,6 +19,7 @@ counts the warnings need are kept too. Pure; cost: linear in the events.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Mapping, Sequence
 from typing import Final
 
@@ -49,6 +50,11 @@ ALLOCATED_BYTES: Final = "allocated_bytes"
 GPU_ALLOCATED_BYTES: Final = "gpu_allocated_bytes"
 TIME_METRICS: Final = (CPU_TIME, GPU_TIME, BACKWARD_CPU_TIME, BACKWARD_GPU_TIME)
 US_PER_MS: Final = 1000.0
+
+
+def zeros(steps: int) -> array[float]:
+    """A row of ``steps`` zeros."""
+    return array("d", bytes(8 * steps))
 
 
 class Attribution:
@@ -85,7 +91,7 @@ class Attribution:
         #: The statement stacks, at statement level (``None``: function level).
         self.statements: StatementStacks | None = None
         #: metric -> leaf -> per-step values; metrics in the order above.
-        self.values: dict[str, dict[int, list[float]]] = {}
+        self.values: dict[str, dict[int, array[float]]] = {}
         #: CPU slices that start outside every step window, and their self time (µs).
         self.outside_steps = 0
         self.outside_steps_us = 0.0
@@ -141,10 +147,10 @@ def attribute(
         cpu[leaf[index]][slot] += self_us[index] / US_PER_MS
     values = found.values
     values[CPU_TIME] = {number: row for number, row in enumerate(cpu)}
-    below = backward_roots(timeline, backward) if backward.forward_of else {}
+    below = backward_roots(timeline, backward) if backward.forward_of else None
     if len(table.device):
-        gpu: dict[int, list[float]] = {}
-        backward_gpu: dict[int, list[float]] = {}
+        gpu: dict[int, array[float]] = {}
+        backward_gpu: dict[int, array[float]] = {}
         durations = table.device.duration
         for activity, launcher in enumerate(device.launcher):
             if launcher == NONE:
@@ -152,7 +158,7 @@ def attribute(
             slot = step_of[launcher]
             if slot == NONE:
                 continue
-            forward = below.get(launcher, NONE)
+            forward = below[launcher] if below is not None else NONE
             if forward == NONE:
                 _add(gpu, leaf[launcher], slot, durations[activity] / US_PER_MS, steps)
             else:
@@ -161,7 +167,7 @@ def attribute(
         if backward.forward_of:
             values[BACKWARD_GPU_TIME] = backward_gpu
     if backward.forward_of:
-        backward_cpu: dict[int, list[float]] = {}
+        backward_cpu: dict[int, array[float]] = {}
         ops = table.ops
         base = timeline.frame_count
         for node, forward in backward.forward_of.items():
@@ -191,12 +197,12 @@ def attribute(
     return found
 
 
-def _per_leaf(leaves: int, steps: int) -> list[list[float]]:
-    return [[0.0] * steps for _ in range(leaves)]
+def _per_leaf(leaves: int, steps: int) -> list[array[float]]:
+    return [zeros(steps) for _ in range(leaves)]
 
 
-def _add(table: dict[int, list[float]], leaf: int, slot: int, value: float, steps: int) -> None:
+def _add(table: dict[int, array[float]], leaf: int, slot: int, value: float, steps: int) -> None:
     row = table.get(leaf)
     if row is None:
-        row = table[leaf] = [0.0] * steps
+        row = table[leaf] = zeros(steps)
     row[slot] += value

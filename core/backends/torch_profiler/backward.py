@@ -22,6 +22,7 @@ CPU time lies anyway). Pure; cost: dictionary lookups per op.
 
 from __future__ import annotations
 
+from array import array
 from typing import Final
 
 from perfline.core.backends.torch_profiler.gpu import innermost_op
@@ -93,10 +94,10 @@ def link_backward(table: TraceTable, timeline: Timeline) -> BackwardLinks:
     return links
 
 
-def backward_roots(timeline: Timeline, links: BackwardLinks) -> dict[int, int]:
-    """Every slice inside a backward node op (the node included) -> that node op's forward
-    op; slices outside every node are absent. Nodes nested in nodes belong to the innermost."""
-    below: dict[int, int] = {}
+def backward_roots(timeline: Timeline, links: BackwardLinks) -> array[int]:
+    """Per slice: the forward op of the backward node op it is inside (the node included),
+    ``NONE`` outside every node. Nodes nested in nodes belong to the innermost."""
+    below = array("q", [NONE]) * len(timeline.leaf)
     forward_of = links.forward_of
     parent = timeline.parent
     for index in timeline.order:
@@ -106,7 +107,5 @@ def backward_roots(timeline: Timeline, links: BackwardLinks) -> dict[int, int]:
             continue
         up = parent[index]
         if up != NONE:
-            found = below.get(up)
-            if found is not None:
-                below[index] = found
+            below[index] = below[up]
     return below

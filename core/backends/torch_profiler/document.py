@@ -15,11 +15,12 @@ the events of each trace; memory: the trace's columns (``trace_table``), never i
 from __future__ import annotations
 
 import hashlib
+from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, Final
 
 from perfline.core.backends.runtime_common.metrics import model_run_samples
-from perfline.core.backends.torch_profiler.attribution import Attribution, attribute
+from perfline.core.backends.torch_profiler.attribution import Attribution, attribute, zeros
 from perfline.core.backends.torch_profiler.belonging import check_belongs
 from perfline.core.backends.torch_profiler.compressed import MAX_DECOMPRESSED_BYTES, trace_chunks
 from perfline.core.backends.torch_profiler.leaves import Leaf, recorded_files, trace_leaves
@@ -207,12 +208,12 @@ def _merged(
             kept = merged.get(leaf.key)
             if kept is None:
                 own = {metric: leaf_values(leaf, metric, steps) for metric in metrics}
-                leaf.values = {metric: [0.0] * before + own[metric] for metric in metrics}
+                leaf.values = {metric: zeros(before) + own[metric] for metric in metrics}
                 merged[leaf.key] = leaf
                 continue
             for metric in metrics:
                 row = kept.values[metric]
-                row.extend([0.0] * (before - len(row)))
+                row.extend(zeros(max(before - len(row), 0)))
                 values = leaf_values(leaf, metric, steps)
                 if len(row) == before:
                     row.extend(values)
@@ -222,14 +223,14 @@ def _merged(
     total = len(step_ms)
     for leaf in merged.values():
         for row in leaf.values.values():
-            row.extend([0.0] * (total - len(row)))
+            row.extend(zeros(max(total - len(row), 0)))
     return list(merged.values()), metrics, step_ms
 
 
-def leaf_values(leaf: Leaf, metric: str, steps: int) -> list[float]:
+def leaf_values(leaf: Leaf, metric: str, steps: int) -> array[float]:
     """A leaf's values of ``metric`` in its own trace's steps (zeros when it has none)."""
     found = leaf.values.get(metric)
-    return list(found) if found is not None else [0.0] * steps
+    return array("d", found) if found is not None else zeros(steps)
 
 
 def _peaks(reads: Sequence[ReadTrace]) -> dict[str, int]:

@@ -11,6 +11,7 @@ leaves and their depth.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Mapping, Sequence
 from typing import Final
 
@@ -80,7 +81,7 @@ class Leaf:
             ]
         )
         #: metric -> per-step values.
-        self.values: dict[str, list[float]] = {}
+        self.values: dict[str, array[float]] = {}
 
 
 def trace_leaves(

@@ -12,6 +12,7 @@ binary search per instant.
 
 from __future__ import annotations
 
+from array import array
 from typing import Final
 
 from perfline.core.backends.torch_profiler.timeline import Timeline
@@ -28,8 +29,8 @@ class Allocations:
 
     def __init__(self) -> None:
         #: leaf -> per-step bytes allocated (host memory, and device memory).
-        self.host: dict[int, list[float]] = {}
-        self.device: dict[int, list[float]] = {}
+        self.host: dict[int, array[float]] = {}
+        self.device: dict[int, array[float]] = {}
         self.peak_host: int | None = None
         self.peak_device: int | None = None
         self.outside = 0
@@ -62,6 +63,6 @@ def attribute_allocations(table: TraceTable, timeline: Timeline, steps: int) -> 
         leaf = timeline.leaf[index]
         values = per_leaf.get(leaf)
         if values is None:
-            values = per_leaf[leaf] = [0.0] * steps
+            values = per_leaf[leaf] = array("d", bytes(8 * steps))
         values[step] += nbytes
     return found

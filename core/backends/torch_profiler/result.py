@@ -36,7 +36,7 @@ from typing import Any, Final
 
 from perfline.core.backends.nx_common.provenance import code_stack_entities
 from perfline.core.backends.runtime_common.metrics import inference_metrics
-from perfline.core.backends.torch_profiler.attribution import TIME_METRICS
+from perfline.core.backends.torch_profiler.attribution import TIME_METRICS, zeros
 from perfline.core.backends.torch_profiler.leaves import Leaf
 from perfline.core.formats.identity import SourceFrame
 
@@ -89,7 +89,7 @@ def build_result(
     operators: list[dict[str, Any]] = []
     breakdowns: list[dict[str, Any]] = []
     samples: dict[str, dict[str, list[float]]] = {}
-    totals = {metric: [0.0] * steps for metric in metrics}
+    totals = {metric: zeros(steps) for metric in metrics}
     stacks_memo: dict[tuple[str, ...], list[dict[str, Any]]] = {}
     for leaf in leaves:
         stack = _stack_entities(leaf, stacks_memo)
@@ -110,8 +110,8 @@ def build_result(
         figures: list[dict[str, Any]] = []
         per_step: dict[str, list[float]] = {}
         for metric in metrics:
-            values = leaf.values.get(metric) or [0.0] * steps
-            per_step[metric] = values
+            values = leaf.values.get(metric) or zeros(steps)
+            per_step[metric] = values.tolist()
             row = totals[metric]
             for step, value in enumerate(values):
                 row[step] += value
@@ -134,7 +134,7 @@ def build_result(
         result_metrics.append(
             {"name": name, "unit": unit_of(metric), "value": sum(row) / steps, "samples": steps}
         )
-        result_samples[name] = row
+        result_samples[name] = row.tolist()
     for name, value in peaks.items():
         result_metrics.append({"name": name, "unit": BYTES, "value": value})
     result: dict[str, Any] = {

@@ -20,7 +20,8 @@ A slice that starts inside an open one and ends after it (the Python tracer and 
 recorder read clocks separately, so their edges may cross) is a child cut at the parent's
 end when most of it lies inside, else a sibling that closes the parent; both are counted
 (``crossings``), with the time cut. Each slice belongs to the step whose window holds its
-start (``step_of``). Pure; cost: one sort of the slices and one pass over them.
+start (``step_of``). Pure; cost: one sort of the slices and one pass over them; memory: a
+few typed arrays of one number per slice.
 """
 
 from __future__ import annotations
@@ -170,8 +171,8 @@ class Timeline:
         self.step = array("q", [NONE]) * total
         self.end_us = array("d", bytes(8 * total))
         #: The slices sorted by (thread, start), their starts, and each thread's range in it.
-        self.order: list[int] = []
-        self.order_starts: list[float] = []
+        self.order = array("q")
+        self.order_starts = array("d")
         self.thread_ranges: dict[int, tuple[int, int]] = {}
         self.leaf_context: list[int] = []
         #: A leaf's name: ``PYTHON_NAME`` or the op's name id in the table.
@@ -255,6 +256,30 @@ def _frame_kinds(table: TraceTable, contexts: Contexts) -> tuple[list[int], list
     return kinds, ids
 
 
+def _slice_order(
+    threads: array[int], starts: array[float], durations: array[float], frame_count: int
+) -> array[int]:
+    """Slice indices by thread, then start, longer first, Python frames before ops (a frame
+    and an op starting together: the op runs in the frame). numpy's ``lexsort`` over the
+    columns' own memory: 8 bytes a slice, where a key per slice would take ten times that."""
+    import numpy
+
+    count = len(starts)
+    if not count:
+        return array("q")
+    is_op = numpy.zeros(count, dtype=numpy.int8)
+    is_op[frame_count:] = 1
+    order = numpy.lexsort(
+        (
+            is_op,
+            -numpy.frombuffer(durations, dtype=numpy.float64),
+            numpy.frombuffer(starts, dtype=numpy.float64),
+            numpy.frombuffer(threads, dtype=numpy.int64),
+        )
+    )
+    return array("q", order.astype(numpy.int64).tobytes())
+
+
 def build_timeline(table: TraceTable, windows: StepWindows) -> Timeline:
     """Nest every CPU slice of ``table`` and attribute its self time (module docstring)."""
     frames = table.frames
@@ -263,16 +288,13 @@ def build_timeline(table: TraceTable, windows: StepWindows) -> Timeline:
     timeline = Timeline(count, len(ops))
     contexts = timeline.contexts
     kinds, ids = _frame_kinds(table, contexts)
-    threads = [*frames.thread, *ops.thread]
-    starts = [*frames.start, *ops.start]
-    durations = [*frames.duration, *ops.duration]
-    names = [*frames.name, *ops.name]
-    order = sorted(
-        range(len(starts)),
-        key=lambda i: (threads[i], starts[i], -durations[i], i >= count),
-    )
+    threads = frames.thread + ops.thread
+    starts = frames.start + ops.start
+    durations = frames.duration + ops.duration
+    names = frames.name + ops.name
+    order = _slice_order(threads, starts, durations, count)
     timeline.order = order
-    timeline.order_starts = [starts[i] for i in order]
+    timeline.order_starts = array("d", (starts[i] for i in order))
     ranges = timeline.thread_ranges
     for position, index in enumerate(order):
         found = ranges.get(threads[index])

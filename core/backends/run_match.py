@@ -89,7 +89,7 @@ def judge_run(evidence: Sequence[Evidence], wording: Wording) -> RunMatch:
             Problem(
                 first.place or wording.items,
                 f"{first.label}: {first.mismatch}; {wording.conclusion} ({len(decisive)} of "
-                f"{len(judged)} {wording.items} cannot be of {wording.model})",
+                f"{len(judged)} {wording.items} like it)",
             ),
         )
     agreed = len(judged) - len(wrong)

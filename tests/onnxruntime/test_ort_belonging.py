@@ -209,8 +209,7 @@ def test_judge_run_verdicts() -> None:
     with pytest.raises(InputError) as caught:
         judge_run([agree, agree, decisive], wording)
     assert str(caught.value) == (
-        "run.bin: $[4]: d: not in m; the run is of another model (1 of 3 items cannot be of an "
-        "item of m)"
+        "run.bin: $[4]: d: not in m; the run is of another model (1 of 3 items like it)"
     )
 
 

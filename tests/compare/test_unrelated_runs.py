@@ -1,5 +1,5 @@
-"""``compare`` and ``check`` refuse runs of different models; runs of one model in two sizes
-or versions still compare (``relatedness``).
+"""``compare`` and ``check`` refuse runs of different models, and a gate that judged no line
+is no pass; runs of one model in two sizes or versions still compare (``relatedness``).
 
 Real files: ONNX Runtime profiles of the DS-CNN, its 2x-wider build, the attention block and
 its 2x-MLP build, the PaddleOCR classifier (``tests/data/onnxruntime``, ``tests/data/trust``).
@@ -90,6 +90,17 @@ def test_another_size_of_the_same_model_still_compares(
     outcome = _invoke("compare", _side(tmp_path, *base), _side(tmp_path, *new))
     assert outcome.exit_code == 0, outcome.output
     assert "different model" not in outcome.stderr and "little aligns" not in outcome.stderr
+    assert "model-wide " in outcome.stdout
+
+
+def test_a_gate_that_judged_no_line_is_no_pass(tmp_path: Path) -> None:
+    # The PaddleOCR model records no source lines: nothing to judge.
+    side = _side(tmp_path, PPOCR, ORT / "ppocr_cls_noopt.json")
+    outcome = _invoke("check", "--baseline", side, side)
+    assert outcome.exit_code == 2, outcome.output
+    assert "the gate judged no line (no code line has a figure of the judged metric in both " in (
+        outcome.stderr
+    )
 
 
 def _entity(kind: str, name: str, *types: str, line: int | None = None) -> dict[str, object]:

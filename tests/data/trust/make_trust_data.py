@@ -47,6 +47,9 @@ ATTN_BUILD = Path("/home/dev/attn")
 NOISE_RUNS = 20
 WIDE_RUNS = 10
 PAIRS = 3
+BIG_DIM = 256
+BIG_HIDDEN = 1024
+BIG_TOKENS = 64
 
 
 def export_wide() -> Path:
@@ -87,6 +90,27 @@ def export_mlp2x() -> Path:
     program = torch.onnx.export(model, example_inputs(), dynamo=True, optimize=True)
     target = HERE / "attention_mlp2x.onnx"
     program.save(str(target))
+    return target
+
+
+def export_big(hidden: int, stem: str) -> Path:
+    """``STEM.onnx``: ``attention.py``'s block at width 256 (4 heads, MLP ``hidden``) on 64
+    tokens, seed 0, exported from ``/home/dev/attn/attention.py``; its weights go to
+    ``STEM.onnx.data`` (not kept in git: the analysis reads the graph only)."""
+    import torch
+
+    ATTN_BUILD.mkdir(parents=True, exist_ok=True)
+    shutil.copy(ATTENTION_SOURCE, ATTN_BUILD / "attention.py")
+    sys.path.insert(0, str(ATTN_BUILD))
+    from attention import EncoderBlock
+
+    torch.manual_seed(0)
+    model = EncoderBlock(dim=BIG_DIM, heads=4, hidden=hidden).eval()
+    torch.manual_seed(1)
+    inputs = (torch.randn(1, BIG_TOKENS, BIG_DIM),)
+    program = torch.onnx.export(model, inputs, dynamo=True, optimize=True)
+    target = HERE / f"{stem}.onnx"
+    program.save(str(target), external_data=True)
     return target
 
 
@@ -159,14 +183,22 @@ def make_wide() -> None:
     _session(wide, HERE / "dscnn_wide_opt.json", WIDE_RUNS, optimise=True)
 
 
-def make_noise(hogs: int) -> None:
+def make_mlp2x(hogs: int) -> None:
     mlp2x = export_mlp2x()
-    for pair in range(1, PAIRS + 1):
-        for stem, model in (("dscnn", DSCNN_ONNX), ("attention", ATTENTION_ONNX)):
-            _session(model, HERE / f"{stem}_idle_{pair}.json.gz", NOISE_RUNS)
-            _loaded(model, HERE / f"{stem}_hog_{pair}.json.gz", hogs)
     _session(mlp2x, HERE / "attention_mlp2x_idle_1.json.gz", NOISE_RUNS)
     _loaded(mlp2x, HERE / "attention_mlp2x_hog_1.json.gz", hogs)
+
+
+def make_noise(hogs: int) -> None:
+    big = export_big(BIG_HIDDEN, "attention_big")
+    big_mlp2x = export_big(2 * BIG_HIDDEN, "attention_big_mlp2x")
+    for pair in range(1, PAIRS + 1):
+        for stem, model in (("dscnn", DSCNN_ONNX), ("attention_big", big)):
+            _session(model, HERE / f"{stem}_idle_{pair}.json.gz", NOISE_RUNS)
+            _loaded(model, HERE / f"{stem}_hog_{pair}.json.gz", hogs)
+    for pair in (1, 2):
+        _session(big_mlp2x, HERE / f"attention_big_mlp2x_idle_{pair}.json.gz", NOISE_RUNS)
+        _loaded(big_mlp2x, HERE / f"attention_big_mlp2x_hog_{pair}.json.gz", hogs)
 
 
 def main() -> None:
@@ -174,10 +206,12 @@ def main() -> None:
         model, target, runs = sys.argv[2], sys.argv[3], int(sys.argv[4])
         profile_once(model, target, runs, "--optimise" in sys.argv)
         return
-    parts = set(sys.argv[1:]) or {"wide", "noise"}
+    parts = set(sys.argv[1:]) or {"wide", "mlp2x", "noise"}
     hogs = int(os.environ.get("HOGS", os.cpu_count() or 2))
     if "wide" in parts:
         make_wide()
+    if "mlp2x" in parts:
+        make_mlp2x(hogs)
     if "noise" in parts:
         make_noise(hogs)
     import numpy

@@ -50,6 +50,7 @@ from perfline.core.compare.model_wide import (
     judged_rows,
     line_ratio,
     line_ratios,
+    line_runs,
 )
 from perfline.core.compare.model_wide import (
     text as model_wide_text,
@@ -216,12 +217,11 @@ def _p_value(
     """The rank test of the new runs against the base runs scaled by ``factor``."""
     if delta.method != SAMPLES or entity.base_id is None or entity.new_id is None:
         return None
-    base_runs = result.base_runs.get(entity.base_id, {}).get(delta.name)
-    new_runs = result.new_runs.get(entity.new_id, {}).get(delta.name)
+    base_runs, new_runs = line_runs(result, entity, delta)
     if not base_runs or not new_runs:
         return delta.p_value
     if len(base_runs) != delta.base_runs or len(new_runs) != delta.new_runs:
-        return delta.p_value  # the deltas were judged on other runs (units converted)
+        return delta.p_value  # the deltas were judged on other runs
     return mann_whitney_p([value * factor for value in base_runs], new_runs)
 
 

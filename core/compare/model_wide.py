@@ -115,8 +115,7 @@ def line_ratio(
     them (one slow run, a preemption, does not make a line look slower), with the standard
     error of its logarithm from the runs' own scatter (each median's from its order-statistic
     interval); else of its figures (error 0). ``None`` without a positive base."""
-    base_runs = result.base_runs.get(entity.base_id or "", {}).get(delta.name)
-    new_runs = result.new_runs.get(entity.new_id or "", {}).get(delta.name)
+    base_runs, new_runs = line_runs(result, entity, delta)
     if base_runs and new_runs and min(base_runs) > 0 and min(new_runs) > 0:
         ratio = statistics.median(new_runs) / statistics.median(base_runs)
         variance = _median_variance(base_runs) + _median_variance(new_runs)
@@ -124,6 +123,36 @@ def line_ratio(
     if delta.base is None or delta.new is None or delta.base <= 0 or delta.new <= 0:
         return None
     return LineRatio(delta.new / delta.base, 0.0)
+
+
+def line_runs(
+    result: ResultComparison, entity: EntityDelta, delta: MetricDelta
+) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """The line's per-run values of the metric in both runs, the new run's in the base's unit
+    (the deltas convert figures to the base's unit; the runs are kept as recorded): empty
+    when either run has none."""
+    base_runs = result.base_runs.get(entity.base_id or "", {}).get(delta.name)
+    new_runs = result.new_runs.get(entity.new_id or "", {}).get(delta.name)
+    if not base_runs or not new_runs:
+        return (), ()
+    return tuple(base_runs), tuple(
+        value * _unit_factor(delta, base_runs, new_runs) for value in new_runs
+    )
+
+
+def _unit_factor(
+    delta: MetricDelta, base_runs: Sequence[float], new_runs: Sequence[float]
+) -> float:
+    """The power of 1,000 (a time unit's step) the figures were scaled by, seen from the
+    figures and their runs' means; 1 when they agree."""
+    base_mean = statistics.fmean(base_runs)
+    new_mean = statistics.fmean(new_runs)
+    if not (delta.base and delta.new and base_mean > 0 and new_mean > 0):
+        return 1.0
+    seen = (delta.new / new_mean) / (delta.base / base_mean)
+    steps = math.log(seen, 1000)
+    nearest = round(steps)
+    return 1000.0**nearest if nearest and abs(steps - nearest) < 0.1 else 1.0
 
 
 def _median_variance(values: Sequence[float]) -> float:

@@ -186,3 +186,32 @@ def test_compare_shows_the_model_wide_change(tmp_path: Path) -> None:
     (found,) = json.loads(as_json.stdout)["results"][0]["model_wide"]
     assert found["metric"] == "duration_avg" and found["lines"] == 14 and found["changed"]
     assert found["factor"] == pytest.approx(1.25)
+
+
+def _in_microseconds(document: dict[str, Any]) -> dict[str, Any]:
+    """The same run with every ms figure and per-run value written in µs."""
+    copied: dict[str, Any] = json.loads(json.dumps(document))
+    for result in copied["results"]:
+        for breakdown in result["breakdowns"]:
+            for metric in breakdown["metrics"]:
+                if metric.get("unit") == "ms":
+                    metric["unit"], metric["value"] = "us", metric["value"] * 1000
+    for samples in copied["extensions"]["perfline"]["run_samples"]:
+        for metrics in samples.values():
+            for name, values in metrics.items():
+                metrics[name] = [value * 1000 for value in values]
+    return copied
+
+
+def test_a_run_recorded_in_other_time_units_is_the_same_run() -> None:
+    model = MODELS["attention_big"]
+    raw = analyze_profiles(
+        InputFile(str(model), model.read_bytes()),
+        [InputFile("s.json", _events("attention_big_idle_2"))],
+        timestamp="2026-01-01T00:00:00Z",
+    )
+    verdict = judge(compare_documents(postprocess(raw), postprocess(_in_microseconds(raw))), 0.05)
+    (found,) = verdict.model_wide
+    assert found.estimate.factor == pytest.approx(1.0)
+    assert not verdict.regressions and len(verdict.lines) == 14
+    assert all(line.p_adjusted == pytest.approx(1.0) for line in verdict.lines)

@@ -1,6 +1,6 @@
 """Make the real test data of "runs that belong together" and "a gate that holds on a busy machine".
 
-    VENV=~/.cache/perfline-trust-venv bash make_trust_data.sh [wide] [noise]
+    VENV=~/.cache/perfline-trust-venv bash make_trust_data.sh [wide] [mlp2x] [noise]
 
 (``make_trust_data.sh`` creates the venv with pinned PyPI packages, ``torch==2.13.0`` CPU,
 ``onnx==1.23.2``, ``onnxscript==0.7.2``, ``onnxruntime==1.32.0``, ``numpy==2.4.6``, then runs
@@ -14,15 +14,21 @@ one (one intra-op thread, 10 runs, graph optimisations off: ``dscnn_wide_noopt.j
 ``dscnn_wide_opt.json``). Same node names and source lines as ``dscnn.onnx``, every
 activation and weight shape twice as wide.
 
-``noise``: ONNX Runtime profiles (optimisations off, one intra-op thread, 1 warm-up + 20 runs,
-each session a process of its own) of the committed ``../formats/dscnn/dscnn.onnx`` and
-``../onnxruntime/attention.onnx``, three *pairs* per model: one session with the machine as
-it is (``*_idle_<k>.json.gz``), one with ``HOGS`` busy-looping processes beside it
-(``*_hog_<k>.json.gz``, default: one per CPU). And ``attention_mlp2x.onnx``: ``attention.py``'s
-block with its MLP twice as wide (``hidden=512``; same source lines, exported from
-``/home/dev/attn/attention.py`` like ``attention.onnx``), profiled once idle and once beside
-the hogs (``attention_mlp2x_{idle,hog}_1.json.gz``). The profiles are ONNX Runtime's files,
-gzip-compressed unchanged (the tests decompress them).
+``mlp2x``: ``attention_mlp2x.onnx``, ``attention.py``'s block with its MLP twice as wide
+(``hidden=512``; same source lines, exported from ``/home/dev/attn/attention.py`` like
+``attention.onnx``), profiled once idle and once beside the hogs
+(``attention_mlp2x_{idle,hog}_1.json.gz``; optimisations off, one intra-op thread, 1 warm-up
++ 20 runs).
+
+``noise``: the block at width 256 (4 heads) on 64 tokens, MLP ``hidden=1024``
+(``attention_big.onnx``) and ``2048`` (``attention_big_mlp2x.onnx``), weights in
+``*.onnx.data`` (not kept in git). Then ONNX Runtime profiles as above of
+``../formats/dscnn/dscnn.onnx`` and ``attention_big.onnx``, three *pairs* per model: one
+session with the machine as it is (``*_idle_<k>.json.gz``), one with ``HOGS`` busy-looping
+processes beside it (``*_hog_<k>.json.gz``, default: one per CPU); and of
+``attention_big_mlp2x.onnx`` twice idle and twice loaded
+(``attention_big_mlp2x_{idle,hog}_{1,2}.json.gz``). Each session is a process of its own.
+The profiles are ONNX Runtime's files, gzip-compressed unchanged (the tests decompress them).
 """
 
 from __future__ import annotations
@@ -148,16 +154,15 @@ def _session(model: Path, target: Path, runs: int, *, optimise: bool = False) ->
     if optimise:
         command.append("--optimise")
     subprocess.run(command, check=True)
-    events = json.loads(gzip.decompress(target.read_bytes()) if target.suffix == ".gz" else
-                        target.read_bytes())
+    events = json.loads(
+        gzip.decompress(target.read_bytes()) if target.suffix == ".gz" else target.read_bytes()
+    )
     runs_seen = sum(1 for event in events if event.get("name") == "model_run")
     print(f"{target.name}: {runs_seen} runs, {target.stat().st_size} bytes", flush=True)
 
 
 def _start_hogs(count: int) -> list[subprocess.Popen[bytes]]:
-    hogs = [
-        subprocess.Popen([sys.executable, "-c", "while True:\n    pass"]) for _ in range(count)
-    ]
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True:\n    pass"]) for _ in range(count)]
     time.sleep(1.0)
     return hogs
 
@@ -218,8 +223,18 @@ def main() -> None:
     import onnxruntime
     import torch
 
-    print("torch", torch.__version__, "onnxruntime", onnxruntime.__version__,
-          "numpy", numpy.__version__, "hogs", hogs, "cpus", os.cpu_count())
+    print(
+        "torch",
+        torch.__version__,
+        "onnxruntime",
+        onnxruntime.__version__,
+        "numpy",
+        numpy.__version__,
+        "hogs",
+        hogs,
+        "cpus",
+        os.cpu_count(),
+    )
 
 
 if __name__ == "__main__":

@@ -7,7 +7,10 @@ SARIF: one run of the ``perfline`` driver with two rules,
 limit (no location; ``error`` with ``--model-wide fail``, else ``warning``). The file
 is given as the caller resolved it: a path relative to the repository root
 (``uriBaseId`` ``%SRCROOT%``), which code hosts use to annotate pull requests,
-else the recorded path as a ``file`` URI (absolute) or as written.
+else the recorded path as a ``file`` URI (absolute) or as written. Each result's
+``partialFingerprints`` name the line by its path relative to the source root (else the
+file's name), line and metric: no absolute path, so the same line fingerprints alike on
+every machine.
 
 JUnit: one ``testsuite`` (``perfline check``) with one ``testcase`` per judged
 line and metric; a regressing line's test case holds a ``failure``.
@@ -120,7 +123,7 @@ def _sarif_result(line: JudgedLine, limit: str, locate: Locate) -> dict[str, Any
             }
         ],
         "partialFingerprints": {
-            "perflineLine/v1": f"{entity.file}:{entity.new_line}:{delta.name}",
+            "perflineLine/v1": f"{_fingerprint_path(uri, relative)}:{entity.new_line}:{delta.name}",
         },
         "properties": {
             "metric": delta.name,
@@ -152,6 +155,15 @@ def _model_wide_result(item: ModelWideJudged, verdict: Verdict) -> dict[str, Any
             "high": found.high,
         },
     }
+
+
+def _fingerprint_path(uri: str, relative: bool) -> str:
+    """The file part of a result's fingerprint: the path relative to the source root, else
+    the file's name (never an absolute path: it differs between machines and checkouts, and
+    a fingerprint must match the same line's result wherever the gate ran)."""
+    if relative:
+        return uri
+    return PurePosixPath(uri.removeprefix("file://")).name
 
 
 def sarif_text(verdict: Verdict, locate: Locate = plain_location) -> str:

@@ -37,12 +37,18 @@ Cost: linear in the comparison's lines, plus one rank test per sampled line.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Final, Literal, NamedTuple
 
 from perfline.core.compare.comparison import Comparison, ResultComparison
-from perfline.core.compare.deltas import SAMPLES, EntityDelta, MetricDelta, higher_is_better
+from perfline.core.compare.deltas import (
+    SAMPLES,
+    EntityDelta,
+    MetricDelta,
+    beyond,
+    differs,
+    higher_is_better,
+)
 from perfline.core.compare.model_wide import (
     LineRatio,
     ModelWide,
@@ -60,7 +66,6 @@ from perfline.core.compare.significance import adjust, mann_whitney_p, smallest_
 
 ModelWidePolicy = Literal["fail", "warn"]
 MODEL_WIDE_POLICIES: Final = ("fail", "warn")
-_FLOAT_TOLERANCE: Final = 1e-9
 
 
 class JudgedLine(NamedTuple):
@@ -235,11 +240,11 @@ def _judged(
     if expected is None or new is None:
         return line
     if p_adjusted is not None:
-        significant = p_adjusted < comparison.settings.level and _differs(expected, new)
+        significant = p_adjusted < comparison.settings.level and differs(expected, new)
     elif delta.method == SAMPLES:
         significant = delta.significant
     else:
-        significant = _beyond(expected, new, comparison.settings.estimate_threshold)
+        significant = beyond(expected, new, comparison.settings.estimate_threshold)
     upward = higher_is_better(delta.name, delta.unit)
     worse = new < expected if upward else new > expected
     excess = line.excess
@@ -259,20 +264,6 @@ def _regressed(found: ModelWide, max_regression: float, higher_is_better: bool) 
     if higher_is_better:
         return found.high < 1 and -change > max_regression
     return found.low > 1 and change > max_regression
-
-
-def _differs(base: float, new: float) -> bool:
-    if base == new:
-        return False
-    return not math.isclose(base, new, rel_tol=_FLOAT_TOLERANCE, abs_tol=0.0)
-
-
-def _beyond(expected: float, new: float, threshold: float) -> bool:
-    if not _differs(expected, new):
-        return False
-    if expected == 0:
-        return True
-    return abs(new - expected) > threshold * abs(expected)
 
 
 def describe(line: JudgedLine) -> str:

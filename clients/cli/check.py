@@ -31,7 +31,6 @@ from perfline.clients.cli.compare import (
     run_comparison,
 )
 from perfline.core.compare.ci_reports import junit_text, sarif_text
-from perfline.core.compare.comparison import Comparison
 from perfline.core.compare.gate import (
     MODEL_WIDE_POLICIES,
     ModelWidePolicy,
@@ -56,11 +55,6 @@ def _write(path: str, text: str, option: str) -> None:
     except OSError as error:
         raise InputError(path, f"cannot write ({option}): {error.strerror or error}") from None
     wrote(target)
-
-
-def sources_label(comparison: Comparison) -> str:
-    """The new run's name, for a message about the comparison."""
-    return comparison.new_source
 
 
 def _nothing_judged(verdict: Verdict) -> str:
@@ -120,7 +114,7 @@ def command(
     policy: ModelWidePolicy = "fail" if model_wide == "fail" else "warn"
     verdict = judge(comparison, limit, options["metrics"], policy)
     if verdict.judged_nothing:
-        raise InputError(sources_label(comparison), _nothing_judged(verdict))
+        raise InputError(comparison.new_source, _nothing_judged(verdict))
     if sarif is not None:
         _write(sarif, sarif_text(verdict, sources.locate), "--sarif")
     if junit is not None:

@@ -53,7 +53,6 @@ from perfline.core.compare.model_wide import (
     LineRatio,
     ModelWide,
     estimate,
-    judged_rows,
     line_ratio,
     line_ratios,
     line_runs,
@@ -162,8 +161,8 @@ def judge(
     for result in comparison.results:
         for metric in line_metrics(result, metrics):
             every = ranked_lines(result, metric)
-            inclusive += sum(1 for _, delta in every if delta.explained)
-            rows = judged_rows(result, metric)
+            rows = [(entity, delta) for entity, delta in every if not delta.explained]
+            inclusive += len(every) - len(rows)
             found = estimate(metric, line_ratios(result, rows))
             factor = found.factor if found.factor is not None else 1.0
             upward = bool(rows) and higher_is_better(metric, rows[0][1].unit)

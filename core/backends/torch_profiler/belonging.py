@@ -6,7 +6,9 @@ Two refusals, each an ``InputError`` naming the trace(s):
   ``with_stack=True``) and no statement sidecar gives stacks: nothing can be put on a line;
 * they record Python frames but none of the files those frames name is in the workspace:
   the trace is of another program, or its source sits elsewhere (``[[path_map]]`` in
-  ``perfline.toml`` maps recorded paths onto the workspace).
+  ``perfline.toml`` maps recorded paths onto the workspace). The verdict is the shared one
+  (``backends.run_match``): each named file is evidence, agreeing when it resolves; while any
+  does, the others (torch, the standard library) are not judged.
 
 Pure; cost: linear in the recorded file names.
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from perfline.core.backends.run_match import Evidence, Wording, judge_run
 from perfline.core.errors import InputError, Problem
 
 WITH_STACK_HINT = (
@@ -39,17 +42,27 @@ def check_belongs(
         raise InputError(where, Problem("traceEvents", WITH_STACK_HINT))
     if has_statements and not recorded:
         return
-    found = [name for name in recorded if resolved.get(name) is not None]
-    if found:
-        return
-    shown = ", ".join(recorded[:5]) + (", ..." if len(recorded) > 5 else "")
-    raise InputError(
-        where,
-        Problem(
-            "python_function events",
-            f"none of the {len(recorded)} source files the trace's Python frames name "
-            f"({shown}) is in the workspace {workspace}: the trace is of another program, or "
-            "its source sits elsewhere (map the recorded paths with [[path_map]] in "
-            "perfline.toml)",
+    any_found = any(resolved.get(name) is not None for name in recorded)
+    evidence = [
+        Evidence(
+            label=name,
+            mismatch=None if resolved.get(name) is not None else "not in the workspace",
+            # a file outside the workspace (torch, the standard library) tells nothing about
+            # the program while some of its files are in it
+            judged=resolved.get(name) is not None or not any_found,
+        )
+        for name in recorded
+    ]
+    judge_run(
+        evidence,
+        Wording(
+            run=where,
+            items="source files the trace's Python frames name",
+            model=f"a file of the workspace {workspace}",
+            conclusion=(
+                "the trace is of another program, or its source sits elsewhere (map the "
+                "recorded paths with [[path_map]] in perfline.toml)"
+            ),
+            unit="frames",
         ),
     )

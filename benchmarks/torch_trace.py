@@ -38,6 +38,7 @@ from typing import IO, Any
 
 REPO = Path(__file__).resolve().parents[1]
 SOURCE = REPO / "tests" / "data" / "torch_profiler" / "traces" / "train_step.pt.trace.json"
+MODEL = REPO / "tests" / "data" / "torch_profiler" / "models" / "train_step.py"
 MB = 1024 * 1024
 _ID_KEYS = ("External id", "Python id", "Python parent id", "correlation", "Ev Idx")
 
@@ -103,12 +104,12 @@ def write_trace(target_bytes: int, out: IO[str]) -> int:
     return copies * steps_per_copy
 
 
-def _child(arguments: list[str]) -> tuple[float, float]:
+def _child(arguments: list[str], cwd: Path | None = None) -> tuple[float, float]:
     """Run ``python ARGUMENTS`` in a fresh process; (wall s, its own peak RSS MB, from
     ``wait4``'s resource usage of that process alone)."""
     start = time.perf_counter()
     process = subprocess.Popen(
-        [sys.executable, *arguments], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        [sys.executable, *arguments], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=cwd
     )
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
@@ -127,7 +128,11 @@ def idle_perfline() -> float:
 
 
 def analyze(path: Path, output: Path) -> tuple[float, float]:
-    return _child(["-m", "perfline", "analyze", str(path), "--output-dir", str(output)])
+    """``perfline analyze`` from the trace's folder, which holds the model's source (the
+    workspace the frames resolve onto)."""
+    return _child(
+        ["-m", "perfline", "analyze", str(path), "--output-dir", str(output)], cwd=path.parent
+    )
 
 
 def _timed(label: str, make: Callable[[], int]) -> int:
@@ -149,6 +154,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         folder = arguments.keep or Path(scratch)
         folder.mkdir(parents=True, exist_ok=True)
+        (folder / MODEL.name).write_bytes(MODEL.read_bytes())
         plain = folder / "big.pt.trace.json"
         with plain.open("w") as out:
             _timed(f"{plain.name}", lambda: write_trace(arguments.mb * MB, out))

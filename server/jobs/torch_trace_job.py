@@ -67,54 +67,14 @@ class TorchTraceJob:
     description = "torch.profiler traces (statement level with perfline profile's sidecar)"
 
     def run(self, context: JobContext) -> dict[str, Any]:
-        from perfline.core.backends.torch_profiler.document import (
-            analyze_traces,
-            read_trace,
-            trace_files,
-        )
-        from perfline.core.backends.torch_profiler.resolution import resolve_names
+        from perfline.core.backends.torch_profiler.document import analyze_traces
 
         where = ", ".join(i.path for i in context.inputs) or None
         traces, sidecars = _split(context.inputs)
         if not traces:
             raise InputError(where, "a torch-profiler job takes one or more traces (.json[.gz])")
-        reads = []
-        for trace in traces:
-            sidecar = sidecars.get(trace.path)
-            read_key = (trace.path, trace.digest, sidecar.digest if sidecar else None)
-
-            def read(trace: JobInput = trace, sidecar: JobInput | None = sidecar) -> Any:
-                found = read_sidecar(sidecar.data, sidecar.path) if sidecar else None
-                return read_trace(
-                    [trace.data],
-                    trace.path,
-                    sidecar=found,
-                    trace_name=trace.path.rpartition("/")[2],
-                )
-
-            reads.append(
-                context.memo.get_or_compute(
-                    "torch-profiler.read",
-                    read_key,
-                    read,
-                    refresh=context.fresh,
-                    keep=RAW_STAGE_KEEP,
-                )
-            )
-            context.check_cancelled()
-        resolver = context.resolver
-        if resolver is not None:
-            resolution = resolve_names(
-                trace_files(reads),
-                resolver.python_files,
-                root=str(resolver.root),
-                path_maps=resolver.path_maps,
-                source_roots=resolver.source_roots,
-            )
-            resolved = dict(resolution.paths)
-            workspace = str(resolver.root)
-        else:
-            resolved, workspace = {}, "(no workspace)"
+        reads = [_read(context, trace, sidecars.get(trace.path)) for trace in traces]
+        resolved, workspace = _resolved(context, reads)
         timestamp = iso_timestamp(max(i.mtime for i in context.inputs))
         key = (
             *((i.path, i.digest) for i in context.inputs),
@@ -151,6 +111,41 @@ class TorchTraceJob:
                     inputs.extend(_with_sidecar(path, present))
             jobs.append(DiscoveredJob(PROFILE_JOB, self.name, tuple(inputs)))
         return jobs
+
+
+def _read(context: JobContext, trace: JobInput, sidecar: JobInput | None) -> Any:
+    """One trace read (with its sidecar), memoized by their contents."""
+    from perfline.core.backends.torch_profiler.document import read_trace
+
+    def read() -> Any:
+        found = read_sidecar(sidecar.data, sidecar.path) if sidecar else None
+        name = trace.path.rpartition("/")[2]
+        return read_trace([trace.data], trace.path, sidecar=found, trace_name=name)
+
+    key = (trace.path, trace.digest, sidecar.digest if sidecar else None)
+    done = context.memo.get_or_compute(
+        "torch-profiler.read", key, read, refresh=context.fresh, keep=RAW_STAGE_KEEP
+    )
+    context.check_cancelled()
+    return done
+
+
+def _resolved(context: JobContext, reads: Sequence[Any]) -> tuple[dict[str, str | None], str]:
+    """The traces' recorded files resolved onto the workspace, and its name."""
+    from perfline.core.backends.torch_profiler.document import trace_files
+    from perfline.core.backends.torch_profiler.resolution import resolve_names
+
+    resolver = context.resolver
+    if resolver is None:
+        return {}, "(no workspace)"
+    resolution = resolve_names(
+        trace_files(reads),
+        resolver.python_files,
+        root=str(resolver.root),
+        path_maps=resolver.path_maps,
+        source_roots=resolver.source_roots,
+    )
+    return dict(resolution.paths), str(resolver.root)
 
 
 def _stem(path: str) -> str:

@@ -17,8 +17,8 @@ Entities:
   the tracer names, root to leaf) and ``module_type`` (``Block``). They are not
   ``nn_module`` entities: module chains cut across the code stacks (a module's call glue
   sits on its caller's line), and the projection's search for covers of a line by module
-  and stack figures grows exponentially with such overlaps (tens of seconds at a few hundred
-  leaves); a module class's total comes from its lines, as the editor shows it.
+  and stack figures grows exponentially with such overlaps; a module class's total comes
+  from its lines, as the editor shows it.
 
 Breakdowns: every leaf has every metric of the result (``attribution``): its mean per step
 (ms or bytes), ``aggregation: "sum"``, ``samples`` = steps; the per-step values go to

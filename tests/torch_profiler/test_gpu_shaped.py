@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,11 +36,28 @@ def _frame_lines(nesting: Nesting, index: int, file: str) -> set[int]:
     return lines
 
 
-def _expected(trace: Path, file: str) -> tuple[dict[int, float], dict[int, float], float]:
-    """(def line -> GPU ms per step launched below it outside backward, def line -> backward
-    GPU ms per step of the forward ops below it, all GPU ms per step)."""
+def _statement_lines(trace: Path, file: str) -> Callable[[Nesting, int], set[int]]:
+    """Lines of ``file`` in the sidecar stack of the op at a slice (statement level)."""
+    sidecar = json.loads(Path(f"{trace}.perfline.json").read_bytes())
+    files, stacks = sidecar["files"], sidecar["stacks"]
+    by_external = {entry[0]: stacks[entry[1]] for entry in sidecar["ops"]}
+
+    def lines(nesting: Nesting, index: int) -> set[int]:
+        stack = by_external.get(nesting.slices[index]["args"].get("External id"), [])
+        return {line for at, line, *_ in stack if files[at].endswith("/" + file)}
+
+    return lines
+
+
+def _expected(
+    trace: Path, file: str, lines_of: Callable[[Nesting, int], set[int]] | None = None
+) -> tuple[dict[int, float], dict[int, float], float]:
+    """(line -> GPU ms per step launched below it outside backward, line -> backward GPU ms
+    per step of the forward ops below it, all GPU ms per step); lines are the def lines of the
+    frames enclosing the op, or ``lines_of``'s."""
     events: list[dict[str, Any]] = json.loads(trace.read_bytes())["traceEvents"]
     nesting = Nesting(trace)
+    lines_of = lines_of or (lambda n, i: _frame_lines(n, i, file))
     steps = nesting.steps()
     position = {id(e): i for i, e in enumerate(nesting.slices)}
     ops = [e for e in nesting.slices if e["cat"] == "cpu_op"]
@@ -67,10 +85,10 @@ def _expected(trace: Path, file: str) -> tuple[dict[int, float], dict[int, float
         while node is not None and node not in forward_of:
             node = nesting.parent.get(node)
         if node is None:
-            for line in _frame_lines(nesting, index, file):
+            for line in lines_of(nesting, index):
                 gpu[line] += activity["dur"] / 1000
         else:
-            for line in _frame_lines(nesting, position[id(forward_of[node])], file):
+            for line in lines_of(nesting, position[id(forward_of[node])]):
                 backward[line] += activity["dur"] / 1000
     return (
         {k: v / steps for k, v in gpu.items()},
@@ -102,6 +120,22 @@ def test_gpu_time_on_the_launching_lines_and_backward_on_the_forward_lines(name:
     assert not any("GPU activities" in w for w in result["warnings"])
     kinds = {c["type"] for c in document["target"]["components"]}
     assert kinds == {"cpu", "gpu"}
+
+
+@pytest.mark.parametrize("name", ["train_step", "custom_function"])
+def test_statement_level_gpu_time_on_the_statements(name: str) -> None:
+    trace = GPU / f"{name}.cuda.pt.trace.json"
+    file = f"{MODELS}/{name}.py"
+    document = processed(trace, statements=True)
+    gpu, backward, _ = _expected(trace, f"{name}.py", _statement_lines(trace, f"{name}.py"))
+    assert gpu and backward
+    found_gpu = line_figures(document, file, "gpu_time")
+    found_backward = line_figures(document, file, "gpu_time_backward")
+    for line, value in gpu.items():
+        assert math.isclose(found_gpu[line], value, rel_tol=1e-9), line
+    for line, value in backward.items():
+        assert math.isclose(found_backward[line], value, rel_tol=1e-9), line
+    assert document["backends"][0]["configuration"]["attribution_level"] == ["statement"]
 
 
 @pytest.mark.parametrize("variant", ["cuda_correlation_only", "cuda_flows_only"])

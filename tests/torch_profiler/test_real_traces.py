@@ -14,6 +14,7 @@ from tests.torch_profiler._independent import (
 )
 from tests.torch_profiler._real import (
     CAPTURED,
+    DATA,
     MODELS,
     line_figures,
     processed,
@@ -62,3 +63,14 @@ def test_both_levels_account_for_the_same_time(name: str) -> None:
     )
     steps = {m["name"]: m["value"] for m in function if "value" in m}["inference_time"]
     assert total <= steps * 1.0001 * (2 if name == "threaded" else 1)
+
+
+@pytest.mark.parametrize("name", CAPTURED)
+def test_lines_without_code_carry_nothing(name: str) -> None:
+    document = processed(trace_path(name), statements=True)
+    file = f"{MODELS}/{name}.py"
+    source = (DATA / "models" / f"{name}.py").read_text().splitlines()
+    for metric in ("cpu_time", "cpu_time_backward", "allocated_bytes"):
+        for line in line_figures(document, file, metric):
+            text = source[line - 1].strip()
+            assert text and not text.startswith(("#", '"""', ")", "]")), (metric, line, text)

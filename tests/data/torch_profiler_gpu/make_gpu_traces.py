@@ -43,6 +43,9 @@ without ``External id`` on GPU activities (joined through the launch's correlati
 launches (joined through the ``ac2g`` flows only); ``transformer_block.cuda_python_export``
 in the compact one-event-per-line layout of ``torch/profiler/_chrome_trace_export.py``.
 
+Beside each ``<model>.cuda.pt.trace.json``, the CPU trace's statement sidecar re-keyed to it
+(same ops, same ``External id``: statement level on a GPU-shaped trace).
+
 Run: ``python3 tests/data/torch_profiler_gpu/make_gpu_traces.py`` (standard library only;
 deterministic: the same inputs give the same files).
 """
@@ -50,6 +53,7 @@ deterministic: the same inputs give the same files).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -371,6 +375,19 @@ def write_python_export(trace: dict[str, Any], path: Path) -> None:
     path.write_text("".join(parts))
 
 
+def write_sidecar(source: Path, target: Path) -> None:
+    """The CPU trace's statement sidecar, re-keyed to the GPU-shaped trace (its ops keep
+    their ``External id``, so every entry still names its op)."""
+    sidecar = json.loads(Path(f"{source}.perfline.json").read_text())
+    data = target.read_bytes()
+    sidecar["trace"] = {
+        "file": target.name,
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "bytes": len(data),
+    }
+    Path(f"{target}.perfline.json").write_text(json.dumps(sidecar, separators=(",", ":")))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cpu-traces", type=Path, default=CPU_TRACES)
@@ -388,6 +405,8 @@ def main() -> None:
         trace = json.loads(source.read_text())
         target = arguments.out / f"{model}.{suffix}.pt.trace.json"
         writer(shape_for_cuda(trace, variant), target)
+        if suffix == "cuda":
+            write_sidecar(source, target)
         shaped = json.loads(target.read_text())
         kinds = sorted({e.get("cat", "") for e in shaped["traceEvents"]} - {""})
         print(f"{target.name}: {target.stat().st_size:,} bytes, categories {', '.join(kinds)}")

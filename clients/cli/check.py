@@ -13,7 +13,6 @@ account for is judged on those lines only (``core.compare.inclusive``).
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Any
 
 import click
@@ -26,6 +25,7 @@ from perfline.clients.cli.compare import (
     report_warnings,
     run_comparison,
 )
+from perfline.clients.cli.files import replace_text
 from perfline.core.compare.ci_reports import junit_text, sarif_text
 from perfline.core.compare.gate import describe, judge
 from perfline.core.errors import InputError
@@ -34,15 +34,11 @@ EXIT_REGRESSION = 1
 
 
 def _write(path: str, text: str, option: str) -> None:
-    target = Path(path)
     try:
-        if target.parent != Path():
-            target.parent.mkdir(parents=True, exist_ok=True)
-        temporary = target.with_name(target.name + ".tmp")
-        temporary.write_text(text, encoding="utf-8")
-        temporary.replace(target)
-    except OSError as error:
-        raise InputError(path, f"cannot write ({option}): {error.strerror or error}") from None
+        replace_text(path, text, parents=True)
+    except InputError as error:
+        reason = "; ".join(problem.message for problem in error.problems)
+        raise InputError(path, f"cannot write ({option}): {reason}") from None
 
 
 @click.command("check")

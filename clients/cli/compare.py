@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import shutil
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +41,7 @@ from perfline.core.compare.deltas import CompareSettings
 from perfline.core.compare.significance import CORRECTIONS, Correction
 from perfline.core.errors import InputError, Problem
 from perfline.core.pipeline import PipelineSettings, is_postprocessed, postprocess
+from perfline.server.file_access import scratch_folder
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -232,8 +232,7 @@ def _analysed(inputs: list[str], settings: PipelineSettings) -> dict[str, Any]:
         from perfline.clients.cli.analyze_measured import run_measured
 
         return run_measured(inputs, settings=settings, cli_arguments=["compare", *inputs])
-    folder = Path(tempfile.mkdtemp(prefix="perfline-compare-"))
-    try:
+    with scratch_folder("perfline-compare-") as folder:
         processed, _ = run_estimator_route(
             inputs,
             output_dir=folder,
@@ -245,8 +244,6 @@ def _analysed(inputs: list[str], settings: PipelineSettings) -> dict[str, Any]:
             settings=settings,
             cli_arguments=["compare", *inputs],
         )
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
     return processed
 
 

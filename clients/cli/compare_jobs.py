@@ -22,6 +22,8 @@ from typing import Any
 import click
 
 from perfline.clients.cli._connect import Session
+from perfline.core.errors import InputError
+from perfline.server.file_access import Root, read_text
 
 FORMAT_VERSION = 1
 SOURCE_WIDTH = 40
@@ -142,8 +144,8 @@ def _clip(text: str) -> str:
 
 def _source(path: Path) -> list[str]:
     try:
-        return path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
+        return read_text(path, root=Root.user_given(), kind="source").splitlines()
+    except InputError:
         return []
 
 

@@ -30,7 +30,7 @@ from typing import Any
 
 from pygls.io_ import StdoutWriter
 
-from perfline.server.discovery import DiscoveryError, advertise
+from perfline.server.discovery import DiscoveryError, advertise, withdraw
 from perfline.server.host import EngineHost
 from perfline.server.lsp import PerflineServer
 from perfline.server.lsp.admission import TokenGate, new_token
@@ -251,8 +251,7 @@ async def _run_shared(
                 with contextlib.suppress(asyncio.CancelledError):
                     await serving
         finally:
-            with contextlib.suppress(OSError):
-                entry.unlink()
+            withdraw(entry)
             if socket_path is not None:
                 with contextlib.suppress(OSError):
                     socket_path.resolve().unlink()

@@ -21,6 +21,7 @@ import contextlib
 import ipaddress
 import logging
 import os
+import secrets
 import signal
 import socket
 import sys
@@ -30,7 +31,9 @@ from typing import Any
 
 from pygls.io_ import StdoutWriter
 
+from perfline.core.errors import InputError
 from perfline.server.discovery import DiscoveryError, advertise, withdraw
+from perfline.server.file_access import Root, remove_tree, rename
 from perfline.server.host import EngineHost
 from perfline.server.lsp import PerflineServer
 from perfline.server.lsp.admission import TokenGate, new_token
@@ -187,7 +190,7 @@ async def _listen(
     path = socket_path.resolve()
     if path.exists():
         if path.is_socket() and not _socket_in_use(path):
-            path.unlink()
+            remove_tree(path, root=Root.user_given())
         else:
             raise ServeError(f"{path} exists; is another daemon serving there?")
     server = await asyncio.start_unix_server(handle, sock=_listening_socket(path))
@@ -198,20 +201,18 @@ def _listening_socket(path: Path) -> socket.socket:
     """A Unix socket of mode 0600 that appears at ``path`` only once it listens: bound under
     a temporary name beside it (umask 077), listening, then renamed over ``path``, so a client
     that waits for the file never meets a socket that refuses connections."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with contextlib.suppress(FileNotFoundError):
-        temporary.unlink()
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")  # bind: never a link
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     old = os.umask(0o077)
     try:
         listener.bind(str(temporary))
         os.chmod(temporary, 0o600)
         listener.listen(100)
-        os.replace(temporary, path)
+        rename(temporary, path, root=Root.user_given())
     except BaseException:
         listener.close()
-        with contextlib.suppress(OSError):
-            temporary.unlink()
+        with contextlib.suppress(InputError):
+            remove_tree(temporary, root=Root.user_given())
         raise
     finally:
         os.umask(old)
@@ -253,8 +254,8 @@ async def _run_shared(
         finally:
             withdraw(entry)
             if socket_path is not None:
-                with contextlib.suppress(OSError):
-                    socket_path.resolve().unlink()
+                with contextlib.suppress(InputError):
+                    remove_tree(socket_path.resolve(), root=Root.user_given())
     finally:
         host.close()
 

@@ -29,6 +29,7 @@ from perfline.clients.cli.files import replace_text
 from perfline.core.compare.ci_reports import junit_text, sarif_text
 from perfline.core.compare.gate import describe, judge
 from perfline.core.errors import InputError
+from perfline.core.escaping import terminal_text
 
 EXIT_REGRESSION = 1
 
@@ -99,7 +100,7 @@ def command(
     if regressions:
         click.echo(f"perfline check: {len(regressions)} line(s) regress by more than {limit:.1%}:")
         for line in regressions:
-            click.echo(f"  {describe(line)}")
+            click.echo(f"  {terminal_text(describe(line))}")
         sys.exit(EXIT_REGRESSION)
     click.echo(
         f"perfline check: no significant regression beyond {limit:.1%} on "

@@ -23,6 +23,7 @@ import click
 
 from perfline.clients.cli._connect import Session
 from perfline.core.errors import InputError
+from perfline.core.escaping import terminal_text
 from perfline.server.file_access import Root, read_text
 
 FORMAT_VERSION = 1
@@ -133,7 +134,7 @@ def print_side_by_side(data: dict[str, Any], as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
         return
-    click.echo(render(data), nl=False)
+    click.echo(terminal_text(render(data)), nl=False)
     if not any(file["lines"] for file in data["files"]):
         click.echo("perfline compare --jobs: no job puts figures on a source line", err=True)
 

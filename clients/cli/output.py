@@ -27,6 +27,7 @@ from typing import IO, Any
 
 import click
 
+from perfline.core.escaping import terminal_text
 from perfline.core.json_codec import Piece, document_chunks
 from perfline.server.file_access import Root, replacing
 
@@ -216,7 +217,7 @@ def print_text(document: Mapping[str, Any], **options: Any) -> None:
 
     encoding = (getattr(sys.stdout, "encoding", None) or "").lower()
     text = render_text(document, width=report_width(), ascii_only="utf" not in encoding, **options)
-    sys.stdout.write(text)
+    sys.stdout.write(terminal_text(text))
 
 
 PIPE_WIDTH = 120

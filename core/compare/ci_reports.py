@@ -24,6 +24,7 @@ from xml.etree import ElementTree
 
 from perfline import __version__
 from perfline.core.compare.gate import JudgedLine, Verdict, describe
+from perfline.core.escaping import xml_text
 
 SARIF_SCHEMA: Final = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -137,16 +138,16 @@ def junit_text(verdict: Verdict) -> str:
         case = ElementTree.SubElement(
             suite,
             "testcase",
-            classname=entity.file or "model",
-            name=f"line {entity.new_line} {line.delta.name}",
+            classname=xml_text(entity.file or "model"),
+            name=xml_text(f"line {entity.new_line} {line.delta.name}"),
         )
         if line.regressed:
             failure = ElementTree.SubElement(
                 case, "failure", message=f"regression beyond {limit}", type="regression"
             )
-            failure.text = describe(line)
+            failure.text = xml_text(describe(line))
         else:
             output = ElementTree.SubElement(case, "system-out")
-            output.text = describe(line)
+            output.text = xml_text(describe(line))
     ElementTree.indent(suites)
     return ElementTree.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import array
 import struct
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 
 def _varint(value: int) -> bytes:
@@ -56,7 +56,7 @@ def initializer(
     dims: Sequence[int],
     *,
     floats: array.array[float] | None = None,
-    int64s: Sequence[int] | None = None,
+    int64s: Iterable[int] | None = None,
 ) -> bytes:
     """A ``TensorProto`` with packed ``float_data`` (field 4) or ``int64_data`` (field 7)."""
     parts = [_bytes(1, b"".join(_varint(d) for d in dims))]

@@ -109,9 +109,7 @@ def test_no_direct_file_operation_outside_file_access() -> None:
                 used.add((relative, call))
             else:
                 offenders.append(f"{relative}:{line}: {call}")
-    assert offenders == [], "file I/O outside perfline.server.file_access:\n" + "\n".join(
-        offenders
-    )
+    assert offenders == [], "file I/O outside perfline.server.file_access:\n" + "\n".join(offenders)
     assert set(ALLOWED) == used, f"allow-list entries that match nothing: {set(ALLOWED) - used}"
 
 

@@ -211,11 +211,13 @@ class _Connection:
             return self.gate is None
         if self.gate is not None:
             verdict = self.gate.first(message)
+            if verdict.admitted:  # made now, as the client connects, not on its first request
+                self.gate = None
+                self._protocol = self.protocol
             if verdict.reply is not None:
                 self.replies.write_message(verdict.reply)
             if not verdict.admitted:
                 return False
-            self.gate = None
             if not verdict.forward:
                 return True
         if message.get("method") == AUTHENTICATE and "id" in message:

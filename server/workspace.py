@@ -32,11 +32,11 @@ from perfline.core.workspace_config import (
     WorkspaceConfigError,
     parse_workspace_config,
 )
-from perfline.server.file_access import Root, open_stream
+from perfline.server.file_access import Root, open_stream, read_text
 from perfline.server.jobs.context import JobType
 from perfline.server.jobs.registry import discover_jobs
 from perfline.server.jobs.torch_trace_job import PROFILE_RUNS
-from perfline.server.scheduler.bounded_reads import InputLimits, read_input
+from perfline.server.scheduler.bounded_reads import InputLimits
 
 #: Folder names never walked nor watched.
 IGNORED_DIRS = frozenset(
@@ -147,17 +147,23 @@ def load_config(
     *,
     known_backends: Sequence[str],
     limits: InputLimits | None = None,
+    files: Root | None = None,
 ) -> LoadedConfig:
     """Read ``perfline.toml``; an invalid file keeps ``previous`` (or the defaults) in force."""
     path = root / CONFIG_FILE_NAME
     if not os.path.lexists(path):
         return LoadedConfig(WorkspaceConfig(), None, False)
     try:
-        text = read_input(path, CONFIG_FILE_NAME, limits or InputLimits()).data.decode("utf-8")
-    except (InputError, UnicodeDecodeError) as error:
-        reason = (
-            "; ".join(p.message for p in error.problems) if isinstance(error, InputError) else error
+        text = read_text(
+            path,
+            root=files if files is not None else Root(root),
+            kind="config",
+            limits=limits or InputLimits(),
+            source=CONFIG_FILE_NAME,
+            errors="strict",
         )
+    except InputError as error:
+        reason = "; ".join(p.message for p in error.problems)
         problem = WorkspaceConfigError(
             CONFIG_FILE_NAME,
             [_problem(1, f"cannot read the file: {reason}")],

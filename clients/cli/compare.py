@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import shutil
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,7 +42,9 @@ from perfline.core.compare.comparison import Comparison, compare_documents
 from perfline.core.compare.deltas import CompareSettings
 from perfline.core.compare.significance import CORRECTIONS, Correction
 from perfline.core.errors import InputError, Problem
+from perfline.core.escaping import terminal_text
 from perfline.core.pipeline import PipelineSettings, is_postprocessed, postprocess
+from perfline.server.file_access import scratch_folder
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -240,8 +241,7 @@ def _analysed(inputs: list[str], settings: PipelineSettings) -> dict[str, Any]:
         from perfline.clients.cli.analyze_measured import run_measured
 
         return run_measured(inputs, settings=settings, cli_arguments=["compare", *inputs])
-    folder = Path(tempfile.mkdtemp(prefix="perfline-compare-"))
-    try:
+    with scratch_folder("perfline-compare-") as folder:
         processed, _ = run_estimator_route(
             inputs,
             output_dir=folder,
@@ -253,8 +253,6 @@ def _analysed(inputs: list[str], settings: PipelineSettings) -> dict[str, Any]:
             settings=settings,
             cli_arguments=["compare", *inputs],
         )
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
     return processed
 
 
@@ -279,9 +277,9 @@ def _write_html(
 def report_warnings(comparison: Comparison, sources: SourceVersions) -> None:
     """Warnings and line-mapping notes on standard error."""
     for warning in comparison.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        click.echo(f"warning: {terminal_text(warning)}", err=True)
     for note in sources.notes:
-        click.echo(f"note: {note}", err=True)
+        click.echo(f"note: {terminal_text(note)}", err=True)
 
 
 @click.command("compare")
@@ -362,15 +360,14 @@ def command(
         return
     width = shutil.get_terminal_size((120, 24)).columns if sys.stdout.isatty() else 120
     encoding = (getattr(sys.stdout, "encoding", None) or "").lower()
-    sys.stdout.write(
-        render_comparison(
-            comparison,
-            metrics=options["metrics"],
-            limit=0 if show_all else 30,
-            width=width,
-            ascii_only="utf" not in encoding,
-        )
+    table = render_comparison(
+        comparison,
+        metrics=options["metrics"],
+        limit=0 if show_all else 30,
+        width=width,
+        ascii_only="utf" not in encoding,
     )
+    sys.stdout.write(terminal_text(table))
 
 
 def _across_jobs(

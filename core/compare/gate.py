@@ -292,4 +292,4 @@ def describe(line: JudgedLine) -> str:
 
 def describe_model_wide(item: ModelWideJudged, max_regression: float) -> str:
     """The model-wide line of a result pair (``model_wide.text``)."""
-    return model_wide_text(item.estimate, max_regression)
+    return model_wide_text(item.estimate, max_regression, regressed=item.regressed)

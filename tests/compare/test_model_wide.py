@@ -89,3 +89,30 @@ def test_the_text_names_the_change_its_interval_and_the_scatter() -> None:
         "interval; lines scatter 22.1% around it): no model-wide change; lines judged against "
         "it; a line's own change below about +82% is not told apart from it"
     )
+
+
+def test_a_model_wide_improvement_is_never_beyond_the_limit() -> None:
+    """The limit is the largest *regression* allowed: a model 29% faster is named, not said
+    to be beyond it (qa: ``model-wide -28.7% ... (all lines alike, beyond the limit)``)."""
+    faster = ModelWide("cpu_time", 6, 0.713, 0.611, 0.833, 0.969, 0.0)
+    assert text(faster, 0.05) == (
+        "model-wide -28.7% [-38.9%, -16.7%] over 6 lines (cpu_time, median line ratio, 97% "
+        "interval; lines scatter 0.0% around it) (all lines alike): not judged per line; "
+        "lines judged against it"
+    )
+    # a rate that fell is a regression: the gate says so, and the text follows it
+    slower_rate = ModelWide("inferences_per_second", 6, 0.713, 0.611, 0.833, 0.969, 0.0)
+    assert "(all lines alike, beyond the limit)" in text(slower_rate, 0.05, regressed=True)
+
+
+def test_compare_says_its_verdicts_are_against_the_baseline() -> None:
+    """``compare``'s table judges each line against the baseline: its model-wide line says
+    so instead of "lines judged against it", which only ``check`` does."""
+    found = ModelWide("duration_avg", 14, 1.25, 1.2, 1.3, 0.987, 0.0)
+    assert text(found, gate=False) == (
+        "model-wide +25.0% [+20.0%, +30.0%] over 14 lines (duration_avg, median line ratio, 99% "
+        "interval; lines scatter 0.0% around it) (all lines alike): the verdicts below are "
+        "against the baseline; perfline check judges each line against the model-wide change"
+    )
+    unchanged = ModelWide("duration_avg", 14, 1.01, 0.98, 1.05, 0.987, 0.2)
+    assert text(unchanged, gate=False).endswith("around it): no model-wide change")

@@ -37,6 +37,7 @@ Cost: linear in the comparison's lines, plus one rank test per sampled line.
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Sequence
 from typing import Final, Literal, NamedTuple
 
@@ -274,6 +275,13 @@ def describe(line: JudgedLine) -> str:
     change = f"{relative:+.1%}" if relative is not None else "from zero"
     where = f"{entity.file}:{entity.new_line}"
     text = f"{where}: {delta.name} {delta.base:.4g}{unit} -> {delta.new:.4g}{unit} ({change}"
+    base_runs, new_runs = line_runs(line.result, entity, delta)
+    if line.measured is not None and base_runs and new_runs:
+        # the ratio judged is of the runs' medians: say them, as the figures may be means
+        text += (
+            f"; run medians {statistics.median(base_runs):.4g}{unit} -> "
+            f"{statistics.median(new_runs):.4g}{unit}, {line.measured.ratio - 1:+.1%}"
+        )
     excess = line.excess
     if line.factor != 1.0 and excess is not None:
         text += f"; {excess:+.1%} against the model-wide {line.factor - 1:+.1%}"

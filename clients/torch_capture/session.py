@@ -229,7 +229,7 @@ class CaptureSession:
                     "runpy.py",
                     "<frozen runpy>",
                 }
-                found = event_tree.statement_stacks(prof.profiler.kineto_results, dropped, leading)
+                found = event_tree.statement_stacks(prof, dropped, leading)
             except Exception as error:  # the private API changed under us: function level
                 reason = f"reading torch's event tree failed ({type(error).__name__}: {error})"
         resolved = {}

@@ -20,7 +20,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -28,11 +27,11 @@ from typing import Any
 import click
 
 from perfline.clients.cli.common import guarded
+from perfline.clients.torch_api import new_run_folder
 from perfline.core.backends.torch_profiler.sidecar import Sidecar, check_trace, read_sidecar
 from perfline.core.errors import InputError, Problem
-from perfline.server.file_access import Root, make_dirs, new_folder, open_stream, read_bytes
+from perfline.server.file_access import Root, open_stream, read_bytes
 
-RUNS_FOLDER = Path(".perfline") / "runs"
 COMMAND = "perfline profile"
 
 
@@ -69,14 +68,6 @@ def _executable(name: str) -> str | None:
     import shutil
 
     return shutil.which(expanded)
-
-
-def new_run_folder(output_dir: str | None) -> Path:
-    """``<output-dir>/.perfline/runs/<UTC time>-<random>/``, new and empty."""
-    root = Root.user_given(output_dir or ".")
-    runs = make_dirs(root.path / RUNS_FOLDER, root=root)
-    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
-    return new_folder(runs, f"{stamp}-", root=root)
 
 
 def capture_command(
@@ -164,7 +155,7 @@ def command(
     if not Path(script).is_file():
         raise InputError(script, "no such script")
     interpreter = choose_python(python)
-    run = new_run_folder(output_dir)
+    run = new_run_folder(output_dir or ".")
     options = {"steps": steps, "warmup": warmup, "cuda": cuda, "run_to_end": run_to_end}
     click.echo(
         f"perfline: profiling {script} with {interpreter} ({warmup} warm-up, {steps} "

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import threading
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -36,6 +37,9 @@ _RANK = {"module": 1, "optimizer": 2, "api": 3}
 #: the sessions capturing now in this interpreter, innermost last (``perfline.torch.step()``
 #: marks a step of the last one).
 ACTIVE: list[CaptureSession] = []
+
+#: ``steps=None``: every step after the warm-up until ``finish`` (torch's schedule needs a count).
+ALL_STEPS = 1 << 40
 
 
 class CaptureDone(BaseException):
@@ -59,14 +63,14 @@ class _OperatorLines(TorchFunctionMode):  # type: ignore[misc]  # torch is untyp
 
 class CaptureSession:
     """Profile from ``start()`` to ``finish()``; ``warmup`` steps discarded, then ``steps``
-    recorded into one trace. ``stop_when_done`` raises ``CaptureDone`` at the boundary after
-    the last recorded step."""
+    (None: all) recorded into one trace. ``stop_when_done`` raises ``CaptureDone`` at the
+    boundary after the last recorded step."""
 
     def __init__(
         self,
         out_dir: str,
         name: str,
-        steps: int,
+        steps: int | None,
         warmup: int,
         cuda: bool = False,
         auto_steps: bool = False,
@@ -108,11 +112,14 @@ class CaptureSession:
         config = event_tree.experimental_config(torch)
         if config is not None:
             options["experimental_config"] = config
+        with warnings.catch_warnings():  # warmup=0 is the user's choice, not worth a warning
+            warnings.filterwarnings("ignore", message="Profiler won't be using warmup")
+            schedule = torch.profiler.schedule(
+                wait=0, warmup=self.warmup, active=self.steps or ALL_STEPS, repeat=1
+            )
         self._prof = torch.profiler.profile(
             activities=activities,
-            schedule=torch.profiler.schedule(
-                wait=0, warmup=self.warmup, active=self.steps, repeat=1
-            ),
+            schedule=schedule,
             on_trace_ready=self._ready,
             record_shapes=True,
             profile_memory=True,
@@ -151,7 +158,7 @@ class CaptureSession:
         self._signal("api", now=True)
 
     def recorded_steps(self) -> int:
-        return max(0, min(self.boundaries - self.warmup, self.steps))
+        return max(0, min(self.boundaries - self.warmup, self.steps or ALL_STEPS))
 
     def _signal(self, source: str, now: bool) -> None:
         rank = _RANK[source]
@@ -205,17 +212,12 @@ class CaptureSession:
             self._signal("optimizer", now=False)
 
     def close_pending_step(self) -> None:
-        """The script ended: its last step (pending or the whole run) ends here."""
-        if self._pending or self._source_rank == 0:
+        """The script or block ended: its last step (pending, or the whole run when no step
+        was marked) ends here. Counted, not passed to torch: ``finish`` stops the profiler,
+        which closes the step's marker and saves the recording (no empty step after it)."""
+        if (self._pending or self._source_rank == 0) and not self.written:
             self._pending = False
-            self._boundary_without_stop()
-
-    def _boundary_without_stop(self) -> None:
-        stop, self.stop_when_done = self.stop_when_done, False
-        try:
-            self._boundary()
-        finally:
-            self.stop_when_done = stop
+            self.boundaries += 1
 
     # ---- files
     def _ready(self, prof: Any) -> None:
@@ -239,7 +241,7 @@ class CaptureSession:
             )
         steps = {
             "warmup": self.warmup,
-            "active": self.steps,
+            "active": self.steps,  # None: every step to the end
             "recorded": self.recorded_steps(),
             "step_on": self.step_on,
         }

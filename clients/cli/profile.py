@@ -86,9 +86,14 @@ def capture_command(
 def run_capture(command: Sequence[str], cwd: str | None = None) -> int:
     """Run the helper with the terminal's stdin/stdout/stderr; its exit status."""
     try:
-        return subprocess.run(list(command), cwd=cwd, check=False).returncode
+        process = subprocess.Popen(list(command), cwd=cwd)
     except OSError as error:
         raise InputError(COMMAND, Problem("--python", f"{command[0]}: {error.strerror}")) from None
+    try:
+        return process.wait()
+    except KeyboardInterrupt:
+        # the script got the same Ctrl-C: the helper closes the capture and writes its files
+        return process.wait()
 
 
 def read_capture(run: Path) -> dict[str, Any]:
@@ -165,6 +170,8 @@ def command(
     status = run_capture(capture_command(interpreter, run, script, arguments, options))
     capture = read_capture(run)
     script_status = int(capture.get("script_status", status))
+    if capture.get("refused_option"):
+        raise InputError(COMMAND, Problem(capture["refused_option"], capture.get("message", "")))
     if not capture:
         raise click.ClickException(
             f"the capture helper failed (exit status {status}) before writing {run}/capture.json"

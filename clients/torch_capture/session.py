@@ -77,6 +77,7 @@ class CaptureSession:
         stop_when_done: bool = False,
         leading_files: frozenset[str] = frozenset(),
         known_files: tuple[str, ...] = (),
+        progress: Callable[[CaptureSession], None] | None = None,
     ) -> None:
         self.out_dir = out_dir
         self.trace_path = os.path.join(out_dir, name + ".pt.trace.json")
@@ -88,6 +89,7 @@ class CaptureSession:
         self.stop_when_done = stop_when_done
         self.leading_files = leading_files
         self.known_files = known_files
+        self.progress = progress
         self.reason = event_tree.unsupported_reason(torch)
         self.boundaries = 0
         self.step_on = "whole run"
@@ -178,6 +180,8 @@ class CaptureSession:
             return
         self.boundaries += 1
         self._prof.step()
+        if self.progress is not None:
+            self.progress(self)
         if self.written and self.stop_when_done:
             self.stopped_early = True
             raise CaptureDone()

@@ -184,6 +184,16 @@ def test_a_failing_script_is_reported_with_its_exit_status(tmp_path: Path) -> No
 
 
 @needs_torch
+def test_cuda_without_a_cuda_device_is_refused_before_the_script_runs(tmp_path: Path) -> None:
+    (tmp_path / "train.py").write_text("print('never runs')\n")
+    assert TORCH_PYTHON is not None
+    done = _profile(tmp_path, "--cuda", "train.py", python=TORCH_PYTHON)
+    assert done.returncode == 2, done.stderr
+    assert "error: perfline profile: --cuda: torch 2.13.0" in done.stderr
+    assert "sees no CUDA device" in done.stderr and "never runs" not in done.stdout
+
+
+@needs_torch
 def test_too_few_steps_is_one_clear_line(tmp_path: Path) -> None:
     folder = _workspace(tmp_path)
     assert TORCH_PYTHON is not None

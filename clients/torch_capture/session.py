@@ -8,9 +8,10 @@ What a step is. ``step()`` (the API, or ``perfline.torch.step()`` in a script) m
 explicitly. Without it, under ``perfline profile`` (``auto_steps``): one optimizer step when the
 script steps a ``torch.optim`` optimizer (the step ends where the next outermost module call
 starts, or at the end), else one call of the outermost ``nn.Module`` plus what runs until the
-next one; a script with neither is one step. The first source seen of a higher rank (explicit >
-optimizer > module) takes over from a lower one, so the first step of a training script may be
-cut at its first forward: ``warmup`` (default 1) absorbs that.
+next one; a script with neither is one step. A source of a higher rank (explicit > optimizer >
+module) takes over from a lower one: when steps of the lower one were already counted (module
+calls before the first optimizer step, say with gradient accumulation), the capture starts
+again from that point, so every recorded step is a step of the script's own kind.
 
 Statement lines: while capturing, a pass-through ``TorchFunctionMode`` makes every tensor
 operator (``a @ b``, ``x + y``, indexing) a Python call in the event tree, so its statement is
@@ -102,11 +103,24 @@ class CaptureSession:
         self._handles: list[Any] = []
         self._mode: _OperatorLines | None = None
         self._prof: Any = None
+        self._discarding = False
         self._prefixes: list[str] = []
 
     # ---- lifecycle
     def start(self) -> None:
         os.makedirs(self.out_dir, exist_ok=True)
+        if self.reason is None:
+            self._prefixes = event_tree.stripped_prefixes()
+        if self.auto_steps:
+            self._install_step_hooks()
+        self._prof = self._profiler()
+        self._prof.start()
+        ACTIVE.append(self)
+        if self.reason is None:
+            self._mode = _OperatorLines()
+            self._mode.__enter__()
+
+    def _profiler(self) -> Any:
         activities = [torch.profiler.ProfilerActivity.CPU]
         if self.cuda:
             activities.append(torch.profiler.ProfilerActivity.CUDA)
@@ -119,7 +133,7 @@ class CaptureSession:
             schedule = torch.profiler.schedule(
                 wait=0, warmup=self.warmup, active=self.steps or ALL_STEPS, repeat=1
             )
-        self._prof = torch.profiler.profile(
+        return torch.profiler.profile(
             activities=activities,
             schedule=schedule,
             on_trace_ready=self._ready,
@@ -128,15 +142,19 @@ class CaptureSession:
             with_stack=True,
             **options,
         )
-        if self.reason is None:
-            self._prefixes = event_tree.stripped_prefixes()
-        if self.auto_steps:
-            self._install_step_hooks()
+
+    def _restart(self) -> None:
+        """Drop what was captured so far and start again: the steps counted until now were
+        of a source that a higher one replaced (module calls before the first optimizer step
+        or ``step()``), so they were not the script's steps."""
+        self._discarding = True
+        try:
+            self._prof.stop()
+        finally:
+            self._discarding = False
+        self.boundaries = 0
+        self._prof = self._profiler()
         self._prof.start()
-        ACTIVE.append(self)
-        if self.reason is None:
-            self._mode = _OperatorLines()
-            self._mode.__enter__()
 
     def finish(self) -> None:
         """Close the last step and stop the profiler (writes the files if the recording
@@ -169,6 +187,10 @@ class CaptureSession:
         if rank > self._source_rank:
             self._source_rank = rank
             self.step_on = source
+            if self.boundaries and not self.written:
+                self._pending = False
+                self._restart()  # this signal ends no recorded step: the capture starts here
+                return
         if now:
             self._pending = False
             self._boundary()
@@ -225,6 +247,8 @@ class CaptureSession:
 
     # ---- files
     def _ready(self, prof: Any) -> None:
+        if self._discarding:
+            return
         prof.export_chrome_trace(self.trace_path)
         found = None
         reason = self.reason

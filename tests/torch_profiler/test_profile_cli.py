@@ -166,6 +166,40 @@ def test_profile_puts_each_op_on_its_statement_in_a_fresh_model(tmp_path: Path) 
     assert under_call == {_line("HEAVY"), _line("LIGHT")}
 
 
+ACCUMULATING = """\
+import torch
+from torch import nn
+
+model = nn.Linear(32, 32)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for _ in range(8):
+    for _ in range(2):  # gradient accumulation: two forwards per optimizer step
+        model(torch.randn(4, 32)).sum().backward()
+    optimizer.step()
+    optimizer.zero_grad()
+"""
+
+
+@needs_torch
+def test_optimizer_steps_win_over_module_calls_counted_before_them(tmp_path: Path) -> None:
+    """The module calls before the first optimizer step looked like steps; once the optimizer
+    steps, the capture starts again, and each recorded step is one optimizer step."""
+    (tmp_path / "accumulate.py").write_text(ACCUMULATING)
+    assert TORCH_PYTHON is not None
+    done = _profile(tmp_path, "--steps", "2", "accumulate.py", python=TORCH_PYTHON)
+    assert done.returncode == 0, done.stderr
+    assert "recorded 2 step(s) (a step: optimizer)" in done.stderr
+    trace = next((tmp_path / ".perfline" / "runs").glob("*/accumulate.pt.trace.json"))
+    events = json.loads(trace.read_bytes())["traceEvents"]
+    names = [event["name"] for event in events if event.get("cat") in ("cpu_op", "user_annotation")]
+    assert names.count("aten::linear") == 4
+    assert sum(name.startswith("Optimizer.step#SGD") for name in names) == 2
+    assert sorted(n for n in names if n.startswith("ProfilerStep#")) == [
+        "ProfilerStep#1",
+        "ProfilerStep#2",
+    ]
+
+
 @needs_torch
 def test_a_failing_script_is_reported_with_its_exit_status(tmp_path: Path) -> None:
     (tmp_path / "broken.py").write_text("import sys\nprint('before')\nsys.exit(7)\n")

@@ -114,3 +114,29 @@ def test_a_block_without_steps_is_one_step_and_too_few_steps_say_so(tmp_path: Pa
     # one step marked; what runs after the last mark is not a step
     assert "nothing recorded: the block marked 1 step(s) and warmup=2" in done.stderr
     assert "Warning" not in done.stderr
+
+
+@needs_torch
+def test_perfline_torch_step_marks_the_steps_of_perfline_profile(tmp_path: Path) -> None:
+    """Under ``perfline profile``, a script's ``perfline.torch.step()`` marks its steps (the
+    helper's capture, loaded under its own package name), in place of the module calls."""
+    script = (
+        "import torch, perfline.torch\n"
+        "from torch import nn\n"
+        "model = nn.Linear(32, 32)\n"
+        "for _ in range(6):\n"
+        "    for _ in range(3):\n"
+        "        model(torch.randn(4, 32))\n"
+        "    perfline.torch.step()\n"
+    )
+    (tmp_path / "marked.py").write_text(script)
+    done = with_torch(
+        "-m", "perfline", "profile", "--python", sys.executable, "marked.py", cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert "recorded 3 step(s) (a step: api)" in done.stderr
+    trace = next((tmp_path / ".perfline" / "runs").glob("*/marked.pt.trace.json"))
+    events = json.loads(trace.read_bytes())["traceEvents"]
+    # each recorded step holds the three module calls between two marks
+    linears = [e for e in events if e["name"] == "aten::linear"]
+    assert len(linears) == 9

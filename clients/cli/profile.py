@@ -16,7 +16,6 @@ with its exit status (exit 1); a capture that recorded nothing (too few steps) i
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
 import subprocess
 import sys
@@ -30,6 +29,7 @@ from perfline.clients.cli.common import guarded
 from perfline.clients.torch_api import new_run_folder
 from perfline.core.backends.torch_profiler.sidecar import Sidecar, check_trace, read_sidecar
 from perfline.core.errors import InputError, Problem
+from perfline.core.json_codec import read_json_input
 from perfline.server.file_access import Root, open_stream, read_bytes
 
 COMMAND = "perfline profile"
@@ -102,7 +102,7 @@ def read_capture(run: Path) -> dict[str, Any]:
     target = run / "capture.json"
     if not target.exists():
         return {}
-    value = json.loads(read_bytes(target, root=root, kind="json"))
+    value = read_json_input(read_bytes(target, root=root, kind="json"), str(target))
     return value if isinstance(value, dict) else {}
 
 

@@ -25,6 +25,7 @@ from typing import Any
 
 import click
 
+from perfline.clients.cli.announce import wrote
 from perfline.clients.cli.common import guarded
 from perfline.clients.torch_api import new_run_folder
 from perfline.core.backends.torch_profiler.sidecar import Sidecar, check_trace, read_sidecar
@@ -185,4 +186,5 @@ def command(
         raise InputError(script, Problem("steps", str(capture.get("message", "no trace"))))
     sidecar = read_run_sidecar(run, Path(trace))
     click.echo(f"perfline: {_level_line(sidecar)}", err=True)
-    click.echo(f"wrote {trace}", err=True)
+    wrote(trace, "the torch.profiler trace")
+    wrote(Path(trace + ".perfline.json"), "its statement-level sidecar")

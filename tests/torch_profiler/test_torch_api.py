@@ -140,3 +140,17 @@ def test_perfline_torch_step_marks_the_steps_of_perfline_profile(tmp_path: Path)
     # each recorded step holds the three module calls between two marks
     linears = [e for e in events if e["name"] == "aten::linear"]
     assert len(linears) == 9
+
+
+@needs_torch
+def test_the_guides_snippet_runs(tmp_path: Path) -> None:
+    """``docs/guide.md``'s ``perfline.torch`` block, as printed, in a Python with both."""
+    from tests.docs.markdown_blocks import DOCS, blocks
+
+    (block,) = [b for b in blocks(DOCS / "guide.md") if b.marker[:1] == ("torch-api",)]
+    (tmp_path / "snippet.py").write_text(block.text)
+    done = with_torch("snippet.py", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    trace, sidecar, recorded = done.stdout.split()
+    assert Path(trace).is_file() and Path(sidecar).is_file() and recorded == "3"
+    assert Path(trace).is_relative_to(tmp_path / ".perfline" / "runs")

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from perfline.clients.cli.common import find_config, load_config
 from perfline.clients.cli.files import replace_text
 from perfline.core.errors import InputError
+from perfline.server.file_access import Root
 
 if TYPE_CHECKING:
     from perfline.core.compare.comparison import Comparison
@@ -52,6 +53,7 @@ def render_html_report(
         root=root,
         metric=settings.display.metric,
         comparison=comparison,
+        files=Root(root),
     )
 
 

@@ -25,6 +25,7 @@ from perfline.core.known_structure_reading import read_with_known_structure
 from perfline.core.pipeline import PipelineSettings, postprocess
 from perfline.core.structure_memo import StructureMemo
 from perfline.server.jobs.stage_memo import Memo
+from perfline.server.paths import PathResolver
 
 __all__ = [
     "Cancelled",
@@ -64,6 +65,9 @@ class JobContext:
     structure: StructureMemo | None = None
     #: Objects the run is done with, freed by the engine after the result is out.
     retired: list[Any] = field(default_factory=list)
+    #: The workspace's path resolution (root, path maps, source roots, Python files), for
+    #: job types whose inputs name source files by partial paths (torch.profiler traces).
+    resolver: PathResolver | None = None
 
     def postprocess(self, document: Mapping[str, Any], source: str | None) -> dict[str, Any]:
         """The core pipeline on ``document`` with this run's settings and structure memo

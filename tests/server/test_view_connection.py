@@ -14,6 +14,7 @@ import pytest
 from perfline.core.pipeline import PipelineSettings, postprocess
 from perfline.core.workspace_config import ConfigProblem, WorkspaceConfigError
 from perfline.server.line_index import JobIndex, LineDiagnostic, LineEntry, build_index
+from perfline.server.scheduler.boundary import WorkspaceBoundary
 from perfline.server.view.connection import ConnectionView
 from perfline.server.view.engine_surface import EngineSurface
 from perfline.server.view.hint_settings import HintSettings, chosen_section
@@ -90,10 +91,12 @@ class _Engine:
     def reanalyze(self, job: str | None = None) -> list[str]:
         return [job] if job else sorted(self.infos)
 
-    def resolve_client_path(self, text: str) -> Path:
-        from perfline.server.scheduler.boundary import WorkspaceBoundary
+    @property
+    def boundary(self) -> WorkspaceBoundary:
+        return WorkspaceBoundary(self.root)
 
-        return WorkspaceBoundary(self.root).resolve_client_path(text)
+    def resolve_client_path(self, text: str) -> Path:
+        return self.boundary.resolve_client_path(text)
 
 
 @pytest.fixture

@@ -19,6 +19,7 @@ working under plain ``python``). torch is imported when a capture starts, not be
 
 from __future__ import annotations
 
+import html
 import sys
 import time
 from pathlib import Path
@@ -64,6 +65,8 @@ class Run:
         self.trace: Path | None = None
         self.sidecar: Path | None = None
         self.recorded = 0
+        #: the processed standardized document of the capture (set once it is analysed)
+        self.document: dict[str, Any] | None = None
         self._session: Any = None
 
     def __enter__(self) -> Run:
@@ -96,11 +99,41 @@ class Run:
         if session.written:
             self.trace = Path(session.trace_path)
             self.sidecar = Path(session.sidecar_path)
+            if error is None:
+                self.document = analyse_capture(self.trace, near=str(Path.cwd() / "."))
         elif error is None:
             raise RuntimeError(
                 f"perfline.torch.profile: nothing recorded: the block marked {session.boundaries} "
                 f"step(s) and warmup={self.warmup} discards the first {self.warmup}"
             )
+
+    def html(self) -> str:
+        """The self-contained HTML report of the capture (as ``perfline report --html``),
+        its sources read from the workspace around the run folder."""
+        if self.document is None:
+            raise RuntimeError("perfline.torch: this run has no analysed document yet")
+        from perfline.clients.cli.html_output import render_html_report
+
+        near = str(self.trace) if self.trace is not None else None
+        return render_html_report(self.document, document=near, config=None, root=Path.cwd())
+
+    def _repr_html_(self) -> str:
+        """In a notebook: the report, inline, in a sandboxed frame (its script runs there;
+        the notebook's page and styles are not touched)."""
+        if self.document is None:
+            return f"<p>perfline: {html.escape(self._state())}</p>"
+        page = html.escape(self.html(), quote=True)
+        return (
+            f'<iframe srcdoc="{page}" sandbox="allow-scripts" '
+            'style="width: 100%; height: 720px; border: 0"></iframe>'
+        )
+
+    def _state(self) -> str:
+        if self._session is not None:
+            return "capturing"
+        if self.trace is None:
+            return "nothing recorded"
+        return f"recorded {self.recorded} step(s) into {self.trace}"
 
 
 def profile(
@@ -113,6 +146,18 @@ def profile(
     """A capture of the ``with`` block: ``warmup`` steps skipped, then ``steps`` (None: all)
     recorded; ``cuda`` adds the CUDA kernels; files under ``output_dir`` (default: here)."""
     return Run(steps, warmup, cuda, output_dir, name)
+
+
+def analyse_capture(
+    trace: Path, *, near: str | None, cli_arguments: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """The processed standardized document of a capture's trace and sidecar (read beside
+    it), in this process, with the settings of the ``perfline.toml`` nearest ``near``."""
+    from perfline.clients.cli.analyze_torch import run_torch
+    from perfline.clients.cli.common import find_config, load_config, pipeline_settings
+
+    settings = pipeline_settings((), False, load_config(find_config(None, near)))
+    return run_torch([str(trace)], settings=settings, cli_arguments=cli_arguments)
 
 
 def new_run_folder(output_dir: str | Path) -> Path:

@@ -26,8 +26,9 @@ from typing import Any
 import click
 
 from perfline.clients.cli.announce import wrote
-from perfline.clients.cli.common import guarded
-from perfline.clients.torch_api import new_run_folder
+from perfline.clients.cli.common import DEFAULT_LIMIT, guarded
+from perfline.clients.cli.output import print_text, retain, write_output
+from perfline.clients.torch_api import analyse_capture, new_run_folder
 from perfline.core.backends.torch_profiler.sidecar import Sidecar, check_trace, read_sidecar
 from perfline.core.errors import InputError, Problem
 from perfline.core.json_codec import read_json_input
@@ -188,3 +189,9 @@ def command(
     click.echo(f"perfline: {_level_line(sidecar)}", err=True)
     wrote(trace, "the torch.profiler trace")
     wrote(Path(trace + ".perfline.json"), "its statement-level sidecar")
+    processed = analyse_capture(
+        Path(trace), near=os.path.abspath(script), cli_arguments=("profile", script, *arguments)
+    )
+    retain(processed)  # freed by the end of the process, not object by object
+    write_output(processed, output_dir)
+    print_text(processed, limit=DEFAULT_LIMIT)

@@ -101,6 +101,23 @@ def _run_files(folder: Path) -> tuple[Path, Sidecar]:
     return trace, read_sidecar(sidecar_file.read_bytes(), str(sidecar_file))
 
 
+def _line_figures(document: dict[str, Any], metric: str) -> dict[int, float]:
+    """mixer.py line -> its figure of ``metric`` in the document's first result."""
+    result = document["results"][0]
+    lines = {
+        entity["id"]: entity["attributes"]["line"]
+        for entity in result["entities"]
+        if entity["kind"] == "code_line" and entity["attributes"]["file"].endswith("mixer.py")
+    }
+    found = {}
+    for breakdown in result["breakdowns"]:
+        if breakdown["entity_id"] in lines:
+            for figure in breakdown["metrics"]:
+                if figure["name"] == metric:
+                    found[lines[breakdown["entity_id"]]] = figure["value"]
+    return found
+
+
 def _top_level_ops(trace: Path) -> list[dict[str, Any]]:
     """The trace's cpu_op events not nested in another op of their thread (torch's own
     timings: nested ops' time is inside their parent's)."""
@@ -133,7 +150,9 @@ def test_profile_puts_each_op_on_its_statement_in_a_fresh_model(tmp_path: Path) 
     assert "recorded 3 step(s) (a step: module)" in done.stderr
     assert "statement level" in done.stderr
     trace, sidecar = _run_files(folder)
-    assert f"wrote {trace}" in done.stderr
+    assert f"wrote {trace}: the torch.profiler trace" in done.stderr
+    assert "wrote mlia-output/mlia-output.json" in done.stderr
+    assert "Source lines: heaviest first" in done.stdout
     assert sidecar.level == "statement" and sidecar.steps["recorded"] == 3
 
     per_statement: dict[int, float] = defaultdict(float)
@@ -164,6 +183,101 @@ def test_profile_puts_each_op_on_its_statement_in_a_fresh_model(tmp_path: Path) 
         if any(frame.line == call for frame in ours):
             under_call.add(ours[-1].line)
     assert under_call == {_line("HEAVY"), _line("LIGHT")}
+
+    # the figures perfline wrote (mlia-output.json, per step) say the same on the lines
+    document = json.loads((folder / "mlia-output" / "mlia-output.json").read_bytes())
+    figures = _line_figures(document, "cpu_time")
+    assert statements <= set(figures)
+    blank_or_comment = {
+        n
+        for n, text in enumerate(MODEL.splitlines(), 1)
+        if not text.strip() or text.strip().startswith("#")
+    }
+    assert not set(figures) & blank_or_comment
+    calls = {_line("CALL"), _line("TOP"), len(MODEL.splitlines())}
+    plain = {line: value for line, value in figures.items() if line not in calls}
+    assert max(plain, key=plain.__getitem__) == _line("HEAVY")
+    steps = sidecar.steps["recorded"]
+    ops_per_step = per_statement[_line("HEAVY")] / 1000 / steps
+    assert 0.999 * ops_per_step <= figures[_line("HEAVY")] <= 1.5 * ops_per_step
+    # a call line carries its callees' total
+    assert figures[_line("CALL")] >= figures[_line("HEAVY")] + figures[_line("LIGHT")]
+
+
+LIMIT = ("--max-regression", "5%")
+SLOWED = """\
+import sys
+
+import torch
+from torch import nn
+
+REPEAT = int(sys.argv[1])
+torch.set_num_threads(1)
+
+
+class Inner(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(256, 256))
+
+    def forward(self, x):
+        y = sum(x @ self.w for _ in range(REPEAT))  # SLOWED
+        return y.relu()  # SAME
+
+
+torch.manual_seed(0)
+model, x = Inner(), torch.randn(256, 256)
+with torch.no_grad():
+    for _ in range(14):
+        model(x)
+"""
+
+
+@needs_torch
+def test_compare_and_check_between_two_profile_runs_judge_each_line_by_its_steps(
+    tmp_path: Path,
+) -> None:
+    """Two `perfline profile` runs of one script, the second with one statement doing thirty
+    times the work (a margin for a busy machine, whose load changes between the runs):
+    compare and check name that line, judged on its per-step values."""
+    (tmp_path / "slowed.py").write_text(SLOWED)
+    assert TORCH_PYTHON is not None
+    for side, repeat in (("base", "1"), ("new", "30")):
+        done = _profile(
+            tmp_path, "--steps", "8", "--output-dir", side, "slowed.py", repeat, python=TORCH_PYTHON
+        )
+        assert done.returncode == 0, done.stderr
+    slowed = next(n for n, text in enumerate(SLOWED.splitlines(), 1) if text.endswith("# SLOWED"))
+    compared = subprocess.run(
+        [sys.executable, "-m", "perfline", "compare", "base", "new", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    assert compared.returncode == 0, compared.stderr
+    (result,) = json.loads(compared.stdout)["results"]
+    lines = {
+        entity["new_line"]: entity["metrics"][0]
+        for entity in result["entities"]
+        if entity["kind"] == "code_line" and entity["metrics"]
+    }
+    judged = lines[slowed]
+    assert judged["name"] == "cpu_time" and judged["method"] == "samples"
+    assert (judged["base_runs"], judged["new_runs"]) == (8, 8)  # one value per recorded step
+    assert judged["verdict"] == "regression" and judged["significant"], str(judged)
+    assert judged["ratio"] > 5
+    assert lines[slowed + 1]["ratio"] < judged["ratio"]  # the unchanged statement, changed less
+    checked = subprocess.run(
+        [sys.executable, "-m", "perfline", "check", "--baseline", "base", "new", *LIMIT],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    assert checked.returncode == 1, checked.stdout + checked.stderr
+    report = checked.stdout + checked.stderr
+    assert f"slowed.py:{slowed}: cpu_time" in report and "over 8 and 8 runs" in report
 
 
 ACCUMULATING = """\

@@ -82,6 +82,12 @@ NOT_RUN: dict[tuple[str, str], str] = {
         "checkout",
     ): "installs perfline and torch into new environments of the reader's home; the suite's "
     "own torch environment is scripts/torch-venv.sh",
+    (
+        "guide.md",
+        "perfline profile --python ~/torch/bin/python --output-dir base train.py",
+    ): "the reader's own script, twice, then compare and check; the same commands run on a "
+    "script written for the test in tests/torch_profiler/test_profile_cli.py "
+    "(test_compare_and_check_between_two_profile_runs_judge_each_line_by_its_steps)",
     ("guide.md", "perfline profile --python ~/torch/bin/python train.py"): "the reader's own "
     "scripts and torch environment; the same command runs on a model written for the test in "
     "tests/torch_profiler/test_profile_cli.py (with PERFLINE_TORCH_PYTHON)",

@@ -16,7 +16,9 @@ by another metric, the workspace is analysed in-process with that one (a note sa
 Without ``-w``, the workspace is the nearest folder holding ``perfline.toml`` above FILE,
 else the current folder when FILE lies in it (``perfline annotate models/cnn.py`` from the
 project's root), else FILE's folder. Job failures are printed once, by this command (the
-in-process engine's log lines are not echoed to the terminal).
+in-process engine's log lines are not echoed to the terminal). A file without figures while
+a recorded file of its name has some (never linked by the name alone) gets the
+``[[path_map]]`` entry that would map it.
 
 On a terminal the margin is coloured by each line's share of the total
 (``share_color``), so hot lines stand out; ``--no-color`` or a pipe gives plain text.
@@ -232,6 +234,10 @@ def command(
                 click.echo(f"warning: {broken} (the daemon keeps its last valid one)", err=True)
         if metric is not None:
             _exit_on_missing_metric(session, metric, annotations["lines"], jobs, job)
+        elsewhere: list[str] = []
+        if not any(item.get("label") for item in annotations["lines"]):
+            annotated = session.request("perfline/status").get("annotatedFiles") or []
+            elsewhere = _same_name_elsewhere(path, [str(item) for item in annotated])
     except RpcError as error:
         click.echo(f"perfline annotate: {error.message}", err=True)
         sys.exit(2)
@@ -265,6 +271,13 @@ def command(
             f"perfline annotate: no figures for {file} ({how}, {len(jobs)} job(s) in {root})",
             err=True,
         )
+        for recorded in elsewhere:
+            click.echo(
+                f"note: the figures of {recorded} (as recorded) are not put on {file} by its "
+                "name alone; if it is this file, map it in perfline.toml: [[path_map]] "
+                f'from = "{recorded}" to = "{_relative(path, root)}"',
+                err=True,
+            )
         if any(info.get("error") for info in jobs) or not jobs:
             sys.exit(2)
 
@@ -277,6 +290,16 @@ def _workspace_of(path: Path) -> Path:
         return found
     here = Path.cwd().resolve()
     return here if path.is_relative_to(here) else found
+
+
+def _same_name_elsewhere(path: Path, annotated: list[str]) -> list[str]:
+    """Files with figures that have ``path``'s name but are not ``path`` (a recorded path
+    perfline never links by its name alone)."""
+    return [item for item in annotated if Path(item).name == path.name and Path(item) != path]
+
+
+def _relative(path: Path, root: Path) -> str:
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
 
 
 def _other_metric(annotations: dict[str, Any], metric: str) -> bool:

@@ -227,3 +227,24 @@ def test_a_failed_job_is_said_once(tmp_path: Path) -> None:
     )
     said = [line for line in done.stderr.splitlines() if "nostack" in line]
     assert len(said) == 1 and said[0].startswith("job nostack: ")
+
+
+def test_a_file_named_like_a_recorded_one_gets_the_mapping_that_links_it(tmp_path: Path) -> None:
+    """The ETRecord records /home/dev/kws/dscnn.py; the workspace keeps it as models/dscnn.py
+    and maps nothing. perfline never links files by their name alone, so there are no
+    figures: the note gives the ``[[path_map]]`` entry, which then puts them there."""
+    root = copy_kws(tmp_path)
+    (root / "models").mkdir()
+    (root / "dscnn.py").rename(root / "models" / "dscnn.py")
+    job = f'[[jobs]]\nname = "kws"\nbackend = "executorch"\ninputs = {json.dumps(PAIR)}\n'
+    (root / "perfline.toml").write_text(job)
+    target = str(root / "models" / "dscnn.py")
+    outcome = CliRunner().invoke(cli, ["annotate", target, "--no-color"])
+    assert outcome.exit_code == 0, outcome.output
+    (note,) = [line for line in outcome.stderr.splitlines() if line.startswith("note:")]
+    mapping = 'from = "/home/dev/kws/dscnn.py" to = "models/dscnn.py"'
+    assert note.endswith(f"[[path_map]] {mapping}")
+    mapped = '[[path_map]]\nfrom = "/home/dev/kws/dscnn.py"\nto = "models/dscnn.py"\n'
+    (root / "perfline.toml").write_text(mapped + job)
+    stdout, stderr = _annotate(target)
+    assert _margin(stdout, 26) == "9.63 ms avg · 81%" and "note:" not in stderr

@@ -210,6 +210,7 @@ def test_a_raw_profile_is_not_a_document(documents: dict[str, Path]) -> None:
 def test_different_models_are_exit_2(documents: dict[str, Path], tmp_path: Path) -> None:
     def rename(document: dict[str, Any]) -> None:
         text = json.dumps(document).replace("source_operator/", "source_operator/other-")
+        text = text.replace("dscnn.py", "other.py")
         document.clear()
         document.update(json.loads(text))
 
@@ -217,6 +218,29 @@ def test_different_models_are_exit_2(documents: dict[str, Path], tmp_path: Path)
     outcome = _invoke("compare", str(documents["noopt"]), str(other))
     assert outcome.exit_code == 2
     assert "a different model from the baseline" in outcome.output and str(other) in outcome.output
+
+
+def test_operators_of_other_ids_on_the_same_lines_are_compared_with_a_warning(
+    documents: dict[str, Path], tmp_path: Path
+) -> None:
+    """No operator id in common is not "a different model" while the code lines align (the
+    rule of ``relatedness``): a statement-level torch.profiler result keys its operators by
+    their stacks, so a script that gained a line above the model's call has new ids for every
+    operator and the same model lines (found by qa: exit 2, "none of its 236 operator(s) is
+    among the baseline's 232")."""
+
+    def rename(document: dict[str, Any]) -> None:
+        text = json.dumps(document).replace("source_operator/", "source_operator/other-")
+        document.clear()
+        document.update(json.loads(text))
+
+    other = _variant(documents, tmp_path, rename)
+    outcome = _invoke("compare", str(documents["noopt"]), str(other))
+    assert outcome.exit_code == 0, outcome.output
+    assert "little aligns (runs of one model?)" in outcome.stderr
+    alike = r"; 0 of the baseline's \d+ and the new run's \d+ operators alike"
+    assert re.search(alike, outcome.stderr)
+    assert re.search(r"dscnn\.py:25\s", outcome.stdout)
 
 
 @pytest.mark.parametrize(

@@ -116,3 +116,20 @@ def test_compare_says_its_verdicts_are_against_the_baseline() -> None:
     )
     unchanged = ModelWide("duration_avg", 14, 1.01, 0.98, 1.05, 0.987, 0.2)
     assert text(unchanged, gate=False).endswith("around it): no model-wide change")
+
+
+@pytest.mark.parametrize(
+    ("lines", "correction", "runs"),
+    [(1, "holm", 4), (6, "holm", 5), (15, "bh", 6), (15, "none", 4)],
+)
+def test_runs_needed_are_the_fewest_that_can_be_significant(
+    lines: int, correction: str, runs: int
+) -> None:
+    """2 / C(2n, n) is the smallest two-sided p-value of n runs against n: 2/70 = 0.029 at
+    4, 2/252 = 0.0079 at 5, 2/924 = 0.0022 at 6; the correction's first step asks for less
+    than 0.05 / lines."""
+    from perfline.core.compare.gate import runs_needed
+
+    assert runs_needed(lines, 0.05, correction) == runs
+    bar = 0.05 / lines if correction != "none" else 0.05
+    assert 2 / math.comb(2 * runs, runs) < bar <= 2 / math.comb(2 * runs - 2, runs - 1)

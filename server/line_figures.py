@@ -72,7 +72,7 @@ class LineGraph:
         self.children = children
 
 
-class ResultFigures:
+class CodeLineFigures:
     """The figures of one result: per code line slot its metrics, value and statistic."""
 
     __slots__ = ("key", "metrics", "statistics", "total", "values")
@@ -165,7 +165,7 @@ def result_figures(
     configured: str | None,
     memo: FigureMemo,
     layout: object | None = None,
-) -> ResultFigures:
+) -> CodeLineFigures:
     """The figures of ``result`` (whose entity graph is ``graph``); ``layout``: the core's
     token for the layout of its breakdowns (``StructureMemo.layout_token``): when it is the
     one the kept rows and choice were checked against, they hold without the checks."""
@@ -179,13 +179,13 @@ def result_figures(
         key, values, statistics = _by_rules(line_lists, configured)
         metrics = list(map(tuple, line_lists))
         total = _model_total(result, key, others, None, graph, memo)
-        return ResultFigures(key, total, metrics, values, statistics)
+        return CodeLineFigures(key, total, metrics, values, statistics)
     key, values, statistics = _chosen(lists, configured, memo, trusted)
     total = _model_total(result, key, breakdowns, rows, graph, memo)
     if memo.choice is not None and memo.rows is rows:
         memo.layout = layout
         memo.trusted += trusted
-    return ResultFigures(key, total, list(map(tuple, lists)), values, statistics)
+    return CodeLineFigures(key, total, list(map(tuple, lists)), values, statistics)
 
 
 def _trusted(

@@ -26,8 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from perfline.core import dominant_metric
-from perfline.core import figure_text as numbers
+from perfline.core import dominant_metric, figure_text
 from perfline.core.call_lines import line_calls
 from perfline.core.graph import build_graph
 from perfline.core.structure_memo import StructureMemo
@@ -165,7 +164,7 @@ class LineEntry:
         if found is _UNSET:
             found = None
             if self.value is not None and self.metric is not None:
-                found = numbers.label(self.value, self.metric, self.statistic, self.total)
+                found = figure_text.label(self.value, self.metric, self.statistic, self.total)
             self._label = found
         return found
 
@@ -246,7 +245,7 @@ class JobIndex:
         return self.lines.keys()
 
 
-def build_index(
+def build_line_index(
     job: str,
     document: Mapping[str, Any],
     resolve: Callable[[str], Path | None],

@@ -73,13 +73,13 @@ def input_kind(inputs: Sequence[str], profiling_data: Sequence[str]) -> str:
             "perfline analyze",
             Problem("arguments", "expected a model and/or backend output files"),
         )
-    from perfline.server.ingest import estimator as nx
+    from perfline.server.ingest.estimator import is_estimator_output, is_model
 
     for item in inputs:
         path = Path(item)
         if not path.exists():
             raise InputError(item, "no such file or folder")
-        if not (nx.is_model(path) or nx.is_estimator_output(path)):
+        if not (is_model(path) or is_estimator_output(path)):
             raise InputError(item, _unrecognized_message())
     return ESTIMATOR
 
@@ -106,15 +106,21 @@ def run_estimator_route(
     cli_arguments: Sequence[str],
 ) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """Build, post-process and return the NX estimator document and statistics."""
-    from perfline.server.ingest import estimator as nx
+    from perfline.server.ingest.estimator import (
+        VGF_SUFFIXES,
+        analyze_outputs,
+        classify_inputs,
+        convert_tosa,
+        run_estimator,
+    )
 
-    found = nx.classify_inputs([Path(item) for item in inputs])
+    found = classify_inputs([Path(item) for item in inputs])
     model = found.model
     converted = False
     source_model: Path | None = None
-    if model is not None and not model.name.lower().endswith(nx.VGF_SUFFIXES):
+    if model is not None and not model.name.lower().endswith(VGF_SUFFIXES):
         source_model = model
-        model = nx.convert_tosa(model, output_dir)
+        model = convert_tosa(model, output_dir)
         converted = True
     outputs = found.outputs
     if estimator is not None:
@@ -127,14 +133,14 @@ def run_estimator_route(
                 "perfline analyze",
                 Problem("--estimator", "give either estimator output files or --estimator"),
             )
-        outputs = nx.run_estimator(
+        outputs = run_estimator(
             model,
             output_dir,
             estimator=Path(estimator),
             system_config=system_config,
             compiler_config=compiler_config,
         )
-    analysis = nx.analyze_outputs(
+    analysis = analyze_outputs(
         model,
         outputs,
         performance=performance,
@@ -322,9 +328,9 @@ def command(
             cli_arguments=cli_arguments,
         )
     if statistics is not None:
-        from perfline.server.ingest import estimator as nx
+        from perfline.server.ingest.estimator import write_statistics
 
-        nx.write_statistics(folder, statistics)
+        write_statistics(folder, statistics)
     retain(processed)  # freed by the end of the process, not object by object
     write_output(processed, output_dir, echo=as_json)
     if not as_json:

@@ -16,7 +16,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from perfline.core.projection.figure_keys import canonical_json
-from perfline.core.projection.figure_sets import Figures, OriginShapes, metric_view, origin_figures
+from perfline.core.projection.figure_sets import (
+    FigureSet,
+    OriginShapes,
+    metric_view,
+    origin_figures,
+)
 from perfline.core.projection.index import GraphIndex
 
 
@@ -30,7 +35,7 @@ class Authority:  # a value: never mutated (see records.py)
         kept_breakdowns: tuple[Any, ...],
         duplicates_removed: bool,
         authoritative: frozenset[int],
-        figures: dict[int, Figures],
+        figures: dict[int, FigureSet],
         shadowed: frozenset[int],
     ) -> None:
         self.kept_breakdowns = kept_breakdowns
@@ -100,7 +105,7 @@ def find_authority(
         owner = index.position.get(breakdown.get("entity_id"))
         if owner is not None:
             owned.setdefault(owner, []).append(breakdown)
-    figures: dict[int, Figures] = {}
+    figures: dict[int, FigureSet] = {}
     shapes = OriginShapes(exact_sums)
     for owner, records in owned.items():
         figure_set = origin_figures(records, shapes)

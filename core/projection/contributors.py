@@ -21,7 +21,7 @@ its contributors (sealed-source hiding).
 
 from __future__ import annotations
 
-from perfline.core.projection.figure_sets import Figures, OriginSums
+from perfline.core.projection.figure_sets import FigureSet, OriginSums
 from perfline.core.projection.index import NO_NODES, GraphIndex
 from perfline.core.projection.records import Entry, Population, Record
 
@@ -33,7 +33,7 @@ class Contributor:  # a value: never mutated (see records.py)
 
     def __init__(
         self,
-        figures: Figures,
+        figures: FigureSet,
         origins: frozenset[int],
         sealed: bool,
         faithful: bool,

@@ -52,7 +52,7 @@ from typing import Final
 from perfline.core.mypyc_idioms import int_objects
 from perfline.core.projection.closed_covers import ClosedCover, closed_cover
 from perfline.core.projection.contributors import Contributor
-from perfline.core.projection.figure_sets import Figures, OriginSums
+from perfline.core.projection.figure_sets import FigureSet, OriginSums
 from perfline.core.projection.float_covers import float_covers
 from perfline.core.projection.records import Record
 from perfline.core.projection.scopes import Goal
@@ -234,7 +234,7 @@ class _Outcome:  # a value: never mutated (see records.py)
 
     def __init__(
         self,
-        figures: Figures,
+        figures: FigureSet,
         origins: frozenset[int],
         extras: frozenset[int],
         sealed: bool,
@@ -324,7 +324,7 @@ def _component_outcomes(component: list[Contributor], goal: Goal) -> list[_Outco
     for parts in search_selections(representatives, units, needed):
         union: frozenset[int] = frozenset().union(*(c.origins for c in parts))
         if len(parts) == 1:
-            figures: Figures | None = parts[0].figures
+            figures: FigureSet | None = parts[0].figures
         elif all(c.faithful for c in parts) and sums.has_all(union):
             figures = sums.total(union)
         else:
@@ -457,7 +457,7 @@ def _products(
     base_seal = all(sealed_ok for _, sealed_ok, _ in fixed)
     base_unseal = any(unsealed_ok for _, _, unsealed_ok in fixed)
     base_faithful = all(o.faithful for o in base)
-    base_figures: Figures | None = None
+    base_figures: FigureSet | None = None
     if len(base) == 1:
         base_figures = base[0].figures
     elif base:

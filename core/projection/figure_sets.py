@@ -114,7 +114,7 @@ class Group:  # a value: never mutated (see records.py)
         when every value is)."""
 
 
-class Figures:  # a value: never mutated (see records.py)
+class FigureSet:  # a value: never mutated (see records.py)
     """A canonical figure set with its comparison key."""
 
     __slots__ = ("by_qualifier", "exact", "groups", "key")
@@ -131,7 +131,7 @@ class Figures:  # a value: never mutated (see records.py)
         exact in binary floating point under any order (integers are; floats are when
         integral and small, < 2**40, so a sum of up to 2**13 of them is exact)."""
 
-    def rounded(self, always_new: bool = False) -> Figures:
+    def rounded(self, always_new: bool = False) -> FigureSet:
         """These figures taken at their printed values (exact values dropped): what a
         contributor merged from several records with these figures stands for. The
         same object when nothing is dropped, unless ``always_new``."""
@@ -143,7 +143,7 @@ class Figures:  # a value: never mutated (see records.py)
                 for g in self.groups
             ]
         )
-        return Figures(groups, self.key, {g.qualifier_key: g for g in groups}, self.exact)
+        return FigureSet(groups, self.key, {g.qualifier_key: g for g in groups}, self.exact)
 
 
 GroupTexts = tuple[Group, tuple[str, ...]]
@@ -204,13 +204,13 @@ def _qualifier_key_of(group: GroupTexts) -> str:
     return group[0].qualifier_key
 
 
-def build_figures(groups: Sequence[GroupTexts], exact_sums: bool = False) -> Figures:
+def build_figures(groups: Sequence[GroupTexts], exact_sums: bool = False) -> FigureSet:
     """The figure set of ``groups`` (distinct qualifier keys): sorted, with its key
     (``exact_sums``: the run adds exactly, so every figure set is order-free)."""
     ordered = sorted(groups, key=_qualifier_key_of) if len(groups) > 1 else groups
     kept = tuple([group for group, _ in ordered])
     exact = exact_sums or all(_exact(metric) for group in kept for metric in group.addends.values())
-    return Figures(
+    return FigureSet(
         kept,
         figures_key((group.qualifier_key, texts) for group, texts in ordered),
         {group.qualifier_key: group for group in kept},
@@ -283,7 +283,7 @@ class OriginShapes:
         self.orders: dict[tuple[Identity, ...], tuple[int, ...] | None] = {}
         self._plain: _PlainShape | None = None
 
-    def plain_figures(self, metrics: list[Any]) -> Figures | None:
+    def plain_figures(self, metrics: list[Any]) -> FigureSet | None:
         """The figure set of a lone unqualified breakdown with these ``metrics``
         when they are plain (see ``_PlainShape``); ``None`` otherwise.
 
@@ -429,7 +429,7 @@ def _is_plain_sum_view(metric: Any) -> bool:
 
 def origin_figures(
     breakdowns: Sequence[Mapping[str, Any]], shapes: OriginShapes | None = None
-) -> Figures | None:
+) -> FigureSet | None:
     """The figure set of one authoritative entity, or ``None`` when it is unusable
     (``shapes``: what the caller's origins share, see ``OriginShapes``).
 
@@ -479,7 +479,7 @@ def _addend(metric: Mapping[str, Any]) -> bool:
     return True
 
 
-def combine(parts: Sequence[Figures], exact_sums: bool = False) -> Figures | None:
+def combine(parts: Sequence[FigureSet], exact_sums: bool = False) -> FigureSet | None:
     """Add figure sets (§6.2); ``None`` when nothing survives.
 
     Only qualifier groups present in every part, and in them only metric
@@ -653,7 +653,7 @@ def _exact(metric: Mapping[str, Any]) -> bool:
     return not isinstance(value, float) or (value.is_integer() and abs(value) < 2**40)
 
 
-class FigureLedger:
+class FigureSetLedger:
     """Every figure set one projection run made, and from what: each usable origin's
     own, each combination (its parts, or that it gave nothing) and each rounded copy,
     as numbered nodes in the order they were made. Replaying the nodes on new origin
@@ -663,7 +663,7 @@ class FigureLedger:
     __slots__ = ("complete", "figures", "kinds", "numbers", "origins", "parents")
 
     def __init__(self) -> None:
-        self.figures: list[Figures | None] = []
+        self.figures: list[FigureSet | None] = []
         """Each node's figure set (``None``: a combination that gave nothing)."""
         self.kinds: list[int] = []
         """Each node's kind: ``ORIGIN_NODE``, ``COMBINED_NODE`` or ``ROUNDED_NODE``."""
@@ -676,19 +676,19 @@ class FigureLedger:
         them referenced, so ids are not reused)."""
         self.complete = True
 
-    def origin(self, origin: int, figures: Figures) -> None:
+    def origin(self, origin: int, figures: FigureSet) -> None:
         """Record an origin's own figure set."""
         self._add(ORIGIN_NODE, [], origin, figures)
 
-    def combined(self, parts: Sequence[Figures], result: Figures | None) -> None:
+    def combined(self, parts: Sequence[FigureSet], result: FigureSet | None) -> None:
         """Record a combination of ``parts`` and what it gave."""
         self._add(COMBINED_NODE, self._numbers_of(parts), -1, result)
 
-    def rounded(self, part: Figures, result: Figures) -> None:
+    def rounded(self, part: FigureSet, result: FigureSet) -> None:
         """Record ``part.rounded()`` (when it made a new figure set)."""
         self._add(ROUNDED_NODE, self._numbers_of([part]), -1, result)
 
-    def _numbers_of(self, parts: Sequence[Figures]) -> list[int]:
+    def _numbers_of(self, parts: Sequence[FigureSet]) -> list[int]:
         numbers: list[int] = []
         for part in parts:
             number = self.numbers.get(id(part))
@@ -698,7 +698,7 @@ class FigureLedger:
             numbers.append(number)
         return numbers
 
-    def _add(self, kind: int, parents: list[int], origin: int, figures: Figures | None) -> None:
+    def _add(self, kind: int, parents: list[int], origin: int, figures: FigureSet | None) -> None:
         if figures is not None:
             self.numbers[id(figures)] = len(self.figures)
         self.figures.append(figures)
@@ -726,21 +726,21 @@ class OriginSums:
 
     def __init__(
         self,
-        figures: Mapping[int, Figures],
+        figures: Mapping[int, FigureSet],
         exact_sums: bool = False,
-        ledger: FigureLedger | None = None,
+        ledger: FigureSetLedger | None = None,
     ) -> None:
-        self.figures: dict[int, Figures] = dict(figures)
+        self.figures: dict[int, FigureSet] = dict(figures)
         """Origin -> its own figure set (the usable origins only)."""
         self.exact_sums = exact_sums
         """Float sums are exact (deviation D6), else added as the reference adds them."""
         self.ledger = ledger
-        self._totals: dict[frozenset[int], Figures | None] = {}
+        self._totals: dict[frozenset[int], FigureSet | None] = {}
         if ledger is not None:
             for origin in sorted(self.figures):
                 ledger.origin(origin, self.figures[origin])
 
-    def combine(self, parts: Sequence[Figures]) -> Figures | None:
+    def combine(self, parts: Sequence[FigureSet]) -> FigureSet | None:
         """``combine(parts)`` in the run's arithmetic: every combination of the
         run's stages comes here."""
         result = combine(parts, self.exact_sums)
@@ -748,7 +748,7 @@ class OriginSums:
             self.ledger.combined(parts, result)
         return result
 
-    def rounded(self, figures: Figures) -> Figures:
+    def rounded(self, figures: FigureSet) -> FigureSet:
         """``figures.rounded()``. Recorded as a new figure set when the ledger could see
         other values dropped on a replay (exact sums); the reference's arithmetic keeps
         no exact values, so there the figures themselves are the answer."""
@@ -764,21 +764,21 @@ class OriginSums:
         figures = self.figures
         return all(origin in figures for origin in int_objects(origins))
 
-    def total(self, origins: frozenset[int]) -> Figures | None:
+    def total(self, origins: frozenset[int]) -> FigureSet | None:
         """Exact combination of ``origins`` (a copy for a single origin)."""
         totals = self._totals
         if origins in totals:
             return totals[origins]
         if len(origins) == 1:
             (only,) = origins
-            value: Figures | None = self.figures[only]
+            value: FigureSet | None = self.figures[only]
         else:
             figures = self.figures
             value = self.combine([figures[o] for o in sorted(origins)])
         totals[origins] = value
         return value
 
-    def total_of_parts(self, parts: Sequence[frozenset[int]]) -> Figures | None:
+    def total_of_parts(self, parts: Sequence[frozenset[int]]) -> FigureSet | None:
         """``total`` of the union of pairwise disjoint ``parts``, from the parts' totals.
 
         The same figure set as ``total(union)``: the parts are added in the order
@@ -793,7 +793,7 @@ class OriginSums:
         if union in self._totals:
             return self._totals[union]
         totals = [self.total(part) for part in sorted(parts, key=min)]
-        value: Figures | None = None
+        value: FigureSet | None = None
         if all(total is not None for total in totals):
             value = self.combine([total for total in totals if total is not None])
         self._totals[union] = value

@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from perfline.core.mypyc_idioms import int_objects
-from perfline.core.projection.figure_sets import Figures
+from perfline.core.projection.figure_sets import FigureSet
 from perfline.core.projection.index import GraphIndex
 
 
@@ -36,7 +36,7 @@ class Record:  # a value: never mutated (see records.py)
     __slots__ = ("faithful", "figures", "origins", "sealed")
 
     def __init__(
-        self, figures: Figures, origins: frozenset[int], sealed: bool, faithful: bool = True
+        self, figures: FigureSet, origins: frozenset[int], sealed: bool, faithful: bool = True
     ) -> None:
         self.figures = figures
         self.origins = origins

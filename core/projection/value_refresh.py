@@ -42,8 +42,8 @@ from perfline.core.projection.authority import Authority
 from perfline.core.projection.figure_sets import (
     ORIGIN_NODE,
     ROUNDED_NODE,
-    FigureLedger,
-    Figures,
+    FigureSet,
+    FigureSetLedger,
     combine,
 )
 from perfline.core.projection.index import GraphIndex
@@ -162,7 +162,7 @@ class ProjectionMemo:
         declared: frozenset[tuple[str, str]],
         exact_sums: bool,
         authority: Authority,
-        ledger: FigureLedger,
+        ledger: FigureSetLedger,
         decided: dict[int, Record],
         breakdowns: Sequence[Any],
     ) -> None:
@@ -198,7 +198,7 @@ class ProjectionMemo:
         )
 
 
-def usable_figures(authority: Authority) -> dict[int, Figures]:
+def usable_figures(authority: Authority) -> dict[int, FigureSet]:
     """The figure sets of the usable origins (authoritative, not shadowed)."""
     shadowed = authority.shadowed
     return {o: f for o, f in authority.figures.items() if o not in shadowed}
@@ -226,7 +226,7 @@ class _Plan:
         authoritative: frozenset[int],
         shadowed: frozenset[int],
         usable: frozenset[int],
-        ledger: FigureLedger,
+        ledger: FigureSetLedger,
         decided: dict[int, tuple[int, Record]],
     ) -> None:
         self.index = index
@@ -241,11 +241,11 @@ class _Plan:
 
 
 def _replayed(
-    ledger: FigureLedger, usable: dict[int, Figures], exact_sums: bool
-) -> list[Figures | None] | None:
+    ledger: FigureSetLedger, usable: dict[int, FigureSet], exact_sums: bool
+) -> list[FigureSet | None] | None:
     """Every node's figure set with the new origin figures, or ``None`` when a shape, an
     empty combination or an equality between figure sets is not what it was."""
-    fresh: list[Figures | None] = []
+    fresh: list[FigureSet | None] = []
     old_to_new: dict[str, str] = {}
     new_to_old: dict[str, str] = {}
     kinds = ledger.kinds
@@ -253,11 +253,11 @@ def _replayed(
     recorded = ledger.figures
     for node in range(len(recorded)):
         kind = kinds[node]
-        new: Figures | None
+        new: FigureSet | None
         if kind == ORIGIN_NODE:
             new = usable[ledger.origins[node]]
         else:
-            parts: list[Figures] = []
+            parts: list[FigureSet] = []
             for parent in parents[node]:
                 part = fresh[parent]
                 assert part is not None  # only figure sets are parts
@@ -286,7 +286,7 @@ def _replayed(
     return fresh
 
 
-def _same_shape(old: Figures, new: Figures) -> bool:
+def _same_shape(old: FigureSet, new: FigureSet) -> bool:
     """Do two figure sets agree in everything but their values' texts: order-freedom,
     qualifier groups, and in each group the addends, their plain prefixes (name, unit,
     aggregation, a finite number) and which of them carry samples?"""

@@ -34,8 +34,8 @@ from perfline.core.projection.exact_sums import exact_total
 from perfline.core.projection.figure_sets import (
     COMBINED_NODE,
     ORIGIN_NODE,
-    FigureLedger,
-    Figures,
+    FigureSet,
+    FigureSetLedger,
     plain_sum_view,
     sum_view_value,
 )
@@ -103,7 +103,7 @@ class RowPlan:
 def row_plan(
     index: GraphIndex,
     breakdowns: Sequence[Any],
-    ledger: FigureLedger,
+    ledger: FigureSetLedger,
     decided: dict[int, Record],
     exact_sums: bool,
 ) -> RowPlan | None:
@@ -155,7 +155,7 @@ def row_plan(
     )
 
 
-def _one_full_group(figures: Figures, width: int) -> bool:
+def _one_full_group(figures: FigureSet, width: int) -> bool:
     """One unqualified group whose every metric is a plain addend."""
     if len(figures.groups) != 1:
         return False

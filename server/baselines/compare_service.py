@@ -42,8 +42,7 @@ from perfline.core.compare.deltas import CompareSettings
 from perfline.core.compare.line_map import LineMapping
 from perfline.core.errors import InputError
 from perfline.core.workspace_config import CONFIG_FILE_NAME, JobSpec, WorkspaceConfig
-from perfline.server.baselines import baseline_sources as sources
-from perfline.server.baselines import baseline_store as store
+from perfline.server.baselines import baseline_sources, baseline_store
 from perfline.server.baselines.baseline_reader import BaselineCache, BaselineUnusable
 from perfline.server.baselines.baseline_sources import Captured
 from perfline.server.scheduler.boundary import WorkspaceBoundary
@@ -138,7 +137,7 @@ class _Source:
     document: Path
     label: str
     line: int | None
-    manifest: store.Manifest | None = None
+    manifest: baseline_store.Manifest | None = None
 
 
 @dataclass
@@ -397,7 +396,7 @@ class CompareService:
         captured = self._capture(engine, job, good)
         try:
             source = self._source(engine, job)
-        except store.StoreError as error:
+        except baseline_store.StoreError as error:
             return _JobState(problem=self._problem(engine, job, None, str(error)), state="error")
         if source is None:
             return _JobState()
@@ -411,13 +410,15 @@ class CompareService:
         if good is None or captured is None:
             return _JobState(baseline=baseline, state="no-result")
         try:
-            manifest = source.manifest or sources.configured_manifest(
+            manifest = source.manifest or baseline_sources.configured_manifest(
                 engine.root, engine.limits, read.digest, read.document, captured
             )
-            maps, mapped = sources.line_maps(engine.root, engine.limits, manifest, captured)
+            maps, mapped = baseline_sources.line_maps(
+                engine.root, engine.limits, manifest, captured
+            )
             baseline = replace(baseline, mapped_files=tuple(mapped))
             comparisons = self._compare(job, good, baseline, read.document, maps, wanted)
-        except (InputError, store.StoreError) as error:
+        except (InputError, baseline_store.StoreError) as error:
             message = f"the baseline {source.label} cannot be compared with this job: {error}"
             return _JobState(
                 baseline=baseline,
@@ -461,7 +462,9 @@ class CompareService:
 
     def _source(self, engine: CompareEngine, job: str) -> _Source | None:
         root = engine.root
-        manifest = store.read_manifest(root, store.job_folder(root, job), engine.limits)
+        manifest = baseline_store.read_manifest(
+            root, baseline_store.job_folder(root, job), engine.limits
+        )
         spec = _spec(engine.config, job)
         if manifest is not None and manifest.document_path is not None:
             return _Source(
@@ -487,7 +490,7 @@ class CompareService:
             return BaselineProblem(job, config, source.line, message)
         if spec is not None and spec.line:
             return BaselineProblem(job, config, spec.line, message)
-        manifest = store.job_folder(root, job) / store.MANIFEST
+        manifest = baseline_store.job_folder(root, job) / baseline_store.MANIFEST
         return BaselineProblem(job, str(manifest), 1, message)
 
     def _capture(self, engine: CompareEngine, job: str, good: ResultView | None) -> Captured | None:
@@ -497,7 +500,7 @@ class CompareService:
             return None
         kept = self._captured.get(job)
         if kept is None or kept.generation != good.generation:
-            kept = self._captured[job] = sources.capture(
+            kept = self._captured[job] = baseline_sources.capture(
                 engine.root, engine.boundary, engine.limits, good
             )
         return kept
@@ -508,28 +511,28 @@ class CompareService:
         self, engine: CompareEngine, kind: str, job: str, payload: Any, ticket: Ticket
     ) -> None:
         root = engine.root
-        folder = store.job_folder(root, job)
+        folder = baseline_store.job_folder(root, job)
         try:
             if kind == "clear":
-                store.remove(root, folder)
+                baseline_store.remove(root, folder)
                 ticket.finish(None)
                 return
             good: ResultView = payload
             captured = self._capture(engine, job, good)
             assert captured is not None
             manifest = {
-                "perfline_baseline": store.FORMAT,
+                "perfline_baseline": baseline_store.FORMAT,
                 "job": job,
                 "origin": "command",
-                "set_at": store.now_iso(),
+                "set_at": baseline_store.now_iso(),
                 "generation": good.generation,
-                "document": store.DOCUMENT,
+                "document": baseline_store.DOCUMENT,
                 "sources": dict(captured.recorded),
             }
-            store.write_baseline(root, folder, manifest, good.document, captured.texts)
-            self._cache.forget(folder / store.DOCUMENT)
-            ticket.finish(_relative(root, folder / store.DOCUMENT))
-        except store.StoreError as error:
+            baseline_store.write_baseline(root, folder, manifest, good.document, captured.texts)
+            self._cache.forget(folder / baseline_store.DOCUMENT)
+            ticket.finish(_relative(root, folder / baseline_store.DOCUMENT))
+        except baseline_store.StoreError as error:
             ticket.finish(None, str(error))
 
 

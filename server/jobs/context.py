@@ -3,7 +3,7 @@
 A job type turns the bytes of its inputs into a *processed* standardized
 document (core pipeline applied). It gets a ``JobContext`` holding the inputs
 (path, bytes, content hash), the job's options, the pipeline settings, a
-content-keyed ``Memo`` for intermediate stages (so a model is parsed once for
+content-keyed ``StageMemo`` for intermediate stages (so a model is parsed once for
 many captures) and a cancellation flag, which the run also installs for the
 core's own checkpoints (``core.cancellation``). Each type also says which
 workspace files form a job on their own (``discover``), used when
@@ -24,7 +24,7 @@ from perfline.core.json_codec import read_json_input
 from perfline.core.known_structure_reading import read_with_known_structure
 from perfline.core.pipeline import PipelineSettings, postprocess
 from perfline.core.structure_memo import StructureMemo
-from perfline.server.jobs.stage_memo import Memo
+from perfline.server.jobs.stage_memo import StageMemo
 
 __all__ = [
     "Cancelled",
@@ -56,7 +56,7 @@ class JobContext:
     inputs: tuple[JobInput, ...]
     options: Mapping[str, Any]
     settings: PipelineSettings
-    memo: Memo
+    memo: StageMemo
     cancelled: threading.Event = field(default_factory=threading.Event)
     #: A forced reanalysis: recompute every stage instead of reusing memoized outputs.
     fresh: bool = False

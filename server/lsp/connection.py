@@ -16,7 +16,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from lsprotocol import types as t
+from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
@@ -178,7 +178,9 @@ class PerflineServer(LanguageServer):
             log.warning("%s", problem)
             if self.initialized:
                 self.window_log_message(
-                    t.LogMessageParams(type=t.MessageType.Warning, message=f"perfline: {problem}")
+                    types.LogMessageParams(
+                        type=types.MessageType.Warning, message=f"perfline: {problem}"
+                    )
                 )
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from perfline.core.workspace_config import WorkspaceConfig, WorkspaceConfigError
 from perfline.server.jobs.context import JobType
 from perfline.server.jobs.registry import default_registry
-from perfline.server.jobs.stage_memo import Memo
+from perfline.server.jobs.stage_memo import StageMemo
 from perfline.server.line_index import JobIndex, LineDiagnostic, LineEntry
 from perfline.server.scheduler.boundary import WorkspaceBoundary
 from perfline.server.scheduler.bounded_reads import InputLimits
@@ -220,7 +220,7 @@ class Engine:
         return self._backend_runs.snapshot()
 
     @property
-    def memo(self) -> Memo:
+    def memo(self) -> StageMemo:
         """The stage-output memo shared by every job."""
         return self.memos.stage
 

@@ -40,7 +40,7 @@ from typing import Any
 from perfline.core.collection import collect_frozen, pause_collection, resume_collection
 from perfline.core.workspace_config import CONFIG_FILE_NAME
 from perfline.server.jobs.context import JobType
-from perfline.server.line_index import build_index
+from perfline.server.line_index import build_line_index
 from perfline.server.scheduler.events import (
     ConfigChanged,
     EngineEvent,
@@ -279,7 +279,9 @@ class Scheduler:
 
     def _reindex_all(self) -> None:
         for name, good in self.results.goods():
-            index = build_index(name, good.document, self.ground.resolver.resolve, self._metric())
+            index = build_line_index(
+                name, good.document, self.ground.resolver.resolve, self._metric()
+            )
             self.results.reindex(name, index)
 
     def _metric(self) -> str | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from perfline.core.structure_memo import StructureMemo
-from perfline.server.jobs.stage_memo import Memo
+from perfline.server.jobs.stage_memo import StageMemo
 from perfline.server.line_index import IndexMemo
 
 
@@ -21,7 +21,7 @@ from perfline.server.line_index import IndexMemo
 class RunMemos:
     """What one run may reuse."""
 
-    stage: Memo
+    stage: StageMemo
     structure: StructureMemo | None
     index: IndexMemo
 
@@ -29,8 +29,8 @@ class RunMemos:
 class MemoPolicy:
     """The stage memo and the per-job memos (touched by the scheduler loop only)."""
 
-    def __init__(self, stage: Memo | None = None) -> None:
-        self.stage = stage if stage is not None else Memo(defer_evictions=True)
+    def __init__(self, stage: StageMemo | None = None) -> None:
+        self.stage = stage if stage is not None else StageMemo(defer_evictions=True)
         self._structure: dict[str, StructureMemo] = {}
         self._index: dict[str, IndexMemo] = {}
 

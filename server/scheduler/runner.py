@@ -27,7 +27,7 @@ from perfline.core.cancellation import Cancelled, cancellable
 from perfline.core.errors import InputError
 from perfline.core.pipeline import PipelineSettings
 from perfline.server.jobs.context import JobContext, JobInput, JobType
-from perfline.server.line_index import build_index
+from perfline.server.line_index import build_line_index
 from perfline.server.paths import PathResolver
 from perfline.server.scheduler.bounded_reads import InputLimits, ReadFile, read_input
 from perfline.server.scheduler.content_hashes import digest_of
@@ -129,7 +129,7 @@ def _analyse(
     document = request.job_type.run(context)
     context.check_cancelled()
     backend = time.monotonic()
-    index = build_index(
+    index = build_line_index(
         request.job,
         document,
         request.resolver.resolve,

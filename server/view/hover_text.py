@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from perfline.core import figure_text as numbers
+from perfline.core import figure_text
 from perfline.server.line_index import LineEntry
 from perfline.server.view.delta_hover import delta_markdown
 from perfline.server.view.line_deltas import LineDelta
@@ -71,9 +71,9 @@ def _section(fact: HoverFacts) -> list[str]:
     entry = fact.entry
     head = f"**{cell(entry.name)}**"
     if entry.value is not None and entry.metric is not None:
-        head += f" · {numbers.format_value(entry.value, entry.metric.unit)}"
+        head += f" · {figure_text.format_value(entry.value, entry.metric.unit)}"
         head += f" {entry.statistic}" if entry.statistic else ""
-        share = numbers.format_share(entry.value, entry.total)
+        share = figure_text.format_share(entry.value, entry.total)
         head += f" · {share} of the model" if share else ""
     parts = [head + "\n"]
     called = calls_text(entry, fact.file) if entry.calls else ""
@@ -102,7 +102,7 @@ def _operators_sum(entry: LineEntry, operators: Sequence[OperatorRow]) -> str:
     what = f"{first.statistic} " if (first := operators[0]).statistic else ""
     return (
         f" The {what}figures of its {len(operators)} operators add up to "
-        f"{numbers.format_value(total, first.unit)}."
+        f"{figure_text.format_value(total, first.unit)}."
     )
 
 
@@ -120,7 +120,7 @@ def _metric_tables(found: LineMetrics) -> list[str]:
         for m in found.measurements:
             values = dict(m.values)
             cells = [
-                numbers.format_number(values[c], m.unit) if c in values else "" for c in columns
+                figure_text.format_number(values[c], m.unit) if c in values else "" for c in columns
             ]
             if runs:
                 cells.append(str(m.runs) if m.runs is not None else "")
@@ -129,7 +129,7 @@ def _metric_tables(found: LineMetrics) -> list[str]:
         parts.append("\n".join(rows) + "\n")
     if found.others:
         rows = ["| metric | value |", "|---|---:|"]
-        rows += [f"| {cell(n)} | {numbers.format_value(v, u)} |" for n, v, u in found.others]
+        rows += [f"| {cell(n)} | {figure_text.format_value(v, u)} |" for n, v, u in found.others]
         parts.append("\n".join(rows) + "\n")
     if found.unavailable:
         listed = "; ".join(f"{name} ({reason})" for name, reason in found.unavailable)
@@ -148,8 +148,8 @@ def _operators(entry: LineEntry, operators: Sequence[OperatorRow]) -> str:
         "|---|---|---:|---:|",
     ]
     for row in operators[:MAX_OPERATORS]:
-        share = numbers.format_share(row.value, base) or ""
-        value = numbers.format_number(row.value, row.unit)
+        share = figure_text.format_share(row.value, base) or ""
+        value = figure_text.format_number(row.value, row.unit)
         rows.append(f"| {cell(row.type)} | {cell(row.name)} | {value} | {share} |")
     if len(operators) > MAX_OPERATORS:
         rows.append(f"\n(+{len(operators) - MAX_OPERATORS} more)")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from perfline.core import figure_text as numbers
+from perfline.core import figure_text
 from perfline.core.compare.comparison import ResultComparison
 from perfline.core.compare.deltas import CompareSettings, EntityDelta, MetricDelta
 from perfline.server.line_index import LineEntry
@@ -85,7 +85,7 @@ def change(delta: MetricDelta | None) -> str:
     relative = delta.relative
     if relative is None or relative == 0:
         return ""
-    return numbers.format_change(relative)
+    return figure_text.format_change(relative)
 
 
 def entry_change(lookup: DeltaLookup | None, entry: LineEntry, metric: str | None) -> str:

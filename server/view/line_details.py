@@ -41,7 +41,7 @@ _STAT_SUFFIX = re.compile(r"_(?:avg|mean|median|min|max|p\d{1,2})$")
 
 
 @dataclass(frozen=True, slots=True)
-class NoFigure:
+class MissingFigure:
     """Why a covered line has no figure: the reason and a sentence for the hover."""
 
     reason: Reason
@@ -57,25 +57,25 @@ class NoFigure:
         return self.reason == "no-sample"
 
 
-def no_figure(entry: LineEntry) -> NoFigure | None:
+def no_figure(entry: LineEntry) -> MissingFigure | None:
     """None when the line has a figure."""
     if entry.value is not None:
         return None
     count, measured = len(entry.source_operators), entry.measured_operators
     if entry.metric is None or measured == 0:
         what = "operator under this line carries" if count == 1 else "operators under it carry"
-        return NoFigure(
+        return MissingFigure(
             "no-sample",
             f"No figure: no sample. The {count} {what} no measurement (no kernel ran, "
             "or only views of other operators).",
         )
     if measured < count:
-        return NoFigure(
+        return MissingFigure(
             "partial",
             f"No figure: partial coverage. {measured} of the {count} operators under this "
             "line carry figures; a figure for the line would leave the others out.",
         )
-    return NoFigure(
+    return MissingFigure(
         "conflict",
         f"No figure: conflicting figures. All {count} operators under this line carry "
         "figures, but the ways of adding them up for this line disagree (float rounding of "

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from perfline.core import figure_text as numbers
+from perfline.core import figure_text
 from perfline.core.compare.deltas import REGRESSION
 from perfline.server.line_index import LineEntry
 from perfline.server.view.delta_hover import verdict_sentence
@@ -73,8 +73,8 @@ def _regression(
     if relative is None or abs(relative) <= threshold or delta.base is None or delta.new is None:
         return None
     statistic = f" {figure.statistic}" if figure.statistic else ""
-    new = numbers.format_value(delta.new, delta.unit) + statistic
-    base = numbers.format_value(delta.base, delta.unit)
+    new = figure_text.format_value(delta.new, delta.unit) + statistic
+    base = figure_text.format_value(delta.base, delta.unit)
     limit = f"{threshold * 100:g}%"
     return (
         f"{entry.name} regressed against the baseline: {new}, was {base} "

@@ -18,7 +18,7 @@ from perfline.core.pipeline import PipelineSettings, postprocess
 from perfline.core.projection import FloatSums, ProjectionMemo
 from perfline.core.structure_memo import StructureMemo
 from tests.conftest import CASES
-from tests.differential.generator import generate as random_document
+from tests.differential.generator import generate
 from tests.documents import with_values
 
 
@@ -60,7 +60,7 @@ def _projection_memo(memo: StructureMemo) -> ProjectionMemo:
 
 @pytest.mark.parametrize("seed", range(40))
 def test_same_output_with_and_without_the_memo(seed: int) -> None:
-    first = random_document(seed)
+    first = generate(seed)
     runs = [
         first,
         _revalued(first, seed),
@@ -68,7 +68,7 @@ def test_same_output_with_and_without_the_memo(seed: int) -> None:
         _revalued(first, seed, tied=True),
         _revalued(first, seed + 1000, tied=True),
         first,
-        random_document(seed + 1),
+        generate(seed + 1),
     ]
     for settings in SETTINGS:
         memo = StructureMemo()
@@ -84,7 +84,7 @@ def test_same_output_with_and_without_the_memo(seed: int) -> None:
 
 
 def test_an_unchanged_graph_is_recalled_and_a_changed_one_is_not() -> None:
-    document = random_document(7)
+    document = generate(7)
     memo = StructureMemo()
     postprocess(document, memo=memo)
     computed = memo.computed
@@ -100,7 +100,7 @@ def test_an_unchanged_graph_is_recalled_and_a_changed_one_is_not() -> None:
 
 def test_an_equal_but_differently_written_graph_is_not_taken_for_the_last_one() -> None:
     # 1 == 1.0 == True in Python, but they are different JSON values: each keeps its own
-    document = random_document(3)
+    document = generate(3)
     entity = document["results"][0]["entities"][0]
     memo = StructureMemo()
     outputs = []
@@ -118,7 +118,7 @@ def test_an_equal_but_differently_written_graph_is_not_taken_for_the_last_one() 
 
 
 def test_a_graph_error_is_reported_again_on_the_next_run() -> None:
-    document = random_document(5)
+    document = generate(5)
     entities = document["results"][0]["entities"]
     entities.append({**entities[0]})  # a repeated id
     memo = StructureMemo()
@@ -249,7 +249,7 @@ def test_a_plain_nx_result_is_refreshed_as_rows(float_sums: FloatSums, float_val
 
 
 def test_a_value_only_change_replays_the_projection() -> None:
-    document = random_document(11)
+    document = generate(11)
     memo = StructureMemo()
     postprocess(document, memo=memo)
     postprocess(_revalued(document, 3), memo=memo)

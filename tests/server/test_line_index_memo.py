@@ -27,7 +27,7 @@ from perfline.core.pipeline import PipelineSettings, postprocess
 from perfline.core.projection import FloatSums
 from perfline.core.structure_memo import StructureMemo
 from perfline.server.engine import Engine
-from perfline.server.line_index import IndexMemo, JobIndex, breakdowns_by_entity, build_index
+from perfline.server.line_index import IndexMemo, JobIndex, breakdowns_by_entity, build_line_index
 from tests.conftest import CASES
 from tests.documents import nx_document, with_values
 from tests.server.helpers import INPUT_DOC, copy_kws, load
@@ -77,8 +77,8 @@ def _same_as_fresh(
 ) -> JobIndex:
     """The memoized index of ``document``, checked against a fresh one (``layouts``: the
     structure memo it was post-processed with, whose layout tokens the index may trust)."""
-    kept = build_index(JOB, document, resolve, metric, memo, layouts)
-    fresh = build_index(JOB, copy.deepcopy(document), resolve, metric)
+    kept = build_line_index(JOB, document, resolve, metric, memo, layouts)
+    fresh = build_line_index(JOB, copy.deepcopy(document), resolve, metric)
     assert _served(kept) == _served(fresh)
     assert kept.lines == fresh.lines  # LineEntry equality too
     _by_the_rules(kept, document, metric)

@@ -14,7 +14,7 @@ import inspect
 import json
 from typing import Any
 
-from lsprotocol import types as t
+from lsprotocol import types
 from pygls.protocol import JsonRPCProtocol, JsonRPCResponseMessage
 
 from perfline.server.host import EngineHost
@@ -105,7 +105,7 @@ def test_plain_results_skip_cattrs_and_typed_ones_do_not() -> None:
     protocol, _ = _protocol()
     plain = JsonRPCResponseMessage(id=1, jsonrpc="2.0", result={"jobs": []})
     assert protocol._serialize_message(plain) == {"id": 1, "jsonrpc": "2.0", "result": {"jobs": []}}
-    position = t.Position(line=1, character=2)
+    position = types.Position(line=1, character=2)
     assert protocol._serialize_message(position) == {"line": 1, "character": 2}
 
 

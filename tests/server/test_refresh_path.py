@@ -16,7 +16,7 @@ from perfline.core.pipeline import PipelineSettings
 from perfline.core.structure_memo import StructureMemo
 from perfline.server.engine import Engine
 from perfline.server.jobs.context import JobContext, JobInput, is_processed
-from perfline.server.jobs.stage_memo import Memo
+from perfline.server.jobs.stage_memo import StageMemo
 from perfline.server.jobs.standardized_job import StandardizedOutputJob
 from perfline.server.scheduler import runner
 from perfline.server.scheduler.bounded_reads import InputLimits, ReadFile
@@ -113,6 +113,6 @@ def test_a_processed_document_is_served_as_the_file_writes_it() -> None:
     structure = StructureMemo()
     for _ in range(2):
         item = JobInput("a.mlia.json", data, "digest")
-        context = JobContext((item,), {}, PipelineSettings(), Memo(), structure=structure)
+        context = JobContext((item,), {}, PipelineSettings(), StageMemo(), structure=structure)
         served = StandardizedOutputJob().run(context)
         assert marshal.dumps(served, 0) == marshal.dumps(json.loads(data), 0)

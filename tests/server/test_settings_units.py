@@ -10,7 +10,7 @@ from perfline.server.view.hint_settings import (
     read_settings,
     section_of,
 )
-from perfline.server.view.line_labels import Figure, fill, lens_figure, line_label
+from perfline.server.view.line_labels import LabelFigure, fill, lens_figure, line_label
 
 
 def _entry(value: float, total: float, metrics: list[dict[str, object]]) -> LineEntry:
@@ -70,10 +70,10 @@ def test_invalid_values_fall_back_with_a_problem_each() -> None:
 
 
 def test_template_drops_separators_of_an_unknown_share() -> None:
-    figure = Figure(1800.0, "cycles", "op_cycles", None)
+    figure = LabelFigure(1800.0, "cycles", "op_cycles", None)
     assert fill("{value} · {share}", figure) == "1.8k cycles"
     assert fill("{metric}: {value} ({share})", figure) == "op_cycles: 1.8k cycles"
-    assert fill("{value} [{share}]", Figure(5.0, "ms", "t p50", 0.25)) == "5.00 ms [25%]"
+    assert fill("{value} [{share}]", LabelFigure(5.0, "ms", "t p50", 0.25)) == "5.00 ms [25%]"
 
 
 def test_labels_and_lens_figures_follow_the_settings() -> None:

@@ -28,8 +28,6 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from pygls.io_ import StdoutWriter
-
 from perfline.server.discovery import DiscoveryError, advertise
 from perfline.server.host import EngineHost
 from perfline.server.lsp import PerflineServer
@@ -65,8 +63,7 @@ def run_stdio(host: EngineHost, *, max_body: int = DEFAULT_MAX_BODY) -> None:
     """Serve one editor over stdin/stdout (logs must never go to stdout)."""
     server = PerflineServer(host)
     stop = threading.Event()
-    server._stop_event = stop  # what pygls' ``shutdown`` sets
-    server.protocol.set_writer(StdoutWriter(sys.stdout.buffer))
+    server.write_to_stdout(stop)
 
     async def serve() -> None:
         reader = stdin_chunks(sys.stdin.buffer)
@@ -86,20 +83,6 @@ def run_stdio(host: EngineHost, *, max_body: int = DEFAULT_MAX_BODY) -> None:
 # ------------------------------------------------------------ shared daemon
 
 
-class _StreamWriter:
-    """pygls writer interface over an asyncio StreamWriter."""
-
-    def __init__(self, writer: asyncio.StreamWriter) -> None:
-        self._writer = writer
-
-    def write(self, data: bytes) -> None:
-        if not self._writer.is_closing():
-            self._writer.write(data)
-
-    def close(self) -> None:
-        self._writer.close()
-
-
 async def _serve_connection(
     host: EngineHost,
     reader: asyncio.StreamReader,
@@ -110,7 +93,7 @@ async def _serve_connection(
 ) -> None:
     server = PerflineServer(host)
     stop = threading.Event()
-    server.protocol.set_writer(_StreamWriter(writer))
+    server.write_to_stream(writer)
 
     def closed() -> None:
         stop.set()

@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
+import threading
 from collections.abc import Callable
 from typing import Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
 from perfline import __version__
@@ -80,6 +83,16 @@ class PerflineServer(LanguageServer):
         for module in FEATURE_MODULES:
             for item in module.FEATURES:
                 _register(self, item)
+
+    def write_to_stdout(self, stop: threading.Event) -> None:
+        """Answer on this process's stdout (one editor over stdio); ``stop`` is set by the
+        client's ``shutdown`` (pygls' stop event)."""
+        self._stop_event = stop
+        self.protocol.set_writer(StdoutWriter(sys.stdout.buffer))
+
+    def write_to_stream(self, writer: asyncio.StreamWriter) -> None:
+        """Answer on an asyncio stream (a TCP or Unix socket connection)."""
+        self.protocol.set_writer(_StreamWriter(writer))
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         log.error("server error (%s): %s", getattr(source, "__name__", source), error)
@@ -182,6 +195,21 @@ class PerflineServer(LanguageServer):
                         type=types.MessageType.Warning, message=f"perfline: {problem}"
                     )
                 )
+
+
+class _StreamWriter:
+    """pygls' writer interface over an asyncio ``StreamWriter`` (nothing is written once
+    the stream is closing)."""
+
+    def __init__(self, writer: asyncio.StreamWriter) -> None:
+        self._writer = writer
+
+    def write(self, data: bytes) -> None:
+        if not self._writer.is_closing():
+            self._writer.write(data)
+
+    def close(self) -> None:
+        self._writer.close()
 
 
 def _register(server: PerflineServer, item: Feature) -> None:

@@ -15,14 +15,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from perfline.core.document_canonical import metric_view
 from perfline.core.projection.figure_keys import canonical_json
-from perfline.core.projection.figure_sets import (
-    FigureSet,
-    OriginShapes,
-    metric_view,
-    origin_figures,
-)
+from perfline.core.projection.figure_sets import FigureSet
 from perfline.core.projection.index import GraphIndex
+from perfline.core.projection.origin_shapes import OriginShapes, origin_figures
 
 
 class Authority:  # a value: never mutated (see records.py)

@@ -21,7 +21,8 @@ its contributors (sealed-source hiding).
 
 from __future__ import annotations
 
-from perfline.core.projection.figure_sets import FigureSet, OriginSums
+from perfline.core.projection.figure_arithmetic import OriginSums
+from perfline.core.projection.figure_sets import FigureSet
 from perfline.core.projection.index import NO_NODES, GraphIndex
 from perfline.core.projection.records import Entry, Population, Record
 

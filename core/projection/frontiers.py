@@ -12,7 +12,8 @@ Cost: O(parents) per target plus the parents' leaf sets.
 
 from __future__ import annotations
 
-from perfline.core.projection.figure_sets import FigureSet, OriginSums
+from perfline.core.projection.figure_arithmetic import OriginSums
+from perfline.core.projection.figure_sets import FigureSet
 from perfline.core.projection.index import GraphIndex
 from perfline.core.projection.records import Record
 

@@ -16,7 +16,8 @@ from perfline.core.kinds import declared_kind_pairs
 from perfline.core.projection.authority import Authority, find_authority
 from perfline.core.projection.contributors import ContributorCache
 from perfline.core.projection.derivations import resolve
-from perfline.core.projection.figure_sets import FigureSetLedger, OriginSums
+from perfline.core.projection.figure_arithmetic import OriginSums
+from perfline.core.projection.figure_ledger import FigureSetLedger
 from perfline.core.projection.frontiers import resolve_frontiers
 from perfline.core.projection.index import GraphIndex, build_graph_index
 from perfline.core.projection.recipes import peer_exposures, run_fixed_point, select_producers

@@ -7,7 +7,7 @@ the values only through its figure sets: which ones exist, their shapes (qualifi
 groups, which metrics can be added, number types) and which of them are equal (a
 population entry is one per figures key, contributors merge on equal keys, a level
 conflicts on different keys). A ``ProjectionMemo`` keeps, from one run, its ledger
-of figure sets (``figure_sets.FigureLedger``: each origin's own, each combination and
+of figure sets (``figure_ledger.FigureSetLedger``: each origin's own, each combination and
 its parts, each rounded copy, in the order they were made) and what each target
 received. The next run with the same graph, kind declarations and arithmetic:
 
@@ -39,13 +39,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from perfline.core.projection.authority import Authority
-from perfline.core.projection.figure_sets import (
-    ORIGIN_NODE,
-    ROUNDED_NODE,
-    FigureSet,
-    FigureSetLedger,
-    combine,
-)
+from perfline.core.projection.figure_arithmetic import combine
+from perfline.core.projection.figure_ledger import ORIGIN_NODE, ROUNDED_NODE, FigureSetLedger
+from perfline.core.projection.figure_sets import FigureSet
 from perfline.core.projection.index import GraphIndex
 from perfline.core.projection.records import Record
 from perfline.core.projection.value_rows import RowPlan, refresh, row_plan

@@ -2,7 +2,7 @@
 
 A *plain* result is one the NX backends write: every breakdown unqualified, on its own
 entity, with the same metrics in the same order, each a number with ``sum``
-aggregation (``figure_sets._is_plain_sum_view``), every column of one number type.
+aggregation (``origin_shapes.plain_sum_view``), every column of one number type.
 Every figure set of its projection then has one group whose metrics are exactly those
 columns, and is a row of numbers: an origin's row is read from its breakdown, a
 combination's row is the sum of its parts' rows, column by column (integers exactly;
@@ -31,15 +31,10 @@ from typing import Any, Final, cast
 
 from perfline.core.mypyc_idioms import int_objects
 from perfline.core.projection.exact_sums import exact_total
-from perfline.core.projection.figure_sets import (
-    COMBINED_NODE,
-    ORIGIN_NODE,
-    FigureSet,
-    FigureSetLedger,
-    plain_sum_view,
-    sum_view_value,
-)
+from perfline.core.projection.figure_ledger import COMBINED_NODE, ORIGIN_NODE, FigureSetLedger
+from perfline.core.projection.figure_sets import FigureSet
 from perfline.core.projection.index import GraphIndex
+from perfline.core.projection.origin_shapes import plain_sum_view, sum_view_value
 from perfline.core.projection.records import Record
 
 INT_COLUMN: Final = 0

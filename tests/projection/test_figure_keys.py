@@ -8,6 +8,7 @@ from typing import Any
 from hypothesis import example, given, settings, strategies
 
 from perfline.core.document_canonical import METRIC_KEY_ORDER
+from perfline.core.projection.figure_arithmetic import combine
 from perfline.core.projection.figure_keys import (
     canonical_json,
     figures_key,
@@ -15,7 +16,8 @@ from perfline.core.projection.figure_keys import (
     value_prefix,
     value_text,
 )
-from perfline.core.projection.figure_sets import FigureSet, OriginShapes, combine, origin_figures
+from perfline.core.projection.figure_sets import FigureSet
+from perfline.core.projection.origin_shapes import OriginShapes, origin_figures
 
 _SCALARS = (
     strategies.none()

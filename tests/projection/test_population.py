@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from perfline.core.projection.figure_sets import origin_figures
 from perfline.core.projection.index import build_graph_index
+from perfline.core.projection.origin_shapes import origin_figures
 from perfline.core.projection.records import Population, Record
 
 

@@ -29,7 +29,7 @@ COMPILED_MODULES = [
     "perfline/core/pipeline.py",
     "perfline/core/validation.py",
     "perfline/core/document_canonical.py",
-    "perfline/core/structure_memo.py",
+    "perfline/core/pipeline_memo.py",
     "perfline/core/graph.py",
     "perfline/core/mypyc_idioms.py",
     "perfline/core/kinds.py",

@@ -305,25 +305,30 @@ def _unresolved(path: str) -> None:
 
 def in_process(chains: int) -> None:
     """The core pipeline and the line index alone on the same documents, in this process."""
-    from perfline.core.pipeline import PipelineSettings, postprocess
-    from perfline.core.structure_memo import StructureMemo
-    from perfline.server.line_index import IndexMemo, build_line_index
+    from perfline.core.pipeline import PipelineSettings, postprocess_with_layouts
+    from perfline.core.pipeline_memo import PipelineMemo
+    from perfline.server.index_memo import IndexMemo
+    from perfline.server.line_index import build_line_index
 
     base = nx_document(chains)
     factors = iter(range(2, 100))
 
     def timed(
-        document: dict[str, Any], memo: StructureMemo | None, index_memo: IndexMemo | None
+        document: dict[str, Any], memo: PipelineMemo | None, index_memo: IndexMemo | None
     ) -> tuple[float, float]:
         document = json.loads(json.dumps(document))
         start = time.perf_counter()
-        processed = postprocess(document, PipelineSettings(), source="bench", memo=memo)
+        processed = postprocess_with_layouts(
+            document, PipelineSettings(), source="bench", memo=memo
+        )
         middle = time.perf_counter()
-        build_line_index("bench", processed, _unresolved, None, index_memo, memo)
+        build_line_index(
+            "bench", processed.document, _unresolved, None, index_memo, processed.layouts
+        )
         return (middle - start) * 1000, (time.perf_counter() - middle) * 1000
 
     cold = [timed(nx_document(chains, seed=200 + i), None, None) for i in range(3)]
-    memo, index_memo = StructureMemo(), IndexMemo()
+    memo, index_memo = PipelineMemo(), IndexMemo()
     timed(base, memo, index_memo)
     warm = [timed(revalued(base, next(factors)), memo, index_memo) for _ in range(3)]
     print(

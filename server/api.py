@@ -21,7 +21,7 @@ from perfline.core import dominant_metric
 from perfline.core.compare.deltas import CompareSettings
 from perfline.core.errors import InputError
 from perfline.server.baselines.compare_service import CompareService, service_for
-from perfline.server.line_index import LineEntry
+from perfline.server.line_entries import LineEntry
 from perfline.server.scheduler.boundary import MAX_PATH_LENGTH, PathOutside, PathRefused
 from perfline.server.scheduler.bounded_reads import read_source_text
 from perfline.server.view import breakdowns, code_blocks, compare_answers, run_summary
@@ -168,18 +168,18 @@ def result(engine: EngineSurface, params: Any, lines: LineMap | None = None) -> 
 
 def entry_json(entry: LineEntry, *, include_metrics: bool = True) -> dict[str, Any]:
     data: dict[str, Any] = {
-        "job": entry.job,
-        "resultIndex": entry.result_index,
-        "entityId": entry.entity_id,
+        "job": entry.facts.job,
+        "resultIndex": entry.facts.result_index,
+        "entityId": entry.facts.entity_id,
         "label": entry.label,
         "value": entry.value,
         "metric": {"name": entry.metric.name, "unit": entry.metric.unit} if entry.metric else None,
         "statistic": entry.statistic,
         "share": entry.share,
-        "stacks": list(entry.stacks),
-        "sourceOperators": [str(o.get("id")) for o in entry.source_operators],
-        "producer": entry.producer,
-        "mode": entry.mode,
+        "stacks": list(entry.facts.stacks),
+        "sourceOperators": [str(o.get("id")) for o in entry.facts.source_operators],
+        "producer": entry.facts.producer,
+        "mode": entry.facts.mode,
     }
     if include_metrics:
         data["metrics"] = [dict(m) for m in entry.metrics]
@@ -196,7 +196,7 @@ def line_annotations(
     job = _job_name(engine, p, required=False)
     found = []
     for number, entries in sorted(engine.line_entries(path).items()):
-        chosen = [e for e in entries if job is None or e.job == job]
+        chosen = [e for e in entries if job is None or e.facts.job == job]
         if not chosen:
             continue
         current = lines(path, number) if lines is not None else number
@@ -275,7 +275,7 @@ def code_lenses(engine: EngineSurface, params: Any, lines: LineMap | None = None
     path = workspace_path(engine, given)
     job = _job_name(engine, p, required=False)
     by_line = {
-        n: [e for e in found if job is None or e.job == job]
+        n: [e for e in found if job is None or e.facts.job == job]
         for n, found in engine.line_entries(path).items()
     }
     try:
@@ -284,11 +284,11 @@ def code_lenses(engine: EngineSurface, params: Any, lines: LineMap | None = None
         raise ApiError(NO_RESULT, f"cannot read the source: {error}") from None
 
     def total_of(entry: LineEntry, key: dominant_metric.MetricKey) -> float | None:
-        good = engine.result(entry.job)
+        good = engine.result(entry.facts.job)
         results = good.document.get("results") if good is not None else None
-        if not isinstance(results, list) or entry.result_index >= len(results):
+        if not isinstance(results, list) or entry.facts.result_index >= len(results):
             return None
-        return dominant_metric.model_total(results[entry.result_index], key)
+        return dominant_metric.model_total(results[entry.facts.result_index], key)
 
     blocks = code_blocks.lenses_of(
         source,

@@ -29,8 +29,16 @@ from perfline.core.projection.exact_sums import FloatSums
 from perfline.core.projection.index import GraphIndex, build_graph_index
 from perfline.core.projection.stages import project
 from perfline.core.projection.value_refresh import ProjectionMemo
+from perfline.core.projection.value_rows import BreakdownLayout
 
-__all__ = ["FloatSums", "GraphIndex", "ProjectionMemo", "build_graph_index", "project_breakdowns"]
+__all__ = [
+    "BreakdownLayout",
+    "FloatSums",
+    "GraphIndex",
+    "ProjectionMemo",
+    "build_graph_index",
+    "project_breakdowns",
+]
 
 
 def project_breakdowns(

@@ -44,7 +44,7 @@ from perfline.core.projection.figure_ledger import ORIGIN_NODE, ROUNDED_NODE, Fi
 from perfline.core.projection.figure_sets import FigureSet
 from perfline.core.projection.index import GraphIndex
 from perfline.core.projection.records import Record
-from perfline.core.projection.value_rows import RowPlan, refresh, row_plan
+from perfline.core.projection.value_rows import BreakdownLayout, RowPlan, refresh, row_plan
 
 
 class ProjectionMemo:
@@ -73,23 +73,21 @@ class ProjectionMemo:
         number type changing: that runs in full), which saves the ledger's figure sets
         (about 100 MB at 20,000 chains)."""
         self._written: RowPlan | None = None
-        """The row plan the last projection's breakdowns were written by or for (see
-        ``layout``)."""
+        """The row plan the last projection's breakdowns were written by or for (its
+        layout is theirs: see ``layout``)."""
         self.projected = 0
         self.replayed = 0
         self.rows_replayed = 0
         """Replays that took the plain-row path (``value_rows``)."""
 
-    def layout(self) -> object | None:
-        """A token for the layout of the last projection's output (which breakdown, on
-        which entity, with which metric names, units and aggregations, in which order):
-        the same object after two projections means the same layout, whatever the
-        values. ``None`` when the last projection went by figure sets (no promise).
-
-        It is the row plan: a full run that made one, and every replay by it, write the
-        plan's targets with the plan's columns, in the plan's order, after the input
-        breakdowns, which the replay checked to be written as before up to the values."""
-        return self._written
+    def layout(self) -> BreakdownLayout | None:
+        """How the last projection's output breakdowns are laid out (which breakdown, on
+        which entity, with which metric names, units and aggregations, in which order),
+        as data: the row plan's layout when the last projection was written by or for a
+        row plan (a full run that made one, or a replay by it); ``None`` when it went by
+        figure sets (then nothing is said)."""
+        written = self._written
+        return written.layout if written is not None else None
 
     def replay_rows(
         self,

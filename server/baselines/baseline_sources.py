@@ -53,7 +53,7 @@ def capture(
             continue
         for entries in lines.values():
             for entry in entries:
-                recorded.setdefault(entry.recorded_file, relative)
+                recorded.setdefault(entry.facts.recorded_file, relative)
         try:
             data = read_input(Path(file), relative, limits).data
         except InputError:

@@ -20,7 +20,7 @@ from perfline.core.workspace_config import WorkspaceConfig, WorkspaceConfigError
 from perfline.server.jobs.context import JobType
 from perfline.server.jobs.registry import default_registry
 from perfline.server.jobs.stage_memo import StageMemo
-from perfline.server.line_index import JobIndex, LineDiagnostic, LineEntry
+from perfline.server.line_entries import JobIndex, LineDiagnostic, LineEntry
 from perfline.server.scheduler.boundary import WorkspaceBoundary
 from perfline.server.scheduler.bounded_reads import InputLimits
 from perfline.server.scheduler.events import (

@@ -123,8 +123,9 @@ def _analyse(
         memos.stage,
         request.cancel,
         request.fresh,
-        memos.structure,
-        retired,
+        pipeline_memo=memos.pipeline,
+        read_cache=memos.read_cache,
+        retired=retired,
     )
     document = request.job_type.run(context)
     context.check_cancelled()
@@ -135,7 +136,7 @@ def _analyse(
         request.resolver.resolve,
         request.metric,
         memos.index,
-        memos.structure,
+        context.layouts_of(document),
     )
     timing = RunTiming(*request.trigger, started, read, backend, time.monotonic())
     digests = tuple(item.digest for item in inputs)

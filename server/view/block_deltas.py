@@ -27,7 +27,7 @@ from typing import NamedTuple
 from perfline.core import figure_text
 from perfline.core.compare.deltas import CompareSettings
 from perfline.core.compare.significance import adjust, mann_whitney_p
-from perfline.server.line_index import LineEntry
+from perfline.server.line_entries import LineEntry
 from perfline.server.view.code_blocks import CodeBlock
 from perfline.server.view.line_deltas import DeltaLookup, metric_delta
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from perfline.core import dominant_metric, figure_text
-from perfline.server.line_index import LineEntry
+from perfline.server.line_entries import LineEntry
 from perfline.server.view.hover_text import cell
 from perfline.server.view.line_details import OperatorRow, no_figure, operator_rows
 from perfline.server.view.result_tables import ResultTables
@@ -40,7 +40,7 @@ def breakdown_markdown(
 
 
 def _where(line: int, entry: LineEntry) -> str:
-    return f"{Path(entry.recorded_file).name}:{line}"
+    return f"{Path(entry.facts.recorded_file).name}:{line}"
 
 
 def _lines_section(lines: Sequence[tuple[int, LineEntry]], tables: ResultTables) -> list[str]:
@@ -58,7 +58,7 @@ def _lines_section(lines: Sequence[tuple[int, LineEntry]], tables: ResultTables)
             continue
         figure = figure_text.format_value(entry.value, entry.metric.unit)
         figure += f" {entry.statistic}" if entry.statistic else ""
-        figure += " (inclusive)" if entry.calls else ""
+        figure += " (inclusive)" if entry.facts.calls else ""
         share = figure_text.format_share(entry.value, entry.total) or ""
         top = f"{found[0].name} ({found[0].type})" if found else ""
         rows.append(f"| {cell(_where(line, entry))} | {figure} | {share} | {cell(top)} |")

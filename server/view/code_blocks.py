@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from perfline.core import dominant_metric, figure_text
-from perfline.server.line_index import LineEntry
+from perfline.server.line_entries import LineEntry
 from perfline.server.view import line_labels
 from perfline.server.view.hint_settings import HintSettings
 from perfline.server.view.line_details import REASON_WORDS, MissingFigure, Reason, no_figure
@@ -210,10 +210,10 @@ def line_figure(
     calls = {
         current
         for entry in entries
-        for f, n in entry.calls
+        for f, n in entry.facts.calls
         if f == file and (current := current_line(f, n)) is not None
     }
-    elsewhere = any(f != file for entry in entries for f, _ in entry.calls)
+    elsewhere = any(f != file for entry in entries for f, _ in entry.facts.calls)
     if found is not None:
         return LensLine(found[0], found[1], found[2], frozenset(calls), elsewhere)
     reasons = [r for r in (no_figure(e) for e in entries) if r is not None]

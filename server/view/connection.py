@@ -28,7 +28,7 @@ from typing import Any
 from perfline.core import dominant_metric
 from perfline.core.errors import InputError
 from perfline.server import api
-from perfline.server.line_index import LineEntry
+from perfline.server.line_entries import LineEntry
 from perfline.server.scheduler.bounded_reads import read_source_text
 from perfline.server.view import line_labels
 from perfline.server.view.block_deltas import block_changes
@@ -212,9 +212,9 @@ class ConnectionView:
 
     def _hover_facts(self, file: str, entry: LineEntry, deltas: DeltaLookup) -> HoverFacts:
         delta = deltas.of(entry)
-        tables = self._tables.get(entry.job, entry.result_index)
+        tables = self._tables.get(entry.facts.job, entry.facts.result_index)
         if tables is None:
-            return HoverFacts(entry, file, (), entry.producer, delta)
+            return HoverFacts(entry, file, (), entry.facts.producer, delta)
         rows = operator_rows(entry, tables.breakdowns, tables.entities, tables.parents)
         return HoverFacts(entry, file, rows, tables.run, delta)
 
@@ -317,7 +317,7 @@ class ConnectionView:
                 continue
             if stale(edited, entries, engine.job):
                 label += STALE_MARK
-            tooltip = ", ".join(sorted({f"{e.name} ({e.job})" for e in entries}))
+            tooltip = ", ".join(sorted({f"{e.facts.name} ({e.facts.job})" for e in entries}))
             rows.append(Hint(current, len(text[current - 1].rstrip("\r")), label, tooltip))
         return tuple(rows)
 
@@ -327,13 +327,13 @@ class ConnectionView:
         if self._totals_version != engine.version:
             self._totals = {}
             self._totals_version = engine.version
-        cache_key = (entry.job, entry.result_index, key)
+        cache_key = (entry.facts.job, entry.facts.result_index, key)
         if cache_key not in self._totals:
-            good = engine.result(entry.job)
+            good = engine.result(entry.facts.job)
             results = good.document.get("results") if good is not None else None
             total = None
-            if isinstance(results, list) and entry.result_index < len(results):
-                total = dominant_metric.model_total(results[entry.result_index], key)
+            if isinstance(results, list) and entry.facts.result_index < len(results):
+                total = dominant_metric.model_total(results[entry.facts.result_index], key)
             self._totals[cache_key] = total
         return self._totals[cache_key]
 

@@ -24,7 +24,7 @@ from perfline.core.compare.deltas import (
     CompareSettings,
     MetricDelta,
 )
-from perfline.server.line_index import LineEntry
+from perfline.server.line_entries import LineEntry
 from perfline.server.view.compare_surface import BaselineView
 from perfline.server.view.line_deltas import LineDelta, metric_delta
 

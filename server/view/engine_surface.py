@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from perfline.core.workspace_config import WorkspaceConfigError
-from perfline.server.line_index import JobIndex, LineDiagnostic, LineEntry
+from perfline.server.line_entries import JobIndex, LineDiagnostic, LineEntry
 
 
 class JobErrorView(Protocol):

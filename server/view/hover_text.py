@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from perfline.core import figure_text
-from perfline.server.line_index import LineEntry
+from perfline.server.line_entries import LineEntry
 from perfline.server.view.delta_hover import delta_markdown
 from perfline.server.view.line_deltas import LineDelta
 from perfline.server.view.line_details import (
@@ -69,14 +69,14 @@ def hover_markdown(facts: Sequence[HoverFacts], *, stale: bool = False) -> str:
 
 def _section(fact: HoverFacts) -> list[str]:
     entry = fact.entry
-    head = f"**{cell(entry.name)}**"
+    head = f"**{cell(entry.facts.name)}**"
     if entry.value is not None and entry.metric is not None:
         head += f" · {figure_text.format_value(entry.value, entry.metric.unit)}"
         head += f" {entry.statistic}" if entry.statistic else ""
         share = figure_text.format_share(entry.value, entry.total)
         head += f" · {share} of the model" if share else ""
     parts = [head + "\n"]
-    called = calls_text(entry, fact.file) if entry.calls else ""
+    called = calls_text(entry, fact.file) if entry.facts.calls else ""
     missing = no_figure(entry)
     if missing is not None:
         sentence = missing.sentence + (f" It calls {called}." if called else "")
@@ -95,7 +95,7 @@ def _section(fact: HoverFacts) -> list[str]:
 def _operators_sum(entry: LineEntry, operators: Sequence[OperatorRow]) -> str:
     """`` The figures of its 24 operators add up to 10.8 ms.`` when each operator under a
     line without a figure has one of its own (a sum of distinct figures, none shared)."""
-    ids = {str(o.get("id")) for o in entry.source_operators}
+    ids = {str(o.get("id")) for o in entry.facts.source_operators}
     if not operators or {r.entity_id for r in operators} != ids:
         return ""
     total = sum(r.value for r in operators)
@@ -158,7 +158,7 @@ def _operators(entry: LineEntry, operators: Sequence[OperatorRow]) -> str:
 
 def _provenance(fact: HoverFacts) -> str:
     entry = fact.entry
-    parts = [fact.run, f"job `{entry.job}`"]
+    parts = [fact.run, f"job `{entry.facts.job}`"]
     confidence = {
         str(m["qualifiers"]["confidence"])
         for m in entry.metrics
@@ -166,8 +166,10 @@ def _provenance(fact: HoverFacts) -> str:
     }
     if confidence:
         parts.append("confidence " + ", ".join(sorted(confidence)))
-    if entry.placements:
-        parts.append("placement " + ", ".join(entry.placements))
-    if entry.stacks:
-        parts.append(f"{len(entry.stacks)} call stack" + ("" if len(entry.stacks) == 1 else "s"))
+    if entry.facts.placements:
+        parts.append("placement " + ", ".join(entry.facts.placements))
+    if entry.facts.stacks:
+        parts.append(
+            f"{len(entry.facts.stacks)} call stack" + ("" if len(entry.facts.stacks) == 1 else "s")
+        )
     return "*" + " · ".join(cell(p) for p in parts) + "*\n"

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from perfline.core import dominant_metric, figure_text
-from perfline.server.line_index import LineEntry
+from perfline.server.line_entries import LineEntry
 from perfline.server.view.hint_settings import PLACEHOLDER_PATTERN, HintSettings
 from perfline.server.view.line_deltas import DeltaLookup, entry_change
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from perfline.core import figure_text
 from perfline.core.compare.deltas import REGRESSION
-from perfline.server.line_index import LineEntry
+from perfline.server.line_entries import LineEntry
 from perfline.server.view.delta_hover import verdict_sentence
 from perfline.server.view.hint_settings import HintSettings
 from perfline.server.view.line_deltas import DeltaLookup, metric_delta
@@ -48,7 +48,7 @@ def regressions(
                         end_column=line_length(line),
                         message=message,
                         severity="warning",
-                        source=f"perfline ({entry.job})",
+                        source=f"perfline ({entry.facts.job})",
                         code=CODE,
                     )
                 )
@@ -77,6 +77,6 @@ def _regression(
     base = figure_text.format_value(delta.base, delta.unit)
     limit = f"{threshold * 100:g}%"
     return (
-        f"{entry.name} regressed against the baseline: {new}, was {base} "
+        f"{entry.facts.name} regressed against the baseline: {new}, was {base} "
         f"(beyond the {limit} regression threshold): " + verdict_sentence(delta, found.job.settings)
     )

@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from perfline.core import figure_text
 from perfline.core.unit_scale import unit_scale
-from perfline.server.line_index import LineEntry
+from perfline.server.line_entries import LineEntry
 from perfline.server.view.line_details import statistics
 
 
@@ -32,11 +32,11 @@ def runtime_table(columns: Sequence[Column]) -> str | None:
     """The side-by-side table (Markdown), or ``None`` for fewer than two jobs."""
     jobs: dict[str, Column] = {}
     for column in columns:
-        jobs.setdefault(column.entry.job, column)
+        jobs.setdefault(column.entry.facts.job, column)
     if len(jobs) < 2:
         return None
     chosen = list(jobs.values())
-    header = "| | " + " | ".join(f"`{_cell(c.entry.job)}`" for c in chosen) + " |"
+    header = "| | " + " | ".join(f"`{_cell(c.entry.facts.job)}`" for c in chosen) + " |"
     rows = [header, "|---|" + "---:|" * len(chosen)]
     rows.append("| ran | " + " | ".join(_cell(c.run) for c in chosen) + " |")
     rows.append("| figure | " + " | ".join(_figure(c.entry) for c in chosen) + " |")
@@ -107,4 +107,4 @@ def _cell(value: object) -> str:
 
 def columns_of(entries: Sequence[LineEntry], runs: Mapping[str, str]) -> list[Column]:
     """Columns for ``entries`` with what ran per job (``runs``: job -> text)."""
-    return [Column(entry, runs.get(entry.job, entry.producer)) for entry in entries]
+    return [Column(entry, runs.get(entry.facts.job, entry.facts.producer)) for entry in entries]

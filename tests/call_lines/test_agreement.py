@@ -32,11 +32,11 @@ def _documents() -> list[dict[str, Any]]:
 def _view(document: dict[str, Any]) -> Lines:
     index = build_line_index("job", document, lambda recorded: None)
     return {
-        (PurePath(file).name, entry.line): len(entry.calls)
+        (PurePath(file).name, entry.facts.line): len(entry.facts.calls)
         for file, lines in index.lines.items()
         for entries in lines.values()
         for entry in entries
-        if entry.calls
+        if entry.facts.calls
     }
 
 

@@ -9,6 +9,7 @@ the Inspector's readings (``compare_data``)."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import shutil
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -315,8 +316,9 @@ def test_runtime_table_needs_two_jobs_and_converts_times(runs: tuple[Path, Any, 
     index = build_line_index(JOB, first, lambda recorded: root / "dscnn.py")
     (entry,) = index.lines[str(root / "dscnn.py")][42]
     assert runtime_table([Column(entry, "portable")]) is None
-    micro = entry.replace(
-        job="other",
+    micro = dataclasses.replace(
+        entry,
+        facts=dataclasses.replace(entry.facts, job="other"),
         metrics=tuple(
             {**m, "value": m["value"] * 1000, "unit": "us"} if m.get("unit") == "ms" else m
             for m in entry.metrics

@@ -187,7 +187,7 @@ def test_a_values_only_change_reuses_the_graph_work(tmp_path: Path) -> None:
     _write(target, 1)
     engine = _engine(tmp_path, debounce=0.05)
     try:
-        structure = engine.memos.structure("a")  # the job's memo (observed here)
+        structure = engine.memos.pipeline("a")  # the job's pipeline memo (observed here)
         first = structure.computed
         assert first > 0 and structure.recalled == 0
         _write(target, 2)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from perfline.core.dominant_metric import MetricKey
-from perfline.server.line_index import LineEntry
+from perfline.server.line_entries import LineEntry, LineFacts
 from perfline.server.view.hint_settings import (
     DEFAULT_FORMAT,
     HintSettings,
@@ -14,14 +14,13 @@ from perfline.server.view.line_labels import LabelFigure, fill, lens_figure, lin
 
 
 def _entry(value: float, total: float, metrics: list[dict[str, object]]) -> LineEntry:
-    return LineEntry.make(
+    facts = LineFacts(
         job="j",
         result_index=0,
         entity_id="code_line/x",
         name="model.py:1",
         recorded_file="/m.py",
         line=1,
-        metrics=tuple(metrics),
         stacks=(),
         source_operators=(),
         behind=(),
@@ -29,6 +28,11 @@ def _entry(value: float, total: float, metrics: list[dict[str, object]]) -> Line
         producer="p",
         mode=None,
         kind="performance",
+        file="/m.py",
+    )
+    return LineEntry(
+        facts,
+        metrics=tuple(metrics),
         value=value,
         statistic=None,
         metric=MetricKey("op_cycles", "cycles"),

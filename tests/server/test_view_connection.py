@@ -13,7 +13,8 @@ import pytest
 
 from perfline.core.pipeline import PipelineSettings, postprocess
 from perfline.core.workspace_config import ConfigProblem, WorkspaceConfigError
-from perfline.server.line_index import JobIndex, LineDiagnostic, LineEntry, build_line_index
+from perfline.server.line_entries import JobIndex, LineDiagnostic, LineEntry
+from perfline.server.line_index import build_line_index
 from perfline.server.view.connection import ConnectionView
 from perfline.server.view.engine_surface import EngineSurface
 from perfline.server.view.hint_settings import HintSettings, chosen_section

@@ -20,7 +20,7 @@ from urllib.parse import unquote, urlparse
 from perfline.core import dominant_metric
 from perfline.core.compare.deltas import CompareSettings
 from perfline.core.errors import InputError
-from perfline.server.baselines.compare_service import CompareService, service_for
+from perfline.server.baselines.compare_service import CompareService
 from perfline.server.line_entries import LineEntry
 from perfline.server.scheduler.boundary import MAX_PATH_LENGTH, PathOutside, PathRefused
 from perfline.server.scheduler.bounded_reads import read_source_text
@@ -388,8 +388,10 @@ def reanalyze(engine: EngineSurface, params: Any, lines: LineMap | None = None) 
 
 
 def _service(engine: EngineSurface) -> CompareService:
-    service = service_for(engine)
-    if service is None:
+    """The engine's comparison service (``Engine.comparisons``); an engine without one (a
+    stand-in of the view's tests) compares no baselines."""
+    service = getattr(engine, "comparisons", None)
+    if not isinstance(service, CompareService):
         raise ApiError(NO_RESULT, "this engine compares no baselines")
     return service
 

@@ -25,7 +25,7 @@ from pygls.lsp.server import LanguageServer
 
 from perfline import __version__
 from perfline.server import api
-from perfline.server.baselines.compare_service import CompareService, service_for
+from perfline.server.baselines.compare_service import CompareService
 from perfline.server.engine import Engine, EngineEvent
 from perfline.server.host import EngineHost
 from perfline.server.lsp import (
@@ -124,24 +124,23 @@ class PerflineServer(LanguageServer):
                 loop.call_soon_threadsafe(engine_events.on_engine_event, self, event)
 
         unsubscribe_engine = engine.subscribe(listener)
-        service = service_for(engine)
+        service = engine.comparisons
 
         def compared(jobs: tuple[str, ...]) -> None:
             if not loop.is_closed():
                 loop.call_soon_threadsafe(engine_events.on_compared, self, jobs)
 
-        unsubscribe_service = service.subscribe(compared) if service is not None else None
+        unsubscribe_service = service.subscribe(compared)
 
         def unsubscribe() -> None:
             unsubscribe_engine()
-            if unsubscribe_service is not None:
-                unsubscribe_service()
+            unsubscribe_service()
 
         self.unsubscribe = unsubscribe
 
     def comparisons(self) -> CompareService | None:
         """The engine's baseline comparisons (shared by every connection)."""
-        return service_for(self.engine())
+        return self.engine().comparisons
 
     def client_path(self, uri: str, *, refuse: bool = True) -> str | None:
         """The real path of a document URI inside the workspace (``Engine.

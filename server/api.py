@@ -12,19 +12,19 @@ requests through these (``ConnectionView.request``, with its line map); the in-p
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import unquote, urlparse
 
-from perfline.core import dominant_metric
 from perfline.core.compare.deltas import CompareSettings
 from perfline.core.errors import InputError
 from perfline.server.baselines.compare_service import CompareService
 from perfline.server.line_entries import LineEntry
 from perfline.server.scheduler.boundary import MAX_PATH_LENGTH, PathOutside, PathRefused
 from perfline.server.scheduler.bounded_reads import read_source_text
-from perfline.server.view import breakdowns, code_blocks, compare_answers, run_summary
+from perfline.server.view import breakdowns, code_blocks, compare_answers, line_labels, run_summary
 from perfline.server.view.compare_options import read_compare_options
 from perfline.server.view.engine_surface import EngineSurface, JobView, LineMap
 from perfline.server.view.hint_settings import HintSettings
@@ -282,20 +282,14 @@ def code_lenses(engine: EngineSurface, params: Any, lines: LineMap | None = None
         source = read_source_text(path)
     except InputError as error:
         raise ApiError(NO_RESULT, f"cannot read the source: {error}") from None
-
-    def total_of(entry: LineEntry, key: dominant_metric.MetricKey) -> float | None:
-        good = engine.result(entry.facts.job)
-        results = good.document.get("results") if good is not None else None
-        if not isinstance(results, list) or entry.facts.result_index >= len(results):
-            return None
-        return dominant_metric.model_total(results[entry.facts.result_index], key)
-
+    # the view's lens path (``ConnectionView.lenses``), for the file as saved with the
+    # default hint settings: the same blocks, figures and totals
     blocks = code_blocks.lenses_of(
         source,
         str(path),
         {n: e for n, e in by_line.items() if e},
         HintSettings(),
-        total_of,
+        functools.partial(line_labels.result_total, engine),
         lambda _file, number: number,
     )
     return {"file": path.as_posix(), "lenses": [_lens_json(b) for b in blocks]}

@@ -16,7 +16,7 @@ from perfline.server.line_entries import LineEntry
 from perfline.server.view.breakdown_text import breakdown_markdown
 from perfline.server.view.code_blocks import block_name
 from perfline.server.view.engine_surface import EngineSurface, LineMap
-from perfline.server.view.result_tables import ResultTableCache
+from perfline.server.view.result_tables import result_tables
 
 
 def lines_breakdown(
@@ -81,7 +81,7 @@ def model_breakdown(engine: EngineSurface, job: str | None) -> dict[str, Any] | 
 def _answer(
     engine: EngineSurface, job: str, index: int, title: str, rows: Sequence[tuple[int, LineEntry]]
 ) -> dict[str, Any] | None:
-    tables = ResultTableCache(lambda: engine).get(job, index)
+    tables = result_tables(engine.result(job), index)
     if tables is None:
         return None
     return {

@@ -5,8 +5,8 @@ settings, else the settings' metric through their format template; with a baseli
 significant change of the figure shown, ``9.63 ms avg ▲12% · 81%``, from
 ``line_deltas``), ``lens_figure`` / ``lens_entry`` (what a code lens sums for a line, and
 from which entry) and ``fill`` (a template with a figure's values). The model total of a
-metric other than the index's own comes from the caller (``TotalOf``, cached per engine
-state by the connection). Pure; linear in a line's entries.
+metric other than the index's own comes from the caller (``TotalOf``: ``result_total``,
+cached per engine state by the connection). Pure; linear in a line's entries.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from perfline.core import dominant_metric, figure_text
 from perfline.server.line_entries import LineEntry
+from perfline.server.view.engine_surface import EngineSurface
 from perfline.server.view.hint_settings import PLACEHOLDER_PATTERN, HintSettings
 from perfline.server.view.line_deltas import DeltaLookup, entry_change
 
@@ -34,6 +35,19 @@ class LabelFigure:
 
 #: The model total of a metric for an entry's result (``None`` when unknown).
 TotalOf = Callable[[LineEntry, dominant_metric.MetricKey], float | None]
+
+
+def result_total(
+    engine: EngineSurface, entry: LineEntry, key: dominant_metric.MetricKey
+) -> float | None:
+    """The model total of ``key`` in the result behind ``entry`` (``dominant_metric.
+    model_total``): the one rule of what a lens's or a hint's share is of, for the
+    connection (which caches it per engine state) and the API alike."""
+    good = engine.result(entry.facts.job)
+    results = good.document.get("results") if good is not None else None
+    if not isinstance(results, list) or entry.facts.result_index >= len(results):
+        return None
+    return dominant_metric.model_total(results[entry.facts.result_index], key)
 
 
 def chosen_figure(

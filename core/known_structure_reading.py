@@ -1,8 +1,8 @@
 """Reading a standardized document whose entity graph is probably the last run's.
 
 A new capture of the same model rewrites a document's values and leaves its entity list
-and kind declarations byte for byte as they were: half the bytes of an NX-shaped document
-(1.1 of 2.3 MB at 1,000 chains). ``read_with_known_structure`` reads the document in
+and kind declarations byte for byte as they were: half the bytes of an NX-shaped
+document. ``read_with_known_structure`` reads the document in
 pieces (``msgspec.Raw``: the text of each top-level field and of each result's fields,
 found at C speed without building them) and, for a result's ``entities`` and
 ``entity_kinds``, compares the text with the one the job's ``StructureReadCache`` (the

@@ -139,7 +139,7 @@ class _Group:
     """Accepted entries with one merge key, and their contributor once built.
 
     Most groups hold one entry: it is kept in ``first`` and a list is made only
-    for a second one (a list per group took about 4% of the projection's memory)."""
+    for a second one (a list per group would cost memory for every group)."""
 
     __slots__ = ("contributor", "first", "more")
 

@@ -71,7 +71,7 @@ class ProjectionMemo:
         """The run as rows, for a plain result; then ``_plan`` is not kept (a change the
         rows cannot follow is one the figure sets could not follow either, but for a
         number type changing: that runs in full), which saves the ledger's figure sets
-        (about 100 MB at 20,000 chains)."""
+        (the larger part of the memo's memory)."""
         self._written: RowPlan | None = None
         """The row plan the last projection's breakdowns were written by or for (its
         layout is theirs: see ``layout``)."""

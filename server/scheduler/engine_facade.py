@@ -49,8 +49,8 @@ log = logging.getLogger(__name__)
 START_WAIT = 60.0
 #: The flush delay once every pending path reported a finished write (seconds): events
 #: the watcher delivers together (several files of one tool, a save's rename and
-#: close) still share one flush, and a finished save is not kept waiting (it was 5 ms,
-#: a tenth of the 50 ms a value-only refresh of 1,000 chains may take).
+#: close) still share one flush, and a finished save is not kept waiting (the delay is
+#: a small part of a value-only refresh).
 QUICK_FLUSH = 0.002
 
 

@@ -2,5 +2,6 @@
 # Set everything up in ./.venv and run perfline on the bundled example.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-compiled.sh .venv
+# the mcp extra: `perfline mcp`, the figures for coding agents (docs/agents.md)
+bash scripts/install-compiled.sh .venv mcp
 .venv/bin/perfline annotate examples/kws/dscnn.py

@@ -18,6 +18,7 @@ from typing import Any
 
 import click
 
+from perfline.clients.cli.announce import wrote
 from perfline.clients.cli.common import guarded
 from perfline.clients.cli.compare import (
     CompareRequest,
@@ -43,6 +44,7 @@ def _write(path: str, text: str, option: str) -> None:
         temporary.replace(target)
     except OSError as error:
         raise InputError(path, f"cannot write ({option}): {error.strerror or error}") from None
+    wrote(target)
 
 
 @click.command("check")

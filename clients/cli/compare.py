@@ -28,6 +28,7 @@ from typing import Any, ParamSpec, TypeVar, cast
 import click
 
 from perfline.clients.cli._connect import daemon_options, find_workspace, open_session
+from perfline.clients.cli.announce import wrote
 from perfline.clients.cli.common import (
     find_config,
     guarded,
@@ -228,7 +229,7 @@ def _analysed(inputs: list[str], settings: PipelineSettings) -> dict[str, Any]:
             settings=settings,
             cli_arguments=["compare", *inputs],
         )
-    if input_kind(inputs, ()) == MEASURED:
+    if input_kind(inputs, (), command="compare") == MEASURED:
         from perfline.clients.cli.analyze_measured import run_measured
 
         return run_measured(inputs, settings=settings, cli_arguments=["compare", *inputs])
@@ -257,7 +258,7 @@ def _write_html(
     from perfline.clients.cli.html_output import write_html_report
 
     root = Path(request.source_root)
-    write_html_report(
+    written = write_html_report(
         document,
         target,
         document=str(root / "x"),
@@ -265,6 +266,7 @@ def _write_html(
         root=root,
         comparison=comparison,
     )
+    wrote(written)
 
 
 def report_warnings(comparison: Comparison, sources: SourceVersions) -> None:

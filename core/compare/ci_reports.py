@@ -5,7 +5,10 @@ SARIF: one run of the ``perfline`` driver with one rule,
 ``error``), located at the line's source file and new line number. The file
 is given as the caller resolved it: a path relative to the repository root
 (``uriBaseId`` ``%SRCROOT%``), which code hosts use to annotate pull requests,
-else the recorded path as a ``file`` URI (absolute) or as written.
+else the recorded path as a ``file`` URI (absolute) or as written. Each result's
+``partialFingerprints`` name the line by its path relative to the source root (else the
+file's name), line and metric: no absolute path, so the same line fingerprints alike on
+every machine.
 
 JUnit: one ``testsuite`` (``perfline check``) with one ``testcase`` per judged
 line and metric; a regressing line's test case holds a ``failure``.
@@ -97,7 +100,7 @@ def _sarif_result(line: JudgedLine, limit: str, locate: Locate) -> dict[str, Any
             }
         ],
         "partialFingerprints": {
-            "perflineLine/v1": f"{entity.file}:{entity.new_line}:{delta.name}",
+            "perflineLine/v1": f"{_fingerprint_path(uri, relative)}:{entity.new_line}:{delta.name}",
         },
         "properties": {
             "metric": delta.name,
@@ -109,6 +112,15 @@ def _sarif_result(line: JudgedLine, limit: str, locate: Locate) -> dict[str, Any
             **({"pAdjusted": delta.p_adjusted} if delta.p_adjusted is not None else {}),
         },
     }
+
+
+def _fingerprint_path(uri: str, relative: bool) -> str:
+    """The file part of a result's fingerprint: the path relative to the source root, else
+    the file's name (never an absolute path: it differs between machines and checkouts, and
+    a fingerprint must match the same line's result wherever the gate ran)."""
+    if relative:
+        return uri
+    return PurePosixPath(uri.removeprefix("file://")).name
 
 
 def sarif_text(verdict: Verdict, locate: Locate = plain_location) -> str:

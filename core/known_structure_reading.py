@@ -11,18 +11,8 @@ decoded from it last time is taken as it is (neither decoded nor compared again:
 pipeline's ``PipelineMemo.same`` recognizes its very object); other text is decoded, and
 the cache keeps it with its list.
 
-Finding a field's text still means scanning it (twice: the top-level fields, then the
-results' fields), and the entity list is half the bytes. So after a read, the cache notes
-where the last result's entity text lay counted from the end of the document (the text
-and every byte after it, when those are at most 1 MiB: an NX document's kind
-declarations and closing brackets; the cache's splice point). The next read
-checks, by two comparisons, that the document ends with the same text and tail; then it
-reads the document with a fresh random string token (``"perfline-splice-<128 random
-bits>"``) in the list's place and requires that very token to come back as that result's
-``entities``: the bytes around it are the file's, and the token, drawn after the file was
-written, can be nowhere else; so the file's list is there, and it is last run's list.
-Anything else (the token elsewhere or missing, a decoding error) reads the file as
-below.
+Finding a field's text means scanning it (twice: the top-level fields, then the results'
+fields); the comparison with last read's text is one ``==`` of equal-length bytes.
 
 A result's ``breakdowns`` are read straight into their canonical form when every one is
 *plain* (``entity_id``, ``metrics``, an optional non-empty ``id``, nothing else; each
@@ -45,16 +35,14 @@ that is not a list, a piece msgspec refuses: invalid JSON, NaN, numbers too larg
 read again by ``read_json_input``, which gives its value or its placed error.
 
 Cost: two scans of the text (the top-level fields; the fields of every result, in one
-scan when all of them are objects), without the entity list when it is where it was (then
-one copy of the bytes before it, and two comparisons), the decoding of what changed, and
-one comparison of equal-length texts per structure list.
+scan when all of them are objects), the decoding of what changed, and one comparison of
+equal-length texts per structure list.
 """
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable
-from typing import Annotated, Any, Final
+from typing import Annotated, Any
 
 import msgspec
 
@@ -90,17 +78,14 @@ _PLAIN_BREAKDOWNS = msgspec.json.Decoder(list[_PlainBreakdown])
 
 class StructureReadCache:
     """What the reader keeps of one job's last read: per (result index, structure field)
-    the JSON text read and the list decoded from it, and the splice point (where the
-    last result's entity text lay, counted from the end of the document). Held by the
-    caller, one per job (``scheduler.memo_policy``); read and written by this module only.
-    Changes time, never answers: ``tests/pipeline/test_known_structure_reading.py``."""
+    the JSON text read and the list decoded from it. Held by the caller, one per job
+    (``scheduler.memo_policy``); read and written by this module only. Changes time,
+    never answers: ``tests/pipeline/test_known_structure_reading.py``."""
 
-    __slots__ = ("_lists", "_splice")
+    __slots__ = ("_lists",)
 
     def __init__(self) -> None:
         self._lists: dict[tuple[int, str], tuple[bytes, list[Any]]] = {}
-        #: (result index, field, that list's text, every byte after it to the end).
-        self._splice: tuple[int, str, bytes, bytes] | None = None
 
     def value_of(
         self, result_index: int, field: str, text: bytes, decode: Callable[[bytes], Any]
@@ -118,32 +103,6 @@ class StructureReadCache:
             self._lists.pop(slot, None)
         return values
 
-    def text_of(self, result_index: int, field: str) -> bytes | None:
-        """The JSON text this result's ``field`` list was last read from, if kept."""
-        known = self._lists.get((result_index, field))
-        return known[0] if known is not None else None
-
-    def note_splice_point(self, result_index: int, field: str, tail: bytes | None) -> None:
-        """Remember that the last read's document ended with ``text_of(result_index,
-        field)`` followed by ``tail`` (``None``: no such point)."""
-        text = self.text_of(result_index, field)
-        if tail is None or text is None:
-            self._splice = None
-        else:
-            self._splice = (result_index, field, text, tail)
-
-    def splice_point(self) -> tuple[int, str, bytes, bytes, list[Any]] | None:
-        """(result index, field, text, tail, list) of the noted splice point, while that
-        list is still the one kept for that text."""
-        point = self._splice
-        if point is None:
-            return None
-        index, field, text, tail = point
-        known = self._lists.get((index, field))
-        if known is None or known[0] is not text:
-            return None
-        return index, field, text, tail, known[1]
-
 
 def read_with_known_structure(
     data: bytes, source: str, cache: StructureReadCache
@@ -157,62 +116,18 @@ def read_with_known_structure(
         return read_json_input(data, source), ReadForms()
 
 
-#: The longest text after a spliced structure list that is looked for and kept.
-_MAX_TAIL: Final = 1 << 20
-#: How many of the list's last bytes are looked for, from the end of the document.
-_PROBE: Final = 64
-
-
-class _Missed(Exception):
-    """The spliced document did not have the marker where the list was: read the file."""
-
-
-class _Splice:
-    """This read's splice: the structure list of ``(index, field)`` replaced by ``marker``."""
-
-    __slots__ = ("field", "index", "marker", "seen", "values")
-
-    def __init__(self, index: int, field: str, marker: bytes, values: list[Any]) -> None:
-        self.index = index
-        self.field = field
-        self.marker = marker
-        self.values = values
-        self.seen = False
-
-
 def _pieces(data: bytes, cache: StructureReadCache) -> tuple[dict[str, Any], ReadForms]:
-    point = cache.splice_point()
-    if point is not None:
-        index, field, text, tail, values = point
-        start = len(data) - len(tail) - len(text)
-        if start > 0 and data.endswith(tail) and data.startswith(text, start):
-            # the list's text where it was, counted from the end: read the document with
-            # a fresh marker in its place, and check that the marker is that list's value
-            marker = b'"perfline-splice-' + secrets.token_hex(16).encode() + b'"'
-            spliced = b"".join((memoryview(data)[:start], marker, tail))
-            splice = _Splice(index, field, marker, values)
-            try:
-                read = _Read(cache, splice)
-                document = _decoded(spliced, read)
-                if splice.seen:
-                    return document, read.forms
-            except _Missed:
-                pass
-    read = _Read(cache, None)
-    document = _decoded(data, read)
-    _note_splice_point(data, document, cache)
-    return document, read.forms
+    read = _Read(cache)
+    return _decoded(data, read), read.forms
 
 
 class _Read:
-    """One read: the cache it reads with, its splice (if any) and what it hands over in
-    canonical form."""
+    """One read: the cache it reads with and what it hands over in canonical form."""
 
-    __slots__ = ("cache", "forms", "splice")
+    __slots__ = ("cache", "forms")
 
-    def __init__(self, cache: StructureReadCache, splice: _Splice | None) -> None:
+    def __init__(self, cache: StructureReadCache) -> None:
         self.cache = cache
-        self.splice = splice
         self.forms = ReadForms()
 
 
@@ -221,23 +136,6 @@ def _decoded(data: bytes, read: _Read) -> dict[str, Any]:
     for key, raw in _FIELDS.decode(data).items():
         document[key] = _results(raw, read) if key == "results" else _VALUE.decode(raw)
     return document
-
-
-def _note_splice_point(data: bytes, document: dict[str, Any], cache: StructureReadCache) -> None:
-    """Note where the last result's entity list text lies, when it is near the end of
-    ``data`` (looked for in the last ``_MAX_TAIL`` bytes, then compared whole)."""
-    results = document.get("results")
-    count = len(results) if type(results) is list else 0
-    for index in range(count - 1, -1, -1):
-        text = cache.text_of(index, "entities")
-        if text is None or len(text) < _PROBE:
-            continue
-        found = data.rfind(text[-_PROBE:], max(0, len(data) - _MAX_TAIL - _PROBE))
-        end = found + _PROBE
-        if found >= 0 and end >= len(text) and data.startswith(text, end - len(text)):
-            cache.note_splice_point(index, "entities", data[end:])
-            return
-    cache.note_splice_point(0, "entities", None)
 
 
 def _results(raw: msgspec.Raw, read: _Read) -> Any:
@@ -266,14 +164,8 @@ def _read_results(items: list[dict[str, msgspec.Raw]], read: _Read) -> list[Any]
 
 def _result(index: int, fields: dict[str, msgspec.Raw], read: _Read) -> dict[str, Any]:
     result: dict[str, Any] = {}
-    splice = read.splice
     for key, text in fields.items():
-        if splice is not None and index == splice.index and key == splice.field:
-            if bytes(text) != splice.marker:
-                raise _Missed
-            splice.seen = True
-            result[key] = splice.values
-        elif key in STRUCTURE_FIELDS:
+        if key in STRUCTURE_FIELDS:
             result[key] = read.cache.value_of(index, key, bytes(text), _VALUE.decode)
         elif key == "breakdowns":
             result[key] = _breakdowns(index, text, read.forms)

@@ -16,7 +16,6 @@ from typing import Any
 
 import pytest
 
-from perfline.core import known_structure_reading
 from perfline.core.document_shapes import BREAKDOWN_KEY_ORDER, SUM_METRIC_KEYS
 from perfline.core.errors import InputError
 from perfline.core.json_codec import read_json_input
@@ -274,43 +273,10 @@ def test_plain_breakdowns_read_in_canonical_form_pass_through_as_they_are() -> N
         assert _exact(out) == _exact(postprocess(json.loads(data), PipelineSettings()))
 
 
-def _spliced_reads(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
-    """Whether each read took the splice (its document read with the marker in place of
-    the entity list, found there), recorded from the reader's own decoding calls."""
-    taken: list[bool] = []
-    decoded = known_structure_reading._decoded
-
-    def spy(data: bytes, read: Any) -> Any:
-        document = decoded(data, read)
-        if read.splice is not None and read.splice.seen:
-            taken.append(True)
-        return document
-
-    monkeypatch.setattr(known_structure_reading, "_decoded", spy)
-    return taken
-
-
-def test_an_entity_list_where_it_was_is_not_scanned_again(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    taken = _spliced_reads(monkeypatch)
-    memo = StructureReadCache()
-    base = nx_document(12, seed=5)
-    first = _read_both(json.dumps(base, indent=4).encode(), memo)
-    assert taken == []  # nothing known yet
-    for factor in (2, 3, 7):  # new values, longer and shorter texts before the list
-        document = copy.deepcopy(base)
-        for record in document["results"][0]["breakdowns"]:
-            for metric in record["metrics"]:
-                metric["value"] = metric["value"] * factor if factor != 7 else 1
-        pieces = _read_both(json.dumps(document, indent=4).encode(), memo)
-        assert pieces["results"][0]["entities"] is first["results"][0]["entities"]
-    assert taken == [True, True, True]
-
-
 def _crafted(base: dict[str, Any]) -> list[bytes]:
     """Texts that end with the very bytes the last one ended with (the entity list and
-    what follows it) while the list is not the result's ``entities`` there."""
+    what follows it) while the list is not the result's ``entities`` there: a reader
+    that took the list by where it lies would be wrong on each."""
     result = base["results"][0]
     entities = json.dumps(result["entities"])
     tail = ', "entity_kinds": ' + json.dumps(result["entity_kinds"]) + "}]}"
@@ -334,8 +300,7 @@ def test_a_crafted_text_around_the_known_list_reads_as_itself(case: int) -> None
     good = {"results": [{"kind": "performance", "breakdowns": result["breakdowns"]}]}
     good["results"][0]["entities"] = result["entities"]
     good["results"][0]["entity_kinds"] = result["entity_kinds"]
-    _read_both(json.dumps(good).encode(), memo)  # the point noted
-    assert memo.splice_point() is not None
+    _read_both(json.dumps(good).encode(), memo)  # the list kept
     text = _crafted(base)[case]
     outcomes: list[str] = []
     for read in (

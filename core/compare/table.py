@@ -1,7 +1,8 @@
 """The text report of a comparison (``perfline compare``).
 
 A header (the two runs, how the figures are judged), then per result pair:
-the result-level metrics, then one row per code line
+the result-level metrics, the model-wide change of the lines (``model_wide``:
+``model-wide +25.0% [...] (all lines alike): not judged per line``), then one row per code line
 for the line metric (``selection``): line (``file:base→new`` when it moved),
 base, new, delta (in the unit the heading names), change in %, adjusted
 p-value (sampled figures) and the verdict, largest significant changes first;
@@ -40,6 +41,8 @@ from perfline.core.compare.deltas import (
     EntityDelta,
     MetricDelta,
 )
+from perfline.core.compare.model_wide import estimate, judged_rows, line_ratios
+from perfline.core.compare.model_wide import text as model_wide_text
 from perfline.core.compare.selection import line_metrics, ranked_lines
 from perfline.core.figure_text import DOWN, UP
 from perfline.core.text_table import ASCII_FRAME, FRAME, plain_console
@@ -123,6 +126,8 @@ def _result_section(
                 else ""
             )
         )
+        judged = judged_rows(result, metric)
+        console.print(model_wide_text(estimate(metric, line_ratios(result, judged))))
         names = _short_names([entity for entity, _ in rows])
         table = _table("Line", style)
         shown = rows if limit <= 0 else rows[:limit]

@@ -279,7 +279,7 @@ def code_lenses(engine: EngineSurface, params: Any, lines: LineMap | None = None
         for n, found in engine.line_entries(path).items()
     }
     try:
-        source = read_source_text(path)
+        source = read_source_text(path, engine.boundary)
     except InputError as error:
         raise ApiError(NO_RESULT, f"cannot read the source: {error}") from None
     # the view's lens path (``ConnectionView.lenses``), for the file as saved with the

@@ -275,6 +275,7 @@ def command(
     perfline analyze model.vgf --estimator /opt/nx/graph-compiler-performance-estimator
     perfline analyze model.etrecord run.etdump (measured profiling)
     perfline analyze model.onnx profile.json... (ONNX Runtime profiles)
+    perfline analyze run.pt.trace.json[.gz]... (torch.profiler traces)
     perfline analyze model.onnx|model.pt2|model.tosa --static (static cost)
     perfline analyze ... --html report.html    (also the HTML report)
     """
@@ -287,6 +288,9 @@ def command(
     from perfline.clients.cli.analyze_onnxruntime import reject_route_options, wants_onnxruntime
 
     ort = not static and wants_onnxruntime(inputs) and not profiling_data
+    from perfline.clients.cli.analyze_torch import wants_torch
+
+    torch_trace = not static and not ort and not profiling_data and wants_torch(inputs)
     reject_route_options(
         static=static,
         ort=ort,
@@ -305,6 +309,20 @@ def command(
         processed = run_static(
             inputs, settings=settings, cli_arguments=[*cli_arguments, "--static"]
         )
+    elif torch_trace:
+        from perfline.clients.cli.analyze_torch import run_torch
+
+        for option, given in (
+            ("--estimator", estimator is not None),
+            ("--compatibility", compatibility),
+            ("--method", method is not None),
+            ("--companion-model", companion_model is not None),
+        ):
+            if given:
+                raise InputError(
+                    "perfline analyze", Problem(option, "does not apply to torch.profiler traces")
+                )
+        processed = run_torch(inputs, settings=settings, cli_arguments=cli_arguments)
     elif ort:
         from perfline.clients.cli.analyze_onnxruntime import run_onnxruntime
 

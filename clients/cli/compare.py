@@ -4,7 +4,8 @@
 
 BASE and NEW are each a standardized document (``mlia-output.json``, raw or
 processed), a folder holding ``mlia-output/mlia-output.json`` (the output of
-``perfline report`` or ``analyze``), or the inputs ``perfline analyze`` takes,
+``perfline report`` or ``analyze``), a ``perfline profile`` run folder (its traces), or the
+inputs ``perfline analyze`` takes (a torch.profiler trace among them),
 joined with commas (``model.etrecord,run.etdump``) or as a folder of estimator
 outputs; those are analysed first. The table shows one row per code line
 (largest significant changes first); ``--json`` prints every entity's deltas;
@@ -19,7 +20,6 @@ from __future__ import annotations
 
 import shutil
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,7 +42,9 @@ from perfline.core.compare.comparison import Comparison, compare_documents
 from perfline.core.compare.deltas import CompareSettings
 from perfline.core.compare.significance import CORRECTIONS, Correction
 from perfline.core.errors import InputError, Problem
+from perfline.core.escaping import terminal_text
 from perfline.core.pipeline import PipelineSettings, is_postprocessed, postprocess
+from perfline.server.file_access import scratch_folder
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -193,12 +195,15 @@ def load_side(spec: str, role: str, settings: PipelineSettings) -> tuple[dict[st
     path = Path(spec)
     if not path.exists():
         raise InputError(spec, f"no such file or folder (the {role})")
+    from perfline.clients.cli.analyze_torch import folder_traces, wants_torch
+
     if path.is_dir():
         for candidate in (path / NESTED_OUTPUT, path / NESTED_OUTPUT.name):
             if candidate.is_file():
                 return _document(str(candidate), settings), str(candidate)
-        return _analysed([spec], settings), spec
-    if path.suffix.lower() == ".json":
+        traces = folder_traces(path)  # a perfline profile run folder
+        return _analysed(traces or [spec], settings), spec
+    if path.suffix.lower() == ".json" and not wants_torch([spec]):
         return _document(spec, settings), spec
     return _analysed([spec], settings), spec
 
@@ -220,7 +225,10 @@ def _analysed(inputs: list[str], settings: PipelineSettings) -> dict[str, Any]:
     """Analyse inputs the way ``perfline analyze`` does (no estimator run)."""
     from perfline.clients.cli.analyze import MEASURED, input_kind, run_estimator_route
     from perfline.clients.cli.analyze_onnxruntime import run_onnxruntime, wants_onnxruntime
+    from perfline.clients.cli.analyze_torch import run_torch, wants_torch
 
+    if wants_torch(inputs):
+        return run_torch(inputs, settings=settings, cli_arguments=["compare", *inputs])
     if wants_onnxruntime(inputs):
         return run_onnxruntime(
             inputs,
@@ -233,8 +241,7 @@ def _analysed(inputs: list[str], settings: PipelineSettings) -> dict[str, Any]:
         from perfline.clients.cli.analyze_measured import run_measured
 
         return run_measured(inputs, settings=settings, cli_arguments=["compare", *inputs])
-    folder = Path(tempfile.mkdtemp(prefix="perfline-compare-"))
-    try:
+    with scratch_folder("perfline-compare-") as folder:
         processed, _ = run_estimator_route(
             inputs,
             output_dir=folder,
@@ -246,8 +253,6 @@ def _analysed(inputs: list[str], settings: PipelineSettings) -> dict[str, Any]:
             settings=settings,
             cli_arguments=["compare", *inputs],
         )
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
     return processed
 
 
@@ -272,9 +277,9 @@ def _write_html(
 def report_warnings(comparison: Comparison, sources: SourceVersions) -> None:
     """Warnings and line-mapping notes on standard error."""
     for warning in comparison.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        click.echo(f"warning: {terminal_text(warning)}", err=True)
     for note in sources.notes:
-        click.echo(f"note: {note}", err=True)
+        click.echo(f"note: {terminal_text(note)}", err=True)
 
 
 @click.command("compare")
@@ -355,15 +360,14 @@ def command(
         return
     width = shutil.get_terminal_size((120, 24)).columns if sys.stdout.isatty() else 120
     encoding = (getattr(sys.stdout, "encoding", None) or "").lower()
-    sys.stdout.write(
-        render_comparison(
-            comparison,
-            metrics=options["metrics"],
-            limit=0 if show_all else 30,
-            width=width,
-            ascii_only="utf" not in encoding,
-        )
+    table = render_comparison(
+        comparison,
+        metrics=options["metrics"],
+        limit=0 if show_all else 30,
+        width=width,
+        ascii_only="utf" not in encoding,
     )
+    sys.stdout.write(terminal_text(table))
 
 
 def _across_jobs(

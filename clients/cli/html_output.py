@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from perfline.clients.cli.common import find_config, load_config
 from perfline.clients.cli.files import replace_text
 from perfline.core.errors import InputError
+from perfline.server.file_access import Root
 
 if TYPE_CHECKING:
     from perfline.core.compare.comparison import Comparison
@@ -53,6 +54,7 @@ def write_html_report(
         root=root,
         metric=settings.display.metric,
         comparison=comparison,
+        files=Root(root),
     )
     if Path(target).is_dir():  # (a missing folder cannot hold one: replace_text says so)
         raise InputError(target, "is a folder, expected an .html file to write")

@@ -55,7 +55,7 @@ def capture(
             for entry in entries:
                 recorded.setdefault(entry.facts.recorded_file, relative)
         try:
-            data = read_input(Path(file), relative, limits).data
+            data = read_input(Path(file), relative, limits, boundary).data
         except InputError:
             continue
         texts[relative] = data.decode("utf-8", errors="replace")

@@ -27,6 +27,7 @@ from perfline.core.pipeline_memo import PipelineMemo
 from perfline.core.projection import BreakdownLayout
 from perfline.core.read_forms import ReadForms
 from perfline.server.jobs.stage_memo import StageMemo
+from perfline.server.paths import PathResolver
 
 __all__ = [
     "Cancelled",
@@ -71,6 +72,9 @@ class JobContext:
     read_cache: StructureReadCache | None = None
     #: Objects the run is done with, freed by the engine after the result is out.
     retired: list[Any] = field(default_factory=list)
+    #: The workspace's path resolution (root, path maps, source roots, Python files), for
+    #: job types whose inputs name source files by partial paths (torch.profiler traces).
+    resolver: PathResolver | None = None
     #: What this run's post-processings returned: each document with its layouts.
     processed: list[Processed] = field(default_factory=list)
 

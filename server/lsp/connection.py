@@ -92,7 +92,7 @@ class PerflineServer(LanguageServer):
 
     def write_to_stream(self, writer: asyncio.StreamWriter) -> None:
         """Answer on an asyncio stream (a TCP or Unix socket connection)."""
-        self.protocol.set_writer(_StreamWriter(writer))
+        self.protocol.set_writer(StreamWriter(writer))
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         log.error("server error (%s): %s", getattr(source, "__name__", source), error)
@@ -196,7 +196,7 @@ class PerflineServer(LanguageServer):
                 )
 
 
-class _StreamWriter:
+class StreamWriter:
     """pygls' writer interface over an asyncio ``StreamWriter`` (nothing is written once
     the stream is closing)."""
 

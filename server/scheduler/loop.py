@@ -364,6 +364,7 @@ class Scheduler:
             job_type=self.parts.registry.get(run.plan.backend),
             root=ground.root,
             limits=ground.limits,
+            files=ground.boundary,
             settings=ground.settings(),
             resolver=ground.resolver,
             metric=self._metric(),

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from perfline.core import dominant_metric, figure_text
+from perfline.core.escaping import markdown_code
 from perfline.server.line_entries import LineEntry
 from perfline.server.view.hover_text import cell
 from perfline.server.view.line_details import OperatorRow, no_figure, operator_rows
@@ -30,7 +31,7 @@ def breakdown_markdown(
     title: str, job: str, lines: Sequence[tuple[int, LineEntry]], tables: ResultTables
 ) -> str:
     """``lines``: (current 1-based line, entry) of one job result, in line order."""
-    parts = [f"# {cell(title)}", "", f"*{cell(tables.run)} · job `{cell(job)}`*", ""]
+    parts = [f"# {cell(title)}", "", f"*{cell(tables.run)} · job {markdown_code(job)}*", ""]
     if lines:
         parts += _lines_section(lines, tables)
     else:

@@ -12,7 +12,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from perfline.core.errors import InputError
 from perfline.server.line_entries import LineEntry
+from perfline.server.scheduler.bounded_reads import read_source_text
 from perfline.server.view.breakdown_text import breakdown_markdown
 from perfline.server.view.code_blocks import block_name
 from perfline.server.view.engine_surface import EngineSurface, LineMap
@@ -54,7 +56,7 @@ def lines_breakdown(
     )
     title = f"Breakdown of {where}"
     if first is not None and last is not None and last > first:
-        name = block_name(_read(path), first, last)
+        name = block_name(_read(path, engine), first, last)
         title = f"Breakdown of {name} ({where})" if name else title
     return _answer(engine, picked.facts.job, picked.facts.result_index, title, rows)
 
@@ -93,8 +95,8 @@ def _answer(
     }
 
 
-def _read(path: Path) -> str:
+def _read(path: Path, engine: EngineSurface) -> str:
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        return read_source_text(path, engine.boundary)
+    except InputError:
         return ""

@@ -269,7 +269,7 @@ class ConnectionView:
     def _source_lines(self, file: str) -> list[str]:
         """The file's lines as the client has it, else as on disk."""
         tracker = self._documents.get(file)
-        return tracker.text_lines if tracker is not None else _disk_lines(file)
+        return tracker.text_lines if tracker is not None else _disk_lines(file, self._engine())
 
     def _text_length(self, file: str, line: int) -> int:
         """Code points of a 1-based line of the file as the client has it (else on disk)."""
@@ -309,7 +309,7 @@ class ConnectionView:
         engine: EngineSurface,
         deltas: DeltaLookup,
     ) -> tuple[Hint, ...]:
-        text = tracker.text_lines if tracker is not None else _disk_lines(file)
+        text = tracker.text_lines if tracker is not None else _disk_lines(file, engine)
         count = len(text) - 1 if text and text[-1] == "" else len(text)
         edited = tracker is not None and tracker.edited
         rows: list[Hint] = []
@@ -351,11 +351,11 @@ class ConnectionView:
         return self._totals[cache_key]
 
 
-def _disk_lines(file: str) -> list[str]:
+def _disk_lines(file: str, engine: EngineSurface) -> list[str]:
     """The lines of a file as saved: a bounded read of a regular file (a FIFO or a device
     behind a client's path cannot block or exhaust the daemon); none if unreadable."""
     try:
-        return read_source_text(Path(file)).split("\n")
+        return read_source_text(Path(file), engine.boundary).split("\n")
     except InputError:
         return []
 

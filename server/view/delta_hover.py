@@ -24,6 +24,7 @@ from perfline.core.compare.deltas import (
     CompareSettings,
     MetricDelta,
 )
+from perfline.core.escaping import markdown_code, markdown_text
 from perfline.server.line_entries import LineEntry
 from perfline.server.view.compare_surface import BaselineView
 from perfline.server.view.line_deltas import LineDelta, metric_delta
@@ -32,7 +33,7 @@ _CORRECTIONS = {"holm": "Holm", "bh": "Benjamini-Hochberg", "none": "no"}
 
 
 def _cell(value: object) -> str:
-    return str(value).replace("|", "\\|").replace("\n", " ")
+    return markdown_text(value)
 
 
 def delta_markdown(entry: LineEntry, found: LineDelta) -> str:
@@ -60,7 +61,7 @@ def delta_markdown(entry: LineEntry, found: LineDelta) -> str:
 
 def baseline_text(baseline: BaselineView) -> str:
     """```.perfline/baselines/job/mlia-output.json``` (set 2026-12-01 10:22 UTC)."""
-    text = f"`{_cell(baseline.path)}`"
+    text = markdown_code(baseline.path)
     if baseline.origin == "perfline.toml":
         text += " (perfline.toml)"
     elif baseline.set_at:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from perfline.core.workspace_config import WorkspaceConfigError
+from perfline.server.file_access import Root
 from perfline.server.line_entries import JobIndex, LineDiagnostic, LineEntry
 
 
@@ -85,6 +86,11 @@ class EngineSurface(Protocol):
 
     @property
     def root(self) -> Path: ...
+    @property
+    def boundary(self) -> Root:
+        """The folders files are read from: the workspace and the allowed roots."""
+        ...
+
     @property
     def version(self) -> int: ...
     @property

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from perfline.core import figure_text
+from perfline.core.escaping import markdown_code, markdown_text
 from perfline.server.line_entries import LineEntry
 from perfline.server.view.delta_hover import delta_markdown
 from perfline.server.view.line_deltas import LineDelta
@@ -47,8 +48,9 @@ class HoverFacts:
 
 
 def cell(value: object) -> str:
-    """``value`` as the text of one Markdown table cell."""
-    return str(value).replace("|", "\\|").replace("\n", " ")
+    """``value`` as the text of one Markdown table cell (``core.escaping.markdown_text``:
+    no markup, link or image from a document's text)."""
+    return markdown_text(value)
 
 
 def hover_markdown(facts: Sequence[HoverFacts], *, stale: bool = False) -> str:
@@ -158,7 +160,7 @@ def _operators(entry: LineEntry, operators: Sequence[OperatorRow]) -> str:
 
 def _provenance(fact: HoverFacts) -> str:
     entry = fact.entry
-    parts = [fact.run, f"job `{entry.facts.job}`"]
+    parts = [fact.run, f"job {markdown_code(entry.facts.job)}"]
     confidence = {
         str(m["qualifiers"]["confidence"])
         for m in entry.metrics
@@ -172,4 +174,5 @@ def _provenance(fact: HoverFacts) -> str:
         parts.append(
             f"{len(entry.facts.stacks)} call stack" + ("" if len(entry.facts.stacks) == 1 else "s")
         )
-    return "*" + " · ".join(cell(p) for p in parts) + "*\n"
+    shown = [cell(parts[0]), parts[1], *(cell(p) for p in parts[2:])]
+    return "*" + " · ".join(shown) + "*\n"

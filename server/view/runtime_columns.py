@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from perfline.core import figure_text
+from perfline.core.escaping import markdown_code, markdown_text
 from perfline.core.unit_scale import unit_scale
 from perfline.server.line_entries import LineEntry
 from perfline.server.view.line_details import statistics
@@ -36,7 +37,7 @@ def runtime_table(columns: Sequence[Column]) -> str | None:
     if len(jobs) < 2:
         return None
     chosen = list(jobs.values())
-    header = "| | " + " | ".join(f"`{_cell(c.entry.facts.job)}`" for c in chosen) + " |"
+    header = "| | " + " | ".join(markdown_code(c.entry.facts.job) for c in chosen) + " |"
     rows = [header, "|---|" + "---:|" * len(chosen)]
     rows.append("| ran | " + " | ".join(_cell(c.run) for c in chosen) + " |")
     rows.append("| figure | " + " | ".join(_figure(c.entry) for c in chosen) + " |")
@@ -102,7 +103,7 @@ def _put(
 
 
 def _cell(value: object) -> str:
-    return str(value).replace("|", "\\|").replace("\n", " ")
+    return markdown_text(value)
 
 
 def columns_of(entries: Sequence[LineEntry], runs: Mapping[str, str]) -> list[Column]:

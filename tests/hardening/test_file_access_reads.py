@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+import weakref
 from pathlib import Path
 
 import pytest
@@ -192,3 +193,13 @@ def test_errors_raised_by_the_work_reach_the_caller() -> None:
 
     with pytest.raises(InputError, match="x: bad"):
         workers.call(fails, 5.0, "x")
+
+
+def test_a_worker_keeps_nothing_of_what_it_read() -> None:
+    class Read:
+        pass
+
+    workers = TimedWorkers()
+    kept = weakref.ref(workers.call(lambda abandon: Read(), 5.0, "f"))
+    time.sleep(0.05)  # the worker is back waiting for the next operation
+    assert kept() is None

@@ -16,6 +16,7 @@ from perfline.core.known_structure_reading import StructureReadCache
 from perfline.core.pipeline import PipelineSettings
 from perfline.core.pipeline_memo import PipelineMemo
 from perfline.server.engine import Engine
+from perfline.server.file_access import Root
 from perfline.server.jobs.context import JobContext, JobInput, is_processed
 from perfline.server.jobs.stage_memo import StageMemo
 from perfline.server.jobs.standardized_job import StandardizedOutputJob
@@ -54,9 +55,9 @@ def test_the_run_analyses_the_bytes_the_loop_hashed(
         reads: list[str] = []
         real = runner.read_input
 
-        def counted(path: Path, source: str, limits: InputLimits) -> ReadFile:
+        def counted(path: Path, source: str, limits: InputLimits, root: Root) -> ReadFile:
             reads.append(source)
-            return real(path, source, limits)
+            return real(path, source, limits, root)
 
         monkeypatch.setattr(runner, "read_input", counted)
         text = json.dumps(with_value(load(INPUT_DOC), 7))

@@ -1,5 +1,5 @@
 """The view layer without a daemon or a client: a ``ConnectionView`` over a stand-in engine
-that serves a real line index (``build_line_index`` of a standardized document)."""
+that serves a real line index (``build_index`` of a standardized document)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from perfline.core.pipeline import PipelineSettings, postprocess
 from perfline.core.workspace_config import ConfigProblem, WorkspaceConfigError
 from perfline.server.line_entries import JobIndex, LineDiagnostic, LineEntry
 from perfline.server.line_index import build_line_index
+from perfline.server.scheduler.boundary import WorkspaceBoundary
 from perfline.server.view.connection import ConnectionView
 from perfline.server.view.engine_surface import EngineSurface
 from perfline.server.view.hint_settings import HintSettings, chosen_section
@@ -91,10 +92,12 @@ class _Engine:
     def reanalyze(self, job: str | None = None) -> list[str]:
         return [job] if job else sorted(self.infos)
 
-    def resolve_client_path(self, text: str) -> Path:
-        from perfline.server.scheduler.boundary import WorkspaceBoundary
+    @property
+    def boundary(self) -> WorkspaceBoundary:
+        return WorkspaceBoundary(self.root)
 
-        return WorkspaceBoundary(self.root).resolve_client_path(text)
+    def resolve_client_path(self, text: str) -> Path:
+        return self.boundary.resolve_client_path(text)
 
 
 @pytest.fixture

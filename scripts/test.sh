@@ -16,6 +16,10 @@ and outside it:
   ~/.cache/perfline-model-explorer   Model Explorer and its ONNX/TOSA/VGF adapters with
                              torch 2.13.0, from PyPI, for the overlay tests
                              (PERFLINE_SKIP_MODEL_EXPLORER=1 skips them)
+  ~/.cache/perfline-torch    a venv with torch 2.13.0 (CPU; the wheel from this machine's disk),
+                             ipykernel and nbclient from PyPI: the user's Python of the
+                             `perfline profile` and `perfline.torch` tests
+                             (PERFLINE_TORCH_PYTHON=... uses another)
   ~/.cache/perfline-e2e      code-server 4.100.3 from npm, for the extension's end-to-end run, and
                              under state/ the test tools' own state: code-server's config, data
                              and extensions, chromium's profiles and caches, playwright (their
@@ -46,6 +50,11 @@ PERFLINE_ORACLE_PYTHON=${PERFLINE_ORACLE_PYTHON:-$(bash scripts/oracle-venv.sh)}
 export PERFLINE_ORACLE_PYTHON
 export PERFLINE_DIFFERENTIAL_COUNT=${PERFLINE_DIFFERENTIAL_COUNT:-300}
 echo "reference: $PERFLINE_ORACLE_PYTHON; $PERFLINE_DIFFERENTIAL_COUNT generated documents"
+
+echo "== torch 2.13 (CPU) for the perfline profile tests"
+PERFLINE_TORCH_PYTHON=${PERFLINE_TORCH_PYTHON:-$(bash scripts/torch-venv.sh)}
+export PERFLINE_TORCH_PYTHON
+echo "torch: $PERFLINE_TORCH_PYTHON"
 
 echo "== pytest"
 .venv-test/bin/pytest -q -p no:cacheprovider "$@"

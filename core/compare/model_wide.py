@@ -220,7 +220,7 @@ def model_wide_changes(
     return estimates
 
 
-def text(
+def model_wide_text(
     model_wide: ModelWide,
     limit: float | None = None,
     *,

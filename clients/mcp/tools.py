@@ -190,11 +190,8 @@ def reanalyze(ask: Ask, root: Path, *, job: str | None = None) -> dict[str, Any]
     while True:
         listed = {info["name"]: info for info in ask("perfline/jobs", None)["jobs"]}
         done = all(
-            name in listed
-            and listed[name]["state"] in ("ok", "error")
-            and listed[name]["generation"] != before.get(name)
-            for name in scheduled
-        )
+            name in listed and listed[name]["generation"] != before.get(name) for name in scheduled
+        ) and all(info["state"] in ("ok", "error") for info in listed.values())
         if done or time.monotonic() > deadline:
             break
         time.sleep(0.1)

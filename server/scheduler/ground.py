@@ -63,12 +63,15 @@ class GroundState:
         self.config_error: WorkspaceConfigError | None = None
         self.resolver = PathResolver(root, (), (".",), (), boundary.contains)
         self._bad_links: dict[str, str] = {}
+        #: The content hash of ``perfline.toml`` when it was last loaded.
+        self._config_digest: str | None = None
 
     # ------------------------------------------------------------ configuration
 
     def reload_config(self) -> bool:
         """Load ``perfline.toml``; returns whether an error was or is reported."""
         before = self.config_error
+        self._config_digest = self.hashes.digest(CONFIG_FILE_NAME)
         loaded = load_config(
             self.root,
             self.config,
@@ -79,6 +82,11 @@ class GroundState:
         self.config = loaded.config
         self.config_error = loaded.error or self._boundary_problems(loaded.config)
         return before is not None or self.config_error is not None
+
+    def config_moved(self) -> bool:
+        """Whether ``perfline.toml`` hashes differently from when it was last loaded (a look
+        at the workspace that no file event prompted: ``reanalyze``)."""
+        return self.hashes.digest(CONFIG_FILE_NAME) != self._config_digest
 
     def _boundary_problems(self, config: WorkspaceConfig) -> WorkspaceConfigError | None:
         problems = []

@@ -11,7 +11,11 @@ touches it. What it decides:
   run in flight: a newer request cancels that run cooperatively and reruns);
 * **what is installed** - a finished run is installed only if the hashes of the bytes
   it read still match the ground state (re-hashed when events for its inputs are still
-  pending); otherwise it is discarded and the job reruns;
+  pending, or when the run read other bytes than it was scheduled for and no event told
+  of it); otherwise it is discarded and the job reruns, expecting the bytes there now;
+* **reanalyze** - the workspace is looked at as a flush would (file list, a changed
+  ``perfline.toml``, the inputs' hashes) before the jobs rerun: an engine without a
+  watcher sees what changed;
 * **errors** - a failed run keeps the last good result, marked stale; the error is
   published only if the inputs are unchanged ``settle`` seconds later;
 * **garbage collection** - the collector is paused while runs are in flight
@@ -408,8 +412,10 @@ class Scheduler:
             self._failed(done, record)
 
     def _install(self, name: str, record: JobRecord, run: InFlight, good: GoodResult) -> None:
-        if self.pending.intersection(run.plan.inputs):
-            record.current = self.ground.digests(record.plan)  # writes not flushed yet
+        if good.digests != record.current or self.pending.intersection(run.plan.inputs):
+            # writes not flushed yet, or none reported (no watcher, or a late one): look at
+            # the inputs again, so that a rerun expects what is there now, not the old hashes
+            record.current = self.ground.digests(record.plan)
         if record.plan != run.plan or good.digests != record.current:
             log.info("job %s: discarding a run whose inputs changed since; rerunning", name)
             self._schedule(name)
@@ -444,12 +450,24 @@ class Scheduler:
         self._publish(event)
 
     def _on_reanalyze(self, event: Reanalyze) -> None:
+        """Rerun ``event.jobs`` whatever the hashes say, on the workspace as it is now: the
+        file list, ``perfline.toml`` (if its bytes changed) and the inputs' hashes are looked
+        at first, as a flush would, since no file event may have told of a change (an engine
+        without a watcher, or a watcher that has not reported yet). A job the look already
+        scheduled is not scheduled twice."""
         for name in event.jobs:
             record = self.table.get(name)
             if record is not None:
                 record.force = True
+        before = self.generation
+        changed = {"."}
+        if self.ground.config_moved():
+            changed.add(CONFIG_FILE_NAME)
+        self._refresh(changed, (None, None))
         for name in event.jobs:
-            self._schedule(name)
+            record = self.table.get(name)
+            if record is not None and (record.run is None or record.run.generation <= before):
+                self._schedule(name)
 
     # ------------------------------------------------------- housekeeping, end
 

@@ -86,3 +86,32 @@ def test_reanalyze_reads_the_new_profile_and_compare_runs_shows_it(tmp_path: Pat
     (cpu,) = [metric for metric in line["metrics"] if metric["name"] == "cpu_time"]
     assert cpu["verdict"] == "regression"
     assert cpu["ratio"] == pytest.approx((300 + 20) / (100 + 20), rel=0.05)  # the frame: op + 20 us
+
+
+def test_reanalyze_waits_for_jobs_that_the_new_look_found(tmp_path: Path) -> None:
+    """A profile that appeared since the last look is a new job: ``reanalyze`` returns once
+    it is analysed too, not as soon as the jobs it asked for are."""
+    from perfline.clients.mcp import tools
+
+    listings = iter(
+        [
+            [{"name": "a", "generation": 1, "state": "ok"}],
+            [{"name": "a", "generation": 2, "state": "ok"}, {"name": "b", "state": "running"}],
+            [{"name": "a", "generation": 2, "state": "ok"}, {"name": "b", "state": "running"}],
+            [{"name": "a", "generation": 2, "state": "ok"}, {"name": "b", "state": "ok"}],
+        ]
+    )
+    last: list[dict[str, Any]] = []
+
+    def ask(method: str, params: Any) -> Any:
+        if method == "perfline/reanalyze":
+            return {"scheduled": ["a"]}
+        if method == "perfline/jobs":
+            last[:] = next(listings, last)
+            return {"jobs": [dict(info, generation=info.get("generation", 1)) for info in last]}
+        assert method == "perfline/status", method
+        return {"workspace": str(tmp_path), "annotatedFiles": []}
+
+    answer = tools.reanalyze(ask, tmp_path)
+    assert answer["settled"] is True
+    assert [(job["name"], job["state"]) for job in answer["jobs"]] == [("a", "ok"), ("b", "ok")]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -328,5 +329,89 @@ def test_changing_one_capture_reruns_only_its_measured_job(tmp_path: Path) -> No
         assert engine.wait_idle(20)
         assert engine.backend_runs == {"first": 1, "second": 3}
         assert engine.result("second") is not None and engine.job("second").state == "ok"  # type: ignore[union-attr]
+    finally:
+        engine.close()
+
+
+def test_reanalyze_after_an_unreported_change_runs_the_new_bytes_once(tmp_path: Path) -> None:
+    """No watcher and no ``notify_changed``: ``reanalyze`` reads the input as it is now and
+    installs that run (qa found the loop kept the old hashes and reran without end)."""
+    _write(tmp_path / "a.mlia.json", load(INPUT_DOC))
+    engine = _engine(tmp_path)
+    try:
+        _write(tmp_path / "a.mlia.json", with_value(load(INPUT_DOC), 7))
+        assert engine.reanalyze("a") == ["a"]
+        assert engine.wait_idle(10)
+        assert engine.backend_runs["a"] == 2
+        info = engine.job("a")
+        assert info is not None and (info.state, info.stale) == ("ok", False)
+        good = engine.result("a")
+        assert good is not None
+        changed = with_value(load(INPUT_DOC), 7)
+        assert good.document == postprocess(changed, PipelineSettings(), source="a.mlia.json")
+    finally:
+        engine.close()
+
+
+def test_reanalyze_without_a_watcher_sees_new_files(tmp_path: Path) -> None:
+    """``reanalyze`` looks at the workspace as it is now: a job whose file appeared since the
+    last look is planned and analysed too."""
+    _write(tmp_path / "a.mlia.json", load(INPUT_DOC))
+    engine = _engine(tmp_path)
+    try:
+        _write(tmp_path / "b.mlia.json", load(INPUT_DOC))
+        engine.reanalyze()
+        assert engine.wait_idle(10)
+        assert engine.job_names() == ["a", "b"]
+        assert engine.backend_runs == {"a": 2, "b": 1}
+    finally:
+        engine.close()
+
+
+def test_a_run_that_read_newer_bytes_than_were_hashed_is_installed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The input changes between the loop's look (its hash cached, so the run reads the file
+    itself) and the run's read, and no file event comes: the loop looks at the input again
+    before discarding the run, sees the run read what is there, installs it, once."""
+    from perfline.server.scheduler import content_hashes, runner
+
+    path = tmp_path / "a.mlia.json"
+    _write(path, load(INPUT_DOC))
+    monkeypatch.setattr(content_hashes, "RACY_SECONDS", -1.0)  # trust the cached hash
+    engine = _engine(tmp_path)
+    real_read = runner.read_input
+    writes = []
+
+    def read_after_a_write(*args: Any, **kwargs: Any) -> Any:
+        if not writes:  # another tool rewrites the file just before the run reads it
+            writes.append(1)
+            _write(path, with_value(load(INPUT_DOC), 7))
+        return real_read(*args, **kwargs)
+
+    try:
+        monkeypatch.setattr(runner, "read_input", read_after_a_write)
+        engine.reanalyze("a")
+        assert engine.wait_idle(10)
+        assert writes == [1]
+        assert engine.backend_runs["a"] == 2
+        info = engine.job("a")
+        assert info is not None and (info.state, info.stale) == ("ok", False)
+    finally:
+        engine.close()
+
+
+def test_reanalyze_without_a_watcher_reloads_a_changed_config(tmp_path: Path) -> None:
+    _write(tmp_path / "a.mlia.json", load(INPUT_DOC))
+    engine = _engine(tmp_path)
+    try:
+        assert engine.config_error is None
+        config = '[[jobs]]\nname = "x"\nbackend = "nope"\ninputs = ["a.mlia.json"]\n'
+        (tmp_path / "perfline.toml").write_text(config)
+        engine.reanalyze("a")
+        assert engine.wait_idle(10)
+        error = engine.config_error
+        assert error is not None and [p.line for p in error.config_problems] == [3]
+        assert engine.backend_runs["a"] == 2  # the last valid config stays in force
     finally:
         engine.close()

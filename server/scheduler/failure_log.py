@@ -21,11 +21,13 @@ def _one_line(text: str) -> str:
 
 
 def log_job_error(job: str, error: JobError) -> None:
-    """``job NAME failed: [FILE:LINE: ]MESSAGE``."""
+    """``job NAME failed: [FILE[:LINE]: ]MESSAGE``, the file named once: a message rendered
+    from an ``InputError`` already starts with it (and says the line in its problem)."""
+    message = _one_line(error.message)
     where = ""
-    if error.file:
+    if error.file and not message.startswith(f"{error.file}: "):
         where = f"{error.file}:{error.line}: " if error.line else f"{error.file}: "
-    log.warning("job %s failed: %s%s", job, where, _one_line(error.message))
+    log.warning("job %s failed: %s%s", job, where, message)
 
 
 def log_config(error: WorkspaceConfigError | None, had_error: bool) -> None:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ipaddress
 import logging
 import os
 import secrets
@@ -35,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from perfline.core.errors import InputError
+from perfline.server import tcp_address
 from perfline.server.discovery import DiscoveryError, advertise, withdraw
 from perfline.server.file_access import Root, remove_tree, rename
 from perfline.server.host import EngineHost
@@ -53,19 +53,12 @@ class ServeError(Exception):
 
 
 def check_loopback(host: str) -> str:
-    """Accept only loopback addresses (``localhost``, ``127.0.0.0/8``, ``::1``)."""
-    if host == "localhost":
-        return "127.0.0.1"
+    """Accept only loopback addresses (``tcp_address.check_loopback``, shared with the
+    clients); ``ServeError`` otherwise."""
     try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        raise ServeError(f"--tcp host {host!r} is not an IP address; use 127.0.0.1") from None
-    if not address.is_loopback:
-        raise ServeError(
-            f"refusing to listen on {host}: the daemon binds loopback addresses only "
-            "(127.0.0.1 or ::1)"
-        )
-    return host
+        return tcp_address.check_loopback(host, "listen on")
+    except tcp_address.NotLoopback as error:
+        raise ServeError(str(error)) from None
 
 
 def run_stdio(host: EngineHost, *, max_body: int = DEFAULT_MAX_BODY) -> None:

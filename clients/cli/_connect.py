@@ -14,6 +14,7 @@ from typing import Any, Protocol
 import click
 
 from perfline.clients.rpc import Client, Endpoint, LocalSession, RpcError, endpoint_for_workspace
+from perfline.server.tcp_address import NotLoopback, check_loopback
 
 CONFIG = "perfline.toml"
 
@@ -25,7 +26,8 @@ class Session(Protocol):
 
 
 class Refused(click.ClickException):
-    """The daemon refused the connection (a client mistake: exit status 2)."""
+    """The daemon refused the connection, or the client refuses its address (a client
+    mistake: exit status 2)."""
 
     exit_code = 2
 
@@ -50,11 +52,22 @@ def parse_tcp(value: str) -> tuple[str, int]:
         raise click.BadParameter(f"expected HOST:PORT, got {value!r}") from None
 
 
+def daemon_tcp(value: str) -> tuple[str, int]:
+    """A client's ``--tcp`` address: loopback only (the check ``serve`` uses), else exit 2
+    with one line, before anything connects."""
+    host, port = parse_tcp(value)
+    try:
+        check_loopback(host, "connect to")
+    except NotLoopback as error:
+        raise Refused(str(error)) from None
+    return host, port
+
+
 def endpoint_from_options(
     tcp: str | None, socket_path: str | None, workspace: Path
 ) -> Endpoint | None:
     if tcp:
-        return Endpoint(tcp=parse_tcp(tcp))
+        return Endpoint(tcp=daemon_tcp(tcp))
     if socket_path:
         return Endpoint(socket=socket_path)
     return endpoint_for_workspace(workspace)

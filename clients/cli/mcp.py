@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from perfline.clients.cli._connect import daemon_options, find_workspace
+from perfline.clients.cli._connect import daemon_options, daemon_tcp, find_workspace
 
 
 @click.command("mcp")
@@ -34,5 +34,7 @@ def command(workspace: Path | None, tcp: str | None, socket_path: str | None) ->
         sys.exit(2)
     from perfline.clients.mcp.server import serve
 
+    if tcp:
+        daemon_tcp(tcp)  # refused now (exit 2), not at the agent's first tool call
     root = (workspace or find_workspace(Path.cwd())).resolve()
     serve(root, tcp=tcp, socket_path=socket_path)

@@ -5,9 +5,11 @@ Requests get ids from a counter; a response with an ``error`` raises
 ``perfline/resultChanged`` are queued (sync: ``Client.notifications``, read
 with ``wait_notification``) or delivered to callbacks (async).
 
-Over TCP the first request presents the daemon's token (``perfline/authenticate``):
-the endpoint's own, else the one the daemon wrote into its private discovery entry for
-that address (``server.discovery.token_for``). A Unix socket needs none.
+TCP connects to loopback addresses only (``server.tcp_address``: ``NotLoopback``, a
+``ValueError``, for any other host). Over TCP the first request presents the daemon's
+token (``perfline/authenticate``): the endpoint's own, else the one the daemon wrote into
+its private discovery entry for that address (``server.discovery.token_for``). A Unix
+socket needs none.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import Any
 
 from perfline.clients.rpc.framing import FramingError, encode, parse_headers, read_message
 from perfline.server.discovery import find_daemon, token_for
+from perfline.server.tcp_address import check_loopback
 
 #: The request that presents the token on a TCP connection (``server.lsp.admission``).
 AUTHENTICATE = "perfline/authenticate"
@@ -78,6 +81,7 @@ def endpoint_for_workspace(workspace: str | Path) -> Endpoint | None:
 
 def _open_socket(endpoint: Endpoint, timeout: float) -> socket.socket:
     if endpoint.tcp is not None:
+        check_loopback(endpoint.tcp[0], "connect to")
         return socket.create_connection(endpoint.tcp, timeout=timeout)
     assert endpoint.socket is not None
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -209,6 +213,7 @@ class AsyncClient:
     ) -> AsyncClient:
         chosen = endpoint or Endpoint(tcp=tcp, socket=socket_path)
         if chosen.tcp is not None:
+            check_loopback(chosen.tcp[0], "connect to")
             reader, writer = await asyncio.open_connection(*chosen.tcp)
         elif chosen.socket is not None:
             reader, writer = await asyncio.open_unix_connection(chosen.socket)

@@ -1,0 +1,189 @@
+"""One run, given as one argument, to its processed document: the route table.
+
+A *run spec* is one string naming one run, as ``perfline compare``, ``perfline check`` and
+``perfline batch run`` take it: a standardized document (``mlia-output.json``, raw or
+processed), a folder holding ``mlia-output/mlia-output.json`` (the output of ``report`` or
+``analyze``), or the inputs ``perfline analyze`` takes joined with commas
+(``x.etrecord,x.etdump``, ``model.onnx,profile.json``) or a folder of estimator outputs.
+``load_run`` reads or analyses it (no estimator is ever run: estimator outputs only);
+``run_files`` names the files it reads, so a caller can hash a run's content before
+analysing it.
+
+Inputs that are not a document go through ``ROUTES``, the first route whose ``takes``
+accepts them; a new route (a torch trace) is one more entry. The routes' own modules
+(``analyze_onnxruntime``, ``analyze_measured``, ``analyze``) are imported only when their
+route runs. Pure dispatch: the cost is the route's.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from perfline.clients.cli.common import read_json
+from perfline.core.errors import InputError
+from perfline.core.pipeline import PipelineSettings, is_postprocessed, postprocess
+
+#: Where ``report`` and ``analyze`` put the processed document inside their output folder.
+NESTED_OUTPUT = Path("mlia-output") / "mlia-output.json"
+
+
+@dataclass(frozen=True)
+class Route:
+    """One backend route: which inputs it takes, and how it turns them into a document."""
+
+    name: str
+    takes: Callable[[Sequence[str]], bool]
+    run: Callable[[Sequence[str], PipelineSettings, Sequence[str]], dict[str, Any]]
+
+
+def _takes_onnxruntime(inputs: Sequence[str]) -> bool:
+    from perfline.clients.cli.analyze_onnxruntime import wants_onnxruntime
+
+    return wants_onnxruntime(inputs)
+
+
+def _run_onnxruntime(
+    inputs: Sequence[str], settings: PipelineSettings, cli_arguments: Sequence[str]
+) -> dict[str, Any]:
+    from perfline.clients.cli.analyze_onnxruntime import run_onnxruntime
+
+    return run_onnxruntime(
+        inputs,
+        warmup_runs=None,
+        optimized_model=None,
+        settings=settings,
+        cli_arguments=cli_arguments,
+    )
+
+
+def _takes_measured(inputs: Sequence[str]) -> bool:
+    from perfline.clients.cli.analyze_measured import wants_measured
+
+    return wants_measured(inputs, ())
+
+
+def _run_measured(
+    inputs: Sequence[str], settings: PipelineSettings, cli_arguments: Sequence[str]
+) -> dict[str, Any]:
+    from perfline.clients.cli.analyze_measured import run_measured
+
+    return run_measured(inputs, settings=settings, cli_arguments=cli_arguments)
+
+
+def _takes_estimator_outputs(inputs: Sequence[str]) -> bool:
+    """The last route: anything else must be a model and/or estimator outputs
+    (``input_kind`` raises the message that lists what is accepted)."""
+    from perfline.clients.cli.analyze import input_kind
+
+    input_kind(inputs, ())
+    return True
+
+
+def _run_estimator_outputs(
+    inputs: Sequence[str], settings: PipelineSettings, cli_arguments: Sequence[str]
+) -> dict[str, Any]:
+    from perfline.clients.cli.analyze import run_estimator_route
+
+    folder = Path(tempfile.mkdtemp(prefix="perfline-run-"))
+    try:
+        processed, _ = run_estimator_route(
+            inputs,
+            output_dir=folder,
+            estimator=None,
+            system_config="default",
+            compiler_config="default",
+            performance=True,
+            compatibility=False,
+            settings=settings,
+            cli_arguments=cli_arguments,
+        )
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return processed
+
+
+#: The routes of inputs that are not a document, tried in order.
+ROUTES: tuple[Route, ...] = (
+    Route("onnxruntime", _takes_onnxruntime, _run_onnxruntime),
+    Route("measured", _takes_measured, _run_measured),
+    Route("estimator outputs", _takes_estimator_outputs, _run_estimator_outputs),
+)
+
+
+def analyse_inputs(
+    inputs: Sequence[str], settings: PipelineSettings, cli_arguments: Sequence[str]
+) -> dict[str, Any]:
+    """The processed document of ``inputs`` by the first route that takes them, as
+    ``perfline analyze`` makes it (no estimator run)."""
+    from perfline.clients.cli.analyze import require_existing
+
+    require_existing(inputs)
+    for route in ROUTES:
+        if route.takes(inputs):
+            return route.run(inputs, settings, cli_arguments)
+    raise InputError(", ".join(inputs), "no route takes these inputs")
+
+
+def load_run(
+    spec: str, role: str, settings: PipelineSettings, command: str = "compare"
+) -> tuple[dict[str, Any], str]:
+    """The processed document of one run spec, and its display name; ``role`` names the
+    run in messages (``baseline``), ``command`` heads the recorded CLI arguments."""
+    if "," in spec:
+        inputs = [part for part in spec.split(",") if part]
+        for item in inputs:
+            if not Path(item).exists():
+                raise InputError(item, f"no such file or folder (inputs of the {role})")
+        return analyse_inputs(inputs, settings, [command, *inputs]), spec
+    path = Path(spec)
+    if not path.exists():
+        raise InputError(spec, f"no such file or folder (the {role})")
+    if path.is_dir():
+        for candidate in (path / NESTED_OUTPUT, path / NESTED_OUTPUT.name):
+            if candidate.is_file():
+                return read_document(str(candidate), settings), str(candidate)
+        return analyse_inputs([spec], settings, [command, spec]), spec
+    if path.suffix.lower() == ".json":
+        return read_document(spec, settings), spec
+    return analyse_inputs([spec], settings, [command, spec]), spec
+
+
+def read_document(path: str, settings: PipelineSettings) -> dict[str, Any]:
+    """A standardized document from a file, post-processed (a processed one as it is)."""
+    raw = read_json(path)
+    if not isinstance(raw, dict) or "results" not in raw or "schema_version" not in raw:
+        raise InputError(
+            path,
+            "not a standardized-output document (expected a JSON object with "
+            "schema_version and results, such as mlia-output.json)",
+        )
+    processed = postprocess(raw, settings, source=path)
+    assert is_postprocessed(processed)
+    return processed
+
+
+def run_files(spec: str) -> list[Path]:
+    """The files ``load_run(spec)`` reads, sorted: the document, or each input (a folder
+    of inputs by the regular files directly in it). Missing files are left to
+    ``load_run`` to report."""
+    if "," in spec:
+        parts = [Path(part) for part in spec.split(",") if part]
+    else:
+        path = Path(spec)
+        if path.is_dir():
+            for candidate in (path / NESTED_OUTPUT, path / NESTED_OUTPUT.name):
+                if candidate.is_file():
+                    return [candidate]
+        parts = [path]
+    files: list[Path] = []
+    for part in parts:
+        if part.is_dir():
+            files.extend(child for child in sorted(part.iterdir()) if child.is_file())
+        else:
+            files.append(part)
+    return sorted(files)

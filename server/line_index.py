@@ -165,7 +165,8 @@ class LineEntry:
         if found is _UNSET:
             found = None
             if self.value is not None and self.metric is not None:
-                found = numbers.label(self.value, self.metric, self.statistic, self.total)
+                runs = dominant_metric.runs_summarised(self.metrics, self.metric)
+                found = numbers.label(self.value, self.metric, self.statistic, self.total, runs)
             self._label = found
         return found
 

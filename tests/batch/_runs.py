@@ -23,6 +23,11 @@ XNNPACK = (
     f"{MEASURED / 'xnnpack' / 'dscnn_xnnpack.etrecord'},"
     f"{MEASURED / 'xnnpack' / 'dscnn_xnnpack.etdump'}"
 )
+#: The same model's second real recording (``tests/data/docs``).
+RERUN = (
+    f"{MEASURED / 'portable' / 'dscnn_portable.etrecord'},"
+    f"{DATA / 'docs' / 'dscnn_portable_rerun.etdump'}"
+)
 ORT = f"{DATA / 'formats' / 'dscnn' / 'dscnn.onnx'},{DATA / 'onnxruntime' / 'dscnn_opt.json'}"
 MAKE_RUNS = DATA / "batch" / "make_runs.py"
 #: The Python scripts of this environment (``dask``, ``perfline``).

@@ -1,0 +1,336 @@
+"""The batch store on disk: every file operation of ``perfline batch`` on a store is here.
+
+Layout (``docs/batch.md``)::
+
+    STORE/perfline-batch-store.json                  the marker: this folder is a store
+    STORE/rows/runtime=R/target=T/part-B-C.parquet   figure rows of chunk C of batch B
+    STORE/runs/runs-B-C.parquet                      the runs of chunk C: the index
+    STORE/structures/K.json                          a run structure, by its SHA-256 K
+
+Every file is written under a fresh hidden name in its folder (``.tmp-...``) and renamed
+over its final name when complete, so a reader sees a whole file or none. A chunk's row
+parts are renamed before its runs file: a run is in the store once the runs file naming it
+is, and a chunk's names are fixed by its batch and number, so a rerun of the chunk (a
+worker died) replaces its files instead of adding a second copy. Structures are named by
+their content and written once.
+
+Reading: ``committed_hashes`` (the content hashes of the runs the store holds, for
+skipping), ``chunk_runs`` (a chunk's runs file, when an earlier attempt wrote it), and
+``scan`` (every file of the store checked by name and Parquet schema: the good ones as
+Arrow datasets for DuckDB, the others named with the reason they were left out).
+Cost: writes are one file each; ``scan`` reads each Parquet footer once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import pyarrow as pa
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+
+from perfline.core.errors import InputError
+
+MARKER: Final = "perfline-batch-store.json"
+MARKER_CONTENT: Final = {"perfline_batch_store": 1}
+ROWS: Final = "rows"
+RUNS: Final = "runs"
+STRUCTURES: Final = "structures"
+TEMPORARY_PREFIX: Final = ".tmp-"
+
+_LABELS = pa.map_(pa.string(), pa.string())
+#: The columns of a row part (``runtime`` and ``target`` are its folders).
+ROWS_SCHEMA: Final = pa.schema(
+    [
+        ("content_hash", pa.string()),
+        ("run_id", pa.string()),
+        ("batch_id", pa.string()),
+        ("chunk", pa.int32()),
+        ("labels", _LABELS),
+        ("git_commit", pa.string()),
+        ("model_hash", pa.string()),
+        ("result", pa.int32()),
+        ("kind", pa.string()),
+        ("producer", pa.string()),
+        ("mode", pa.string()),
+        ("entity_id", pa.string()),
+        ("entity_kind", pa.string()),
+        ("file", pa.string()),
+        ("line", pa.int64()),
+        ("metric", pa.string()),
+        ("unit", pa.string()),
+        ("statistic", pa.string()),
+        ("qualifiers", pa.string()),
+        ("value", pa.float64()),
+    ]
+)
+PARTITION_SCHEMA: Final = pa.schema([("runtime", pa.string()), ("target", pa.string())])
+#: The columns of a runs file: one row per run of the chunk, stored or failed.
+RUNS_SCHEMA: Final = pa.schema(
+    [
+        ("content_hash", pa.string()),
+        ("run_id", pa.string()),
+        ("input", pa.string()),
+        ("status", pa.string()),
+        ("reason", pa.string()),
+        ("labels", _LABELS),
+        ("git_commit", pa.string()),
+        ("model_hash", pa.string()),
+        ("runtime", pa.string()),
+        ("target", pa.string()),
+        ("structure", pa.string()),
+        ("timestamp", pa.string()),
+        ("rows", pa.int64()),
+        ("batch_id", pa.string()),
+        ("chunk", pa.int32()),
+        ("perfline_version", pa.string()),
+    ]
+)
+_PART_NAME = re.compile(r"part-[0-9a-f]{32}-\d+\.parquet")
+_RUNS_NAME = re.compile(r"runs-[0-9a-f]{32}-\d+\.parquet")
+_STRUCTURE_NAME = re.compile(r"[0-9a-f]{64}\.json")
+_PARTITION = re.compile(r"(runtime|target)=[a-z0-9._-]+")
+
+
+def open_store(path: str, *, create: bool) -> Path:
+    """The store's folder, checked: it holds the marker (``create``: or it is made, or an
+    empty folder gets the marker). A folder with other contents and no marker is refused."""
+    root = Path(path)
+    marker = root / MARKER
+    try:
+        if marker.is_file():
+            found = json.loads(marker.read_text(encoding="utf-8"))
+            if found != MARKER_CONTENT:
+                raise InputError(str(marker), f"not a perfline batch store marker: {found!r}")
+            return root
+        if not create:
+            raise InputError(path, f"not a perfline batch store (no {MARKER})")
+        if root.exists() and (not root.is_dir() or not _only_layout(root)):
+            raise InputError(
+                path,
+                f"not a perfline batch store (no {MARKER}) and not an empty folder: "
+                "give a new or empty folder",
+            )
+        for folder in (root, root / ROWS, root / RUNS, root / STRUCTURES):
+            folder.mkdir(parents=True, exist_ok=True)
+        _replace_bytes(marker, json.dumps(MARKER_CONTENT).encode("utf-8"))
+        return root
+    except ValueError as error:
+        raise InputError(str(marker), f"not a perfline batch store marker: {error}") from None
+    except OSError as error:
+        raise InputError(path, f"cannot open the store: {error.strerror or error}") from None
+
+
+def _only_layout(root: Path) -> bool:
+    """Whether a folder without the marker holds nothing but what a store being made by
+    another ``batch run`` at this moment would hold."""
+    names = {ROWS, RUNS, STRUCTURES}
+    return all(
+        entry.name in names or entry.name.startswith(TEMPORARY_PREFIX) for entry in root.iterdir()
+    )
+
+
+def part_path(root: Path, runtime: str, target: str, batch_id: str, chunk: int) -> Path:
+    """Where chunk ``chunk`` of batch ``batch_id`` puts its rows of one partition."""
+    folder = root / ROWS / f"runtime={runtime}" / f"target={target}"
+    return folder / f"part-{batch_id}-{chunk}.parquet"
+
+
+def runs_path(root: Path, batch_id: str, chunk: int) -> Path:
+    """The runs file of chunk ``chunk`` of batch ``batch_id``."""
+    return root / RUNS / f"runs-{batch_id}-{chunk}.parquet"
+
+
+def write_table(path: Path, table: pa.Table) -> None:
+    """A Parquet file written under a fresh name beside ``path`` and renamed over it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f"{TEMPORARY_PREFIX}{uuid.uuid4().hex}-{path.name}")
+    try:
+        pq.write_table(table, temporary, compression="zstd")
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def write_structure(root: Path, key: str, text: str) -> None:
+    """A run structure under its key, unless the store already has it."""
+    path = root / STRUCTURES / f"{key}.json"
+    if not path.exists():
+        _replace_bytes(path, text.encode("utf-8"))
+
+
+def read_structure(root: Path, key: str) -> tuple[dict[str, Any] | None, str | None]:
+    """(the structure, None), or (None, why it cannot be read)."""
+    if not re.fullmatch(r"[0-9a-f]{64}", key):
+        return None, f"structure key {key!r} is not a SHA-256"
+    path = root / STRUCTURES / f"{key}.json"
+    if path.is_symlink():
+        return None, "a link (the store never follows one)"
+    try:
+        found = json.loads(path.read_bytes())
+    except FileNotFoundError:
+        return None, "missing (the structure of some runs)"
+    except (OSError, ValueError) as error:
+        return None, f"not a run structure ({error})"
+    if not isinstance(found, dict) or not isinstance(found.get("results"), list):
+        return None, "not a run structure (no results)"
+    return found, None
+
+
+def chunk_runs(root: Path, batch_id: str, chunk: int) -> pa.Table | None:
+    """The runs file of a chunk, when it exists and is whole."""
+    path = runs_path(root, batch_id, chunk)
+    try:
+        table = pq.read_table(path)
+    except (OSError, pa.ArrowException):
+        return None
+    return table if table.schema.equals(RUNS_SCHEMA, check_metadata=False) else None
+
+
+def committed_hashes(root: Path) -> frozenset[str]:
+    """The content hashes of every run stored (status ``ok``) in a good runs file."""
+    found: set[str] = set()
+    files, _ = _checked(root / RUNS, _RUNS_NAME, RUNS_SCHEMA, depth=0)
+    for path in files:
+        try:
+            table = pq.read_table(path, columns=["content_hash", "status"])
+        except (OSError, pa.ArrowException):
+            continue
+        for content, status in zip(
+            table.column("content_hash").to_pylist(),
+            table.column("status").to_pylist(),
+            strict=True,
+        ):
+            if status == "ok" and isinstance(content, str):
+                found.add(content)
+    return frozenset(found)
+
+
+@dataclass(frozen=True)
+class Scan:
+    """The store's good files as Arrow datasets, and the files left out (path, reason)."""
+
+    rows: ds.Dataset
+    runs: ds.Dataset
+    row_files: tuple[str, ...]
+    run_files: tuple[str, ...]
+    problems: tuple[tuple[str, str], ...]
+
+
+def scan(root: Path, leave_out: Iterable[str] = ()) -> Scan:
+    """Every row part and runs file of the store, checked by name and Parquet schema (and
+    not in ``leave_out``); foreign and damaged files are named in ``problems``."""
+    excluded = set(leave_out)
+    rows, row_problems = _checked(root / ROWS, _PART_NAME, ROWS_SCHEMA, depth=2)
+    runs, run_problems = _checked(root / RUNS, _RUNS_NAME, RUNS_SCHEMA, depth=0)
+    structures = _foreign_structures(root / STRUCTURES)
+    row_files = tuple(str(p) for p in rows if str(p) not in excluded)
+    run_files = tuple(str(p) for p in runs if str(p) not in excluded)
+    return Scan(
+        rows=ds.dataset(
+            list(row_files),
+            schema=pa.unify_schemas([ROWS_SCHEMA, PARTITION_SCHEMA]),
+            format="parquet",
+            partitioning=ds.partitioning(PARTITION_SCHEMA, flavor="hive"),
+            partition_base_dir=str(root / ROWS),
+        ),
+        runs=ds.dataset(list(run_files), schema=RUNS_SCHEMA, format="parquet"),
+        row_files=row_files,
+        run_files=run_files,
+        problems=(*row_problems, *run_problems, *structures),
+    )
+
+
+def whole_problem(path: str) -> str | None:
+    """Why a file's data cannot be read in full (``None`` when it can): for a file whose
+    footer is sound and whose pages are not."""
+    try:
+        pq.read_table(path)
+    except (OSError, pa.ArrowException) as error:
+        return f"damaged Parquet data ({error})"
+    return None
+
+
+def _checked(
+    folder: Path, name: re.Pattern[str], schema: pa.Schema, depth: int
+) -> tuple[list[Path], list[tuple[str, str]]]:
+    """The files of ``folder`` (``depth`` levels of ``key=value`` folders down) with the
+    expected name and schema; every other entry with the reason it was left out."""
+    good: list[Path] = []
+    problems: list[tuple[str, str]] = []
+    for path, level in _walk(folder, depth, problems):
+        if path.name.startswith(TEMPORARY_PREFIX):
+            continue  # being written (or left by a run that died): never read
+        if path.is_dir() or level != depth:
+            problems.append((str(path), "not a file this store writes there"))
+            continue
+        if not name.fullmatch(path.name):
+            problems.append((str(path), "not a file this store writes (unexpected name)"))
+            continue
+        try:
+            found = pq.read_schema(path)
+        except (OSError, pa.ArrowException) as error:
+            problems.append((str(path), f"not a readable Parquet file ({error})"))
+            continue
+        if not found.equals(schema, check_metadata=False):
+            problems.append((str(path), "a Parquet file with other columns than this store's"))
+            continue
+        good.append(path)
+    return good, problems
+
+
+def _walk(folder: Path, depth: int, problems: list[tuple[str, str]]) -> list[tuple[Path, int]]:
+    """(entry, level) under ``folder``, descending ``depth`` levels of partition folders."""
+    found: list[tuple[Path, int]] = []
+    level_items = [(folder, 0)]
+    while level_items:
+        current, level = level_items.pop()
+        try:
+            entries = sorted(current.iterdir())
+        except FileNotFoundError:
+            continue
+        except OSError as error:
+            problems.append((str(current), f"cannot list: {error.strerror or error}"))
+            continue
+        for entry in entries:
+            if entry.is_symlink():
+                problems.append((str(entry), "a link (the store never follows one)"))
+                continue
+            if level < depth and entry.is_dir() and not entry.is_symlink():
+                if _PARTITION.fullmatch(entry.name):
+                    level_items.append((entry, level + 1))
+                else:
+                    problems.append((str(entry), "not a partition folder of this store"))
+                continue
+            found.append((entry, level))
+    return sorted(found)
+
+
+def _foreign_structures(folder: Path) -> list[tuple[str, str]]:
+    try:
+        entries = sorted(folder.iterdir())
+    except OSError:
+        return []
+    return [
+        (str(entry), "not a file this store writes (unexpected name)")
+        for entry in entries
+        if not entry.name.startswith(TEMPORARY_PREFIX) and not _STRUCTURE_NAME.fullmatch(entry.name)
+    ]
+
+
+def _replace_bytes(path: Path, data: bytes) -> None:
+    temporary = path.with_name(f"{TEMPORARY_PREFIX}{uuid.uuid4().hex}-{path.name}")
+    try:
+        temporary.write_bytes(data)
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise

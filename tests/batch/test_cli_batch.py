@@ -1,0 +1,189 @@
+"""``perfline batch run / summarize / sql`` in-process: the store, reruns, failures, labels,
+formats, and the errors (one line, exit 2)."""
+
+from __future__ import annotations
+
+import io
+import json
+import socket
+from pathlib import Path
+from typing import Any
+
+import pyarrow.csv as pa_csv
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner, Result
+
+from perfline.clients.cli import cli
+from tests.batch._runs import ORT, PORTABLE, RERUN, XNNPACK, perfline
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def _run(*arguments: str) -> Result:
+    return CliRunner().invoke(cli, list(arguments), catch_exceptions=False)
+
+
+def _sql(store: Path, query: str) -> list[dict[str, Any]]:
+    result = _run("batch", "sql", "--store", str(store), "--format", "json", query)
+    assert result.exit_code == 0, result.output
+    rows: list[dict[str, Any]] = json.loads(result.stdout)
+    return rows
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Three fixture runs and one missing file, in-process."""
+    root = tmp_path_factory.mktemp("batch") / "store"
+    missing = str(root.parent / "nowhere.etdump")
+    spec = f"{PORTABLE.split(',')[0]},{missing}"
+    result = _run(
+        "batch", "run", "--in-process", "--store", str(root), "--label", "week=12",
+        PORTABLE, XNNPACK, ORT, spec,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert f"failed: {spec}: {missing}: no such file" in result.stderr
+    assert "4 runs (stored 3, skipped 0, failed 1)" in result.stderr
+    assert f"wrote {root.resolve()} (3 runs added; in-process)" in result.stderr
+    return root
+
+
+def test_runs_are_stored_once_and_a_failure_is_one_row(store: Path) -> None:
+    runs = _sql(store, "SELECT runtime, target, labels, rows FROM runs ORDER BY runtime")
+    assert [(r["runtime"], r["target"]) for r in runs] == [
+        ("executorch", "executorch"),
+        ("onnxruntime", "onnxruntime"),
+        ("xnnpack", "executorch"),
+    ]
+    assert all(r["labels"] == [["week", "12"]] for r in runs)
+    failures = _sql(store, "SELECT input, reason FROM failures")
+    assert len(failures) == 1 and failures[0]["reason"].endswith("nowhere.etdump: no such file")
+    counts = _sql(store, "SELECT count(*) AS n, count(DISTINCT content_hash) AS runs FROM figures")
+    assert counts[0]["runs"] == 3 and counts[0]["n"] == sum(r["rows"] for r in runs)
+    partitions = sorted(p.relative_to(store).parts[:3] for p in store.rglob("part-*.parquet"))
+    assert partitions == [
+        ("rows", "runtime=executorch", "target=executorch"),
+        ("rows", "runtime=onnxruntime", "target=onnxruntime"),
+        ("rows", "runtime=xnnpack", "target=executorch"),
+    ]
+
+
+def test_a_rerun_adds_nothing(store: Path, tmp_path: Path) -> None:
+    before = _run("batch", "summarize", "--store", str(store)).stdout
+    files = sorted(p.name for p in store.rglob("*") if p.is_file())
+    result = _run("batch", "run", "--in-process", "--store", str(store), PORTABLE, ORT, XNNPACK)
+    assert result.exit_code == 0, result.output
+    assert "3 runs (stored 0, skipped 3, failed 0)" in result.stderr
+    assert "wrote" not in result.stderr
+    assert sorted(p.name for p in store.rglob("*") if p.is_file()) == files
+    assert _run("batch", "summarize", "--store", str(store)).stdout == before
+
+
+def test_every_run_failing_exits_2(tmp_path: Path) -> None:
+    result = _run(
+        "batch", "run", "--in-process", "--store", str(tmp_path / "s"),
+        str(tmp_path / "a.json"), str(tmp_path / "b.etrecord") + "," + str(tmp_path / "b.etdump"),
+    )  # fmt: skip
+    assert result.exit_code == 2
+    assert "2 runs (stored 0, skipped 0, failed 2)" in result.stderr
+
+
+def test_group_by_and_where(store: Path, tmp_path: Path) -> None:
+    other = _run(
+        "batch", "run", "--in-process", "--store", str(store), "--label", "week=13", RERUN
+    )  # fmt: skip
+    assert other.exit_code == 0, other.output
+    grouped = json.loads(
+        _run(
+            "batch", "summarize", "--store", str(store), "--group-by", "label.week",
+            "--where", "runtime = 'executorch'",
+        ).stdout
+    )  # fmt: skip
+    keys = [g["key"] for g in grouped["extensions"]["perfline"]["batch"]["groups"]]
+    assert [(k["runtime"], k["label.week"]) for k in keys] == [
+        ("executorch", "12"),
+        ("executorch", "13"),
+    ]
+    assert len(grouped["results"]) == 2
+    assert all(m.get("samples") == 1 for m in grouped["results"][1]["metrics"] if "value" in m)
+    both = json.loads(
+        _run("batch", "summarize", "--store", str(store), "--where", "runtime='executorch'").stdout
+    )
+    (result,) = both["results"]
+    assert {m["samples"] for m in result["metrics"] if "value" in m} == {2}
+    week = json.loads(
+        _run("batch", "summarize", "--store", str(store), "--where", "labels['week'] = '13'").stdout
+    )
+    assert week["extensions"]["perfline"]["batch"]["runs"] == 1
+    _run("batch", "run", "--in-process", "--store", str(store), PORTABLE)  # nothing new
+
+
+def test_table_formats(store: Path, tmp_path: Path) -> None:
+    where = "runtime = 'onnxruntime' AND entity_kind = 'code_line'"
+    csv = _run("batch", "summarize", "--store", str(store), "--format", "csv", "--where", where)
+    assert csv.exit_code == 0, csv.output
+    table = pa_csv.read_csv(io.BytesIO(csv.stdout_bytes))
+    assert {"runtime", "entity_id", "file", "line", "metric", "samples", "median", "p10", "p90",
+            "minimum", "maximum", "mad"} <= set(table.column_names)  # fmt: skip
+    assert set(table.column("samples").to_pylist()) == {1}
+    out = tmp_path / "stats.parquet"
+    written = _run(
+        "batch", "summarize", "--store", str(store), "--format", "parquet", "--out", str(out),
+        "--where", where,
+    )  # fmt: skip
+    assert f"wrote {out}" in written.stderr
+    assert pq.read_table(out).num_rows == table.num_rows
+
+
+def test_bad_arguments_are_one_line(store: Path, tmp_path: Path) -> None:
+    foreign = tmp_path / "notes"
+    foreign.mkdir()
+    (foreign / "mine.txt").write_text("keep me", encoding="utf-8")
+    cases = [
+        (
+            ("batch", "run", "--in-process", "--store", str(foreign), PORTABLE),
+            f"error: {foreign}: not a perfline batch store (no perfline-batch-store.json) "
+            "and not an empty folder: give a new or empty folder",
+        ),
+        (
+            ("batch", "summarize", "--store", str(store), "--where", 'runtime = "xnnpack"'),
+            'error: perfline batch: query: Binder Error: Referenced column "xnnpack" not found '
+            "in FROM clause! (in SQL, text takes single quotes: runtime = 'xnnpack')",
+        ),
+        (
+            ("batch", "summarize", "--store", str(store), "--group-by", "colour"),
+            "error: perfline batch summarize: --group-by: unknown key 'colour': expected one of "
+            "runtime, target, model_hash, git_commit, run_id, batch_id or label.NAME (a --label "
+            "of batch run)",
+        ),
+        (
+            ("batch", "run", "--store", str(store), "--in-process", "--workers", "2", PORTABLE),
+            "error: perfline batch run: --workers, --in-process: give one of --scheduler, "
+            "--workers and --in-process",
+        ),
+        (
+            ("batch", "summarize", "--store", str(store), "--where", "metric = 'nothing'"),
+            f"error: {store}: no runs to summarise (--where metric = 'nothing')",
+        ),
+    ]
+    for arguments, message in cases:
+        result = _run(*arguments)
+        assert result.exit_code == 2, result.output
+        assert result.stderr.strip() == message
+    assert (foreign / "mine.txt").read_text(encoding="utf-8") == "keep me"
+
+
+def test_an_unreachable_scheduler_is_one_clear_error(tmp_path: Path) -> None:
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    result = perfline(
+        "batch", "run", "--store", str(tmp_path / "s"), "--scheduler", f"tcp://127.0.0.1:{port}",
+        PORTABLE, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith(
+        f"error: perfline batch run: --scheduler: cannot reach the Dask scheduler at "
+        f"tcp://127.0.0.1:{port} within 5 s"
+    )

@@ -225,13 +225,13 @@ def test_an_input_over_its_size_limit_is_refused(tmp_path: Path) -> None:
 
 def test_bounded_read_stops_at_the_limit_on_a_growing_source() -> None:
     from perfline.core.errors import InputError
-    from perfline.server.scheduler import bounded_reads
+    from perfline.server.file_access import reads
 
     read, write = os.pipe()
     try:
         os.write(write, b"x" * 5000)
         with pytest.raises(InputError, match="grew past the limit of 100 bytes"):
-            bounded_reads._read_bounded(read, "p", 100, 10.0)
+            reads.read_bounded(read, "p", 100)
     finally:
         os.close(read)
         os.close(write)

@@ -1,0 +1,267 @@
+"""One capture: torch.profiler over a script or a block, its steps, and the files it writes
+(the trace ``NAME.pt.trace.json`` and its sidecar ``NAME.pt.trace.json.perfline.json``).
+
+Runs inside the user's Python (torch and the standard library only); shared by the capture
+helper of ``perfline profile`` and by ``perfline.torch.profile``.
+
+What a step is. ``step()`` (the API, or ``perfline.torch.step()`` in a script) marks one
+explicitly. Without it, under ``perfline profile`` (``auto_steps``): one optimizer step when the
+script steps a ``torch.optim`` optimizer (the step ends where the next outermost module call
+starts, or at the end), else one call of the outermost ``nn.Module`` plus what runs until the
+next one; a script with neither is one step. The first source seen of a higher rank (explicit >
+optimizer > module) takes over from a lower one, so the first step of a training script may be
+cut at its first forward: ``warmup`` (default 1) absorbs that.
+
+Statement lines: while capturing, a pass-through ``TorchFunctionMode`` makes every tensor
+operator (``a @ b``, ``x + y``, indexing) a Python call in the event tree, so its statement is
+known (built-in calls such as ``torch.relu(x)`` are known anyway). It holds on the thread that
+started the capture; ops of other threads get their function's entry line.
+Cost: one Python call per torch function while capturing; the tree walk once per trace.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import torch
+from torch.overrides import TorchFunctionMode
+
+from . import event_tree, sidecar_writer
+
+_RANK = {"module": 1, "optimizer": 2, "api": 3}
+
+#: the sessions capturing now in this interpreter, innermost last (``perfline.torch.step()``
+#: marks a step of the last one).
+ACTIVE: list[CaptureSession] = []
+
+
+class CaptureDone(BaseException):
+    """Raised into the script once the profiled steps are written (BaseException, so that
+    ``except Exception`` in the script does not swallow it)."""
+
+
+class _OperatorLines(TorchFunctionMode):  # type: ignore[misc]  # torch is untyped here
+    """Pass-through mode: its frame puts the calling statement of every torch function in the
+    event tree (the frame itself is dropped from the stacks)."""
+
+    def __torch_function__(
+        self,
+        func: Callable[..., Any],
+        types: Any,
+        args: tuple[Any, ...] = (),
+        kwargs: dict[str, Any] | None = None,
+    ) -> Any:
+        return func(*args, **(kwargs or {}))
+
+
+class CaptureSession:
+    """Profile from ``start()`` to ``finish()``; ``warmup`` steps discarded, then ``steps``
+    recorded into one trace. ``stop_when_done`` raises ``CaptureDone`` at the boundary after
+    the last recorded step."""
+
+    def __init__(
+        self,
+        out_dir: str,
+        name: str,
+        steps: int,
+        warmup: int,
+        cuda: bool = False,
+        auto_steps: bool = False,
+        stop_when_done: bool = False,
+        leading_files: frozenset[str] = frozenset(),
+        known_files: tuple[str, ...] = (),
+    ) -> None:
+        self.out_dir = out_dir
+        self.trace_path = os.path.join(out_dir, name + ".pt.trace.json")
+        self.sidecar_path = sidecar_writer.sidecar_path(self.trace_path)
+        self.steps = steps
+        self.warmup = warmup
+        self.cuda = cuda
+        self.auto_steps = auto_steps
+        self.stop_when_done = stop_when_done
+        self.leading_files = leading_files
+        self.known_files = known_files
+        self.reason = event_tree.unsupported_reason(torch)
+        self.boundaries = 0
+        self.step_on = "whole run"
+        self.written = False
+        self.stopped_early = False
+        self._source_rank = 0
+        self._pending = False
+        self._depth = 0
+        self._thread = threading.get_ident()
+        self._handles: list[Any] = []
+        self._mode: _OperatorLines | None = None
+        self._prof: Any = None
+        self._prefixes: list[str] = []
+
+    # ---- lifecycle
+    def start(self) -> None:
+        os.makedirs(self.out_dir, exist_ok=True)
+        activities = [torch.profiler.ProfilerActivity.CPU]
+        if self.cuda:
+            activities.append(torch.profiler.ProfilerActivity.CUDA)
+        options: dict[str, Any] = {}
+        config = event_tree.experimental_config(torch)
+        if config is not None:
+            options["experimental_config"] = config
+        self._prof = torch.profiler.profile(
+            activities=activities,
+            schedule=torch.profiler.schedule(
+                wait=0, warmup=self.warmup, active=self.steps, repeat=1
+            ),
+            on_trace_ready=self._ready,
+            record_shapes=True,
+            profile_memory=True,
+            with_stack=True,
+            **options,
+        )
+        if self.reason is None:
+            self._prefixes = event_tree.stripped_prefixes()
+        if self.auto_steps:
+            self._install_step_hooks()
+        self._prof.start()
+        ACTIVE.append(self)
+        if self.reason is None:
+            self._mode = _OperatorLines()
+            self._mode.__enter__()
+
+    def finish(self) -> None:
+        """Close the last step and stop the profiler (writes the files if the recording
+        window was reached); safe to call twice."""
+        if self._prof is None:
+            return
+        if self._mode is not None:
+            self._mode.__exit__(None, None, None)
+            self._mode = None
+        for handle in self._handles:
+            handle.remove()
+        self._handles.clear()
+        if self in ACTIVE:
+            ACTIVE.remove(self)
+        prof, self._prof = self._prof, None
+        prof.stop()
+
+    # ---- steps
+    def step(self) -> None:
+        """An explicit step boundary (the API, ``perfline.torch.step()``)."""
+        self._signal("api", now=True)
+
+    def recorded_steps(self) -> int:
+        return max(0, min(self.boundaries - self.warmup, self.steps))
+
+    def _signal(self, source: str, now: bool) -> None:
+        rank = _RANK[source]
+        if rank < self._source_rank:
+            return
+        if rank > self._source_rank:
+            self._source_rank = rank
+            self.step_on = source
+        if now:
+            self._pending = False
+            self._boundary()
+        else:
+            self._pending = True
+
+    def _boundary(self) -> None:
+        if self._prof is None or self.written:
+            return
+        self.boundaries += 1
+        self._prof.step()
+        if self.written and self.stop_when_done:
+            self.stopped_early = True
+            raise CaptureDone()
+
+    def _install_step_hooks(self) -> None:
+        from torch.nn.modules import module as modules
+        from torch.optim import optimizer
+
+        self._handles.append(modules.register_module_forward_pre_hook(self._module_starts))
+        self._handles.append(
+            modules.register_module_forward_hook(self._module_ends, always_call=True)
+        )
+        self._handles.append(optimizer.register_optimizer_step_post_hook(self._optimizer_stepped))
+
+    def _module_starts(self, module: Any, args: Any) -> None:
+        if threading.get_ident() != self._thread:
+            return
+        if self._depth == 0 and self._pending:
+            self._pending = False
+            self._boundary()
+        self._depth += 1
+
+    def _module_ends(self, module: Any, args: Any, output: Any) -> None:
+        if threading.get_ident() != self._thread:
+            return
+        self._depth = max(0, self._depth - 1)
+        if self._depth == 0:
+            self._signal("module", now=False)
+
+    def _optimizer_stepped(self, optimizer: Any, args: Any, kwargs: Any) -> None:
+        if threading.get_ident() == self._thread:
+            self._signal("optimizer", now=False)
+
+    def close_pending_step(self) -> None:
+        """The script ended: its last step (pending or the whole run) ends here."""
+        if self._pending or self._source_rank == 0:
+            self._pending = False
+            self._boundary_without_stop()
+
+    def _boundary_without_stop(self) -> None:
+        stop, self.stop_when_done = self.stop_when_done, False
+        try:
+            self._boundary()
+        finally:
+            self.stop_when_done = stop
+
+    # ---- files
+    def _ready(self, prof: Any) -> None:
+        prof.export_chrome_trace(self.trace_path)
+        found = None
+        reason = self.reason
+        if reason is None:
+            try:
+                dropped = frozenset(_stripped(self._prefixes, _own_files()))
+                leading = frozenset(_stripped(self._prefixes, self.leading_files)) | {
+                    "runpy.py",
+                    "<frozen runpy>",
+                }
+                found = event_tree.statement_stacks(prof.profiler.kineto_results, dropped, leading)
+            except Exception as error:  # the private API changed under us: function level
+                reason = f"reading torch's event tree failed ({type(error).__name__}: {error})"
+        resolved = {}
+        if found is not None:
+            resolved = event_tree.file_resolver(
+                self._prefixes, [*event_tree.loaded_files(), *self.known_files]
+            )
+        steps = {
+            "warmup": self.warmup,
+            "active": self.steps,
+            "recorded": self.recorded_steps(),
+            "step_on": self.step_on,
+        }
+        document = sidecar_writer.sidecar_document(
+            self.trace_path, str(torch.__version__), steps, found, reason, resolved
+        )
+        sidecar_writer.write_sidecar(self.trace_path, document)
+        self.written = True
+
+
+def _own_files() -> list[str]:
+    folder = os.path.dirname(os.path.abspath(__file__))
+    return [os.path.join(folder, name) for name in os.listdir(folder) if name.endswith(".py")]
+
+
+def _stripped(prefixes: list[str], paths: Any) -> list[str]:
+    names = []
+    for path in paths:
+        absolute = os.path.abspath(path)
+        names.append(absolute)
+        for prefix in prefixes:
+            if absolute.startswith(prefix):
+                names.append(absolute[len(prefix) :])
+                break
+    return names

@@ -11,6 +11,7 @@ made as the executor asks for them. Cost: linear in the list, constant memory.
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Iterator, Sequence
 from itertools import islice
@@ -19,6 +20,7 @@ from pathlib import Path
 from perfline.clients.batch.worker import ChunkTask
 from perfline.core.errors import InputError
 from perfline.core.pipeline import PipelineSettings
+from perfline.server.file_access import Root, open_stream
 
 
 def absolute_spec(spec: str, base: Path) -> str:
@@ -28,19 +30,18 @@ def absolute_spec(spec: str, base: Path) -> str:
 
 
 def _list_lines(path: str) -> Iterator[str]:
-    """The run lines of a list file (the only read of this module)."""
-    try:
-        with open(path, encoding="utf-8") as lines:
+    """The run lines of a list file, streamed (the only read of this module)."""
+    stream = open_stream(path, root=Root.user_given(), kind="other", gzip=False)
+    with io.TextIOWrapper(io.BufferedReader(stream), encoding="utf-8") as lines:
+        read = 0
+        try:
             for line in lines:
+                read += 1
                 text = line.strip()
                 if text and not text.startswith("#"):
                     yield text
-    except FileNotFoundError:
-        raise InputError(path, "no such file (--from-list)") from None
-    except UnicodeDecodeError as error:
-        raise InputError(path, f"not a UTF-8 text file (--from-list): {error}") from None
-    except OSError as error:
-        raise InputError(path, f"cannot read (--from-list): {error.strerror or error}") from None
+        except UnicodeDecodeError:
+            raise InputError(path, f"line {read + 1}: not UTF-8 text (--from-list)") from None
 
 
 def run_specs(inputs: Sequence[str], list_file: str | None) -> Iterator[str]:

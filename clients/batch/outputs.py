@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import sys
-import uuid
 from pathlib import Path
 
 import pyarrow as pa
@@ -20,6 +18,8 @@ import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
 from perfline.core.errors import InputError
+from perfline.server.file_access import Root
+from perfline.server.file_access import write_bytes as write_file
 
 FORMATS = ("json", "parquet", "csv")
 
@@ -63,13 +63,4 @@ def write_bytes(target: str | None, data: bytes) -> Path | None:
     path = Path(target)
     if not path.parent.is_dir():
         raise InputError(target, f"folder {path.parent} does not exist")
-    if path.is_dir():
-        raise InputError(target, "is a folder, expected a file to write")
-    temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-    try:
-        temporary.write_bytes(data)
-        os.replace(temporary, path)
-    except OSError as error:
-        temporary.unlink(missing_ok=True)
-        raise InputError(target, f"cannot write: {error.strerror or error}") from None
-    return path
+    return write_file(path, data, root=Root.user_given())

@@ -24,9 +24,7 @@ Cost: writes are one file each; ``scan`` reads each Parquet footer once.
 from __future__ import annotations
 
 import json
-import os
 import re
-import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,13 +35,13 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from perfline.core.errors import InputError
+from perfline.server.file_access import Root, make_dirs, read_bytes, replacing, write_bytes
 
 MARKER: Final = "perfline-batch-store.json"
 MARKER_CONTENT: Final = {"perfline_batch_store": 1}
 ROWS: Final = "rows"
 RUNS: Final = "runs"
 STRUCTURES: Final = "structures"
-TEMPORARY_PREFIX: Final = ".tmp-"
 
 _LABELS = pa.map_(pa.string(), pa.string())
 #: The columns of a row part (``runtime`` and ``target`` are its folders).
@@ -104,37 +102,35 @@ def open_store(path: str, *, create: bool) -> Path:
     empty folder gets the marker). A folder with other contents and no marker is refused."""
     root = Path(path)
     marker = root / MARKER
-    try:
-        if marker.is_file():
-            found = json.loads(marker.read_text(encoding="utf-8"))
-            if found != MARKER_CONTENT:
-                raise InputError(str(marker), f"not a perfline batch store marker: {found!r}")
-            return root
-        if not create:
-            raise InputError(path, f"not a perfline batch store (no {MARKER})")
-        if root.exists() and (not root.is_dir() or not _only_layout(root)):
-            raise InputError(
-                path,
-                f"not a perfline batch store (no {MARKER}) and not an empty folder: "
-                "give a new or empty folder",
-            )
-        for folder in (root, root / ROWS, root / RUNS, root / STRUCTURES):
-            folder.mkdir(parents=True, exist_ok=True)
-        _replace_bytes(marker, json.dumps(MARKER_CONTENT).encode("utf-8"))
+    if marker.is_file() and not marker.is_symlink():
+        try:
+            found = json.loads(read_bytes(marker, root=Root(root), kind="config"))
+        except ValueError as error:
+            raise InputError(str(marker), f"not a perfline batch store marker: {error}") from None
+        if found != MARKER_CONTENT:
+            raise InputError(str(marker), f"not a perfline batch store marker: {found!r}")
         return root
-    except ValueError as error:
-        raise InputError(str(marker), f"not a perfline batch store marker: {error}") from None
-    except OSError as error:
-        raise InputError(path, f"cannot open the store: {error.strerror or error}") from None
+    if not create:
+        raise InputError(path, f"not a perfline batch store (no {MARKER})")
+    if root.exists() and (not root.is_dir() or not _only_layout(root)):
+        raise InputError(
+            path,
+            f"not a perfline batch store (no {MARKER}) and not an empty folder: "
+            "give a new or empty folder",
+        )
+    make_dirs(root, root=Root.user_given())
+    inside = Root(root)
+    for folder in (ROWS, RUNS, STRUCTURES):
+        make_dirs(root / folder, root=inside)
+    write_bytes(marker, json.dumps(MARKER_CONTENT).encode("utf-8"), root=inside)
+    return root
 
 
 def _only_layout(root: Path) -> bool:
     """Whether a folder without the marker holds nothing but what a store being made by
     another ``batch run`` at this moment would hold."""
     names = {ROWS, RUNS, STRUCTURES}
-    return all(
-        entry.name in names or entry.name.startswith(TEMPORARY_PREFIX) for entry in root.iterdir()
-    )
+    return all(entry.name in names or _being_written(entry.name) for entry in root.iterdir())
 
 
 def part_path(root: Path, runtime: str, target: str, batch_id: str, chunk: int) -> Path:
@@ -148,23 +144,17 @@ def runs_path(root: Path, batch_id: str, chunk: int) -> Path:
     return root / RUNS / f"runs-{batch_id}-{chunk}.parquet"
 
 
-def write_table(path: Path, table: pa.Table) -> None:
+def write_table(root: Path, path: Path, table: pa.Table) -> None:
     """A Parquet file written under a fresh name beside ``path`` and renamed over it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f"{TEMPORARY_PREFIX}{uuid.uuid4().hex}-{path.name}")
-    try:
-        pq.write_table(table, temporary, compression="zstd")
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
+    with replacing(path, root=Root(root), parents=True) as out:
+        pq.write_table(table, out.file, compression="zstd")
 
 
 def write_structure(root: Path, key: str, text: str) -> None:
     """A run structure under its key, unless the store already has it."""
     path = root / STRUCTURES / f"{key}.json"
     if not path.exists():
-        _replace_bytes(path, text.encode("utf-8"))
+        write_bytes(path, text.encode("utf-8"), root=Root(root))
 
 
 def read_structure(root: Path, key: str) -> tuple[dict[str, Any] | None, str | None]:
@@ -172,27 +162,33 @@ def read_structure(root: Path, key: str) -> tuple[dict[str, Any] | None, str | N
     if not re.fullmatch(r"[0-9a-f]{64}", key):
         return None, f"structure key {key!r} is not a SHA-256"
     path = root / STRUCTURES / f"{key}.json"
-    if path.is_symlink():
-        return None, "a link (the store never follows one)"
     try:
-        found = json.loads(path.read_bytes())
-    except FileNotFoundError:
-        return None, "missing (the structure of some runs)"
-    except (OSError, ValueError) as error:
+        found = json.loads(read_bytes(path, root=Root(root), kind="json"))
+    except InputError as error:
+        return None, error.render()
+    except ValueError as error:
         return None, f"not a run structure ({error})"
     if not isinstance(found, dict) or not isinstance(found.get("results"), list):
         return None, "not a run structure (no results)"
     return found, None
 
 
+def _runs_table(root: Path, path: Path, columns: list[str] | None = None) -> pa.Table | None:
+    """A runs file, read whole through the guarded reader; ``None`` when it cannot be."""
+    try:
+        data = read_bytes(path, root=Root(root), kind="other")
+        return pq.read_table(pa.BufferReader(data), columns=columns)
+    except (InputError, OSError, pa.ArrowException):
+        return None
+
+
 def chunk_runs(root: Path, batch_id: str, chunk: int) -> pa.Table | None:
     """The runs file of a chunk, when it exists and is whole."""
     path = runs_path(root, batch_id, chunk)
-    try:
-        table = pq.read_table(path)
-    except (OSError, pa.ArrowException):
+    if not path.exists():
         return None
-    return table if table.schema.equals(RUNS_SCHEMA, check_metadata=False) else None
+    table = _runs_table(root, path)
+    return table if table is not None and table.schema.equals(RUNS_SCHEMA) else None
 
 
 def committed_hashes(root: Path) -> frozenset[str]:
@@ -200,9 +196,8 @@ def committed_hashes(root: Path) -> frozenset[str]:
     found: set[str] = set()
     files, _ = _checked(root / RUNS, _RUNS_NAME, RUNS_SCHEMA, depth=0)
     for path in files:
-        try:
-            table = pq.read_table(path, columns=["content_hash", "status"])
-        except (OSError, pa.ArrowException):
+        table = _runs_table(root, path, ["content_hash", "status"])
+        if table is None:
             continue
         for content, status in zip(
             table.column("content_hash").to_pylist(),
@@ -267,7 +262,7 @@ def _checked(
     good: list[Path] = []
     problems: list[tuple[str, str]] = []
     for path, level in _walk(folder, depth, problems):
-        if path.name.startswith(TEMPORARY_PREFIX):
+        if _being_written(path.name):
             continue  # being written (or left by a run that died): never read
         if path.is_dir() or level != depth:
             problems.append((str(path), "not a file this store writes there"))
@@ -322,15 +317,10 @@ def _foreign_structures(folder: Path) -> list[tuple[str, str]]:
     return [
         (str(entry), "not a file this store writes (unexpected name)")
         for entry in entries
-        if not entry.name.startswith(TEMPORARY_PREFIX) and not _STRUCTURE_NAME.fullmatch(entry.name)
+        if not _being_written(entry.name) and not _STRUCTURE_NAME.fullmatch(entry.name)
     ]
 
 
-def _replace_bytes(path: Path, data: bytes) -> None:
-    temporary = path.with_name(f"{TEMPORARY_PREFIX}{uuid.uuid4().hex}-{path.name}")
-    try:
-        temporary.write_bytes(data)
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
+def _being_written(name: str) -> bool:
+    """A hidden name: the temporary file of a write in progress (``file_access``)."""
+    return name.startswith(".")

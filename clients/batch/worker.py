@@ -34,6 +34,7 @@ from perfline.core.batch.rows import FigureColumns, RunIdentity, figure_rows, ru
 from perfline.core.batch.structure import canonical_text, run_structure, structure_key
 from perfline.core.errors import InputError
 from perfline.core.pipeline import PipelineSettings
+from perfline.server.file_access import Root, read_bytes
 
 STORED = "ok"
 FAILED = "failed"
@@ -115,9 +116,9 @@ def run_chunk(task: ChunkTask) -> ChunkSummary:
         runs.stored(spec, digest, identity, key, len(columns), task)
     for (runtime, target), part in sorted(parts.items()):
         path = store.part_path(root, runtime, target, task.batch_id, task.chunk)
-        store.write_table(path, part.table())
+        store.write_table(root, path, part.table())
     if runs.count:
-        store.write_table(store.runs_path(root, task.batch_id, task.chunk), runs.table())
+        store.write_table(root, store.runs_path(root, task.batch_id, task.chunk), runs.table())
     return ChunkSummary(
         chunk=task.chunk,
         stored=runs.count - len(runs.failures),
@@ -138,12 +139,7 @@ def _content_hash(spec: str) -> str:
 
 def _input_digest(path: Path) -> str:
     """The SHA-256 of one input file (the only input read of this module)."""
-    try:
-        return file_digest(path.read_bytes())
-    except FileNotFoundError:
-        raise InputError(str(path), "no such file") from None
-    except OSError as error:
-        raise InputError(str(path), f"cannot read: {error.strerror or error}") from None
+    return file_digest(read_bytes(path, root=Root.user_given()))
 
 
 def _known(task: ChunkTask) -> frozenset[str]:

@@ -42,7 +42,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
         PORTABLE, XNNPACK, ORT, spec,
     )  # fmt: skip
     assert result.exit_code == 0, result.output
-    assert f"failed: {spec}: {missing}: no such file" in result.stderr
+    assert f"failed: {spec}: {missing}: the input file does not exist" in result.stderr
     assert "4 runs (stored 3, skipped 0, failed 1)" in result.stderr
     assert f"wrote {root.resolve()} (3 runs added; in-process)" in result.stderr
     return root
@@ -57,7 +57,9 @@ def test_runs_are_stored_once_and_a_failure_is_one_row(store: Path) -> None:
     ]
     assert all(r["labels"] == [["week", "12"]] for r in runs)
     failures = _sql(store, "SELECT input, reason FROM failures")
-    assert len(failures) == 1 and failures[0]["reason"].endswith("nowhere.etdump: no such file")
+    assert len(failures) == 1 and failures[0]["reason"].endswith(
+        "nowhere.etdump: the input file does not exist"
+    )
     counts = _sql(store, "SELECT count(*) AS n, count(DISTINCT content_hash) AS runs FROM figures")
     assert counts[0]["runs"] == 3 and counts[0]["n"] == sum(r["rows"] for r in runs)
     partitions = sorted(p.relative_to(store).parts[:3] for p in store.rglob("part-*.parquet"))

@@ -16,6 +16,7 @@ how to install it.
 
 from __future__ import annotations
 
+import decimal
 import importlib.util
 import re
 import sys
@@ -256,6 +257,13 @@ def summarize_command(
         click.echo(f"wrote {written}", err=True)
 
 
+def _json_value(value: object) -> object:
+    """What ``json`` cannot write: a DuckDB decimal (sums) as a number, the rest as text."""
+    if isinstance(value, decimal.Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    return str(value)
+
+
 def _summary_arguments(where: str | None, keys: tuple[str, ...], runs_kept: int) -> list[str]:
     """What the document records of the command (not the store's path: the same runs give
     the same document wherever they are stored)."""
@@ -308,7 +316,7 @@ def sql_command(store: str, query: str, form: str) -> None:
     if table is None:
         return
     if form == "json":
-        text = json.dumps(table.to_pylist(), default=str, separators=(",", ":")) + "\n"
+        text = json.dumps(table.to_pylist(), default=_json_value, separators=(",", ":")) + "\n"
         write_bytes(None, text.encode("utf-8"))
     else:
         write_bytes(None, table_bytes(table, "csv"))

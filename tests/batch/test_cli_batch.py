@@ -38,9 +38,18 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     missing = str(root.parent / "nowhere.etdump")
     spec = f"{PORTABLE.split(',')[0]},{missing}"
     result = _run(
-        "batch", "run", "--in-process", "--store", str(root), "--label", "week=12",
-        PORTABLE, XNNPACK, ORT, spec,
-    )  # fmt: skip
+        "batch",
+        "run",
+        "--in-process",
+        "--store",
+        str(root),
+        "--label",
+        "week=12",
+        PORTABLE,
+        XNNPACK,
+        ORT,
+        spec,
+    )
     assert result.exit_code == 0, result.output
     assert f"failed: {spec}: {missing}: the input file does not exist" in result.stderr
     assert "4 runs (stored 3, skipped 0, failed 1)" in result.stderr
@@ -83,24 +92,33 @@ def test_a_rerun_adds_nothing(store: Path, tmp_path: Path) -> None:
 
 def test_every_run_failing_exits_2(tmp_path: Path) -> None:
     result = _run(
-        "batch", "run", "--in-process", "--store", str(tmp_path / "s"),
-        str(tmp_path / "a.json"), str(tmp_path / "b.etrecord") + "," + str(tmp_path / "b.etdump"),
-    )  # fmt: skip
+        "batch",
+        "run",
+        "--in-process",
+        "--store",
+        str(tmp_path / "s"),
+        str(tmp_path / "a.json"),
+        str(tmp_path / "b.etrecord") + "," + str(tmp_path / "b.etdump"),
+    )
     assert result.exit_code == 2
     assert "2 runs (stored 0, skipped 0, failed 2)" in result.stderr
 
 
 def test_group_by_and_where(store: Path, tmp_path: Path) -> None:
-    other = _run(
-        "batch", "run", "--in-process", "--store", str(store), "--label", "week=13", RERUN
-    )  # fmt: skip
+    other = _run("batch", "run", "--in-process", "--store", str(store), "--label", "week=13", RERUN)
     assert other.exit_code == 0, other.output
     grouped = json.loads(
         _run(
-            "batch", "summarize", "--store", str(store), "--group-by", "label.week",
-            "--where", "runtime = 'executorch'",
+            "batch",
+            "summarize",
+            "--store",
+            str(store),
+            "--group-by",
+            "label.week",
+            "--where",
+            "runtime = 'executorch'",
         ).stdout
-    )  # fmt: skip
+    )
     keys = [g["key"] for g in grouped["extensions"]["perfline"]["batch"]["groups"]]
     assert [(k["runtime"], k["label.week"]) for k in keys] == [
         ("executorch", "12"),
@@ -125,14 +143,34 @@ def test_table_formats(store: Path, tmp_path: Path) -> None:
     csv = _run("batch", "summarize", "--store", str(store), "--format", "csv", "--where", where)
     assert csv.exit_code == 0, csv.output
     table = pa_csv.read_csv(io.BytesIO(csv.stdout_bytes))
-    assert {"runtime", "entity_id", "file", "line", "metric", "samples", "median", "p10", "p90",
-            "minimum", "maximum", "mad"} <= set(table.column_names)  # fmt: skip
+    assert {
+        "runtime",
+        "entity_id",
+        "file",
+        "line",
+        "metric",
+        "samples",
+        "median",
+        "p10",
+        "p90",
+        "minimum",
+        "maximum",
+        "mad",
+    } <= set(table.column_names)
     assert set(table.column("samples").to_pylist()) == {1}
     out = tmp_path / "stats.parquet"
     written = _run(
-        "batch", "summarize", "--store", str(store), "--format", "parquet", "--out", str(out),
-        "--where", where,
-    )  # fmt: skip
+        "batch",
+        "summarize",
+        "--store",
+        str(store),
+        "--format",
+        "parquet",
+        "--out",
+        str(out),
+        "--where",
+        where,
+    )
     assert f"wrote {out}" in written.stderr
     assert pq.read_table(out).num_rows == table.num_rows
 
@@ -180,9 +218,15 @@ def test_an_unreachable_scheduler_is_one_clear_error(tmp_path: Path) -> None:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     result = perfline(
-        "batch", "run", "--store", str(tmp_path / "s"), "--scheduler", f"tcp://127.0.0.1:{port}",
-        PORTABLE, timeout=120,
-    )  # fmt: skip
+        "batch",
+        "run",
+        "--store",
+        str(tmp_path / "s"),
+        "--scheduler",
+        f"tcp://127.0.0.1:{port}",
+        PORTABLE,
+        timeout=120,
+    )
     assert result.returncode == 2, result.stderr
     (line,) = result.stderr.strip().splitlines()
     assert line.startswith(

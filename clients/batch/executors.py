@@ -112,13 +112,16 @@ class DaskExecutor:
         logging.getLogger("distributed").setLevel(logging.CRITICAL)
         try:
             client = Client(address, timeout=CONNECT_TIMEOUT, security=security)
-        except (OSError, TimeoutError) as error:
+        except Exception as error:  # refused, timed out, TLS refused or not configured
+            hint = ""
+            if address.startswith("tls://") and security is None:
+                hint = "; a tls:// scheduler needs --tls-ca-file, --tls-cert and --tls-key"
             raise InputError(
                 "perfline batch run",
                 Problem(
                     "--scheduler",
                     f"cannot reach the Dask scheduler at {address} within "
-                    f"{CONNECT_TIMEOUT} s ({type(error).__name__}: {error})",
+                    f"{CONNECT_TIMEOUT} s ({type(error).__name__}: {error}){hint}",
                 ),
             ) from None
         return cls(client, None, f"Dask scheduler {address}")

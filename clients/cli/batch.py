@@ -88,6 +88,14 @@ def group() -> None:
     help="Worker processes of the local cluster (default: one per core).",
 )
 @click.option("--in-process", "in_process", is_flag=True, help="No Dask: run here, in order.")
+@click.option(
+    "--tls-ca-file",
+    default=None,
+    metavar="PEM",
+    help="With --scheduler tls://...: the CA certificate(s) the scheduler's is checked with.",
+)
+@click.option("--tls-cert", default=None, metavar="PEM", help="This client's TLS certificate.")
+@click.option("--tls-key", default=None, metavar="PEM", help="This client's TLS private key.")
 @click.option("--label", "labels", multiple=True, metavar="KEY=VALUE", help="Label every run.")
 @click.option(
     "--runs-per-task",
@@ -110,6 +118,9 @@ def run_command(
     scheduler: str | None,
     workers: int | None,
     in_process: bool,
+    tls_ca_file: str | None,
+    tls_cert: str | None,
+    tls_key: str | None,
     labels: tuple[str, ...],
     runs_per_task: int,
     config: str | None,
@@ -120,12 +131,21 @@ def run_command(
     perfline batch run run1/ run2/mlia-output.json x.etrecord,x.etdump --store nightly
     perfline batch run --from-list runs.txt --store nightly --label commit=abc123
     perfline batch run --from-list runs.txt --store nightly --scheduler tcp://10.0.0.5:8786
+    perfline batch run --from-list runs.txt --store nightly --scheduler tls://10.0.0.5:8786 \\
+        --tls-ca-file ca.pem --tls-cert client.pem --tls-key client.key
     """
     chosen = [name for name, given in _executor_options(scheduler, workers, in_process) if given]
     if len(chosen) > 1:
         raise InputError(
             "perfline batch run",
             Problem(", ".join(chosen), "give one of --scheduler, --workers and --in-process"),
+        )
+    tls = {"tls_ca_file": tls_ca_file, "tls_client_cert": tls_cert, "tls_client_key": tls_key}
+    given = {name: path for name, path in tls.items() if path is not None}
+    if given and scheduler is None:
+        raise InputError(
+            "perfline batch run",
+            Problem("--tls-ca-file, --tls-cert, --tls-key", "apply to --scheduler tls://..."),
         )
     _require_extra(not in_process)
     from perfline.clients.batch.inputs import chunk_tasks, count_runs, run_specs
@@ -138,7 +158,7 @@ def run_command(
         raise InputError("perfline batch run", "no runs given (INPUT... or --from-list FILE)")
     root = open_store(store, create=True).resolve()
     settings = pipeline_settings((), False, load_config(find_config(config, None)))
-    executor = _executor(scheduler, workers, in_process)
+    executor = _executor(scheduler, workers, in_process, given)
     progress = Progress(sys.stderr, total, time.monotonic, terminal=sys.stderr.isatty())
     tasks = chunk_tasks(
         run_specs(inputs, from_list),
@@ -171,13 +191,20 @@ def _executor_options(
     ]
 
 
-def _executor(scheduler: str | None, workers: int | None, in_process: bool) -> Any:
+def _executor(
+    scheduler: str | None, workers: int | None, in_process: bool, tls: dict[str, str]
+) -> Any:
     from perfline.clients.batch.executors import DaskExecutor, InProcess, cpu_count
 
     if in_process:
         return InProcess()
     if scheduler is not None:
-        return DaskExecutor.connect(scheduler)
+        security = None
+        if tls:
+            from distributed.security import Security
+
+            security = Security(require_encryption=True, **tls)
+        return DaskExecutor.connect(scheduler, security)
     return DaskExecutor.local(workers or cpu_count())
 
 

@@ -32,10 +32,54 @@ def _wait_for(what: str, ready: object, deadline: float) -> None:
         time.sleep(0.1)
 
 
+def tls_files(folder: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 and its key (``openssl``): the CA, the
+    scheduler's, the workers' and the client's certificate at once."""
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    return cert, key
+
+
+def _host(tls: tuple[Path, Path] | None) -> str:
+    return "127.0.0.1" if tls is None else "tls://127.0.0.1"
+
+
+def _tls_options(tls: tuple[Path, Path] | None) -> list[str]:
+    if tls is None:
+        return []
+    cert, key = tls
+    return ["--tls-ca-file", str(cert), "--tls-cert", str(cert), "--tls-key", str(key)]
+
+
 @contextlib.contextmanager
-def dask_cluster(folder: Path, workers: int = 2) -> Iterator[Cluster]:
+def dask_cluster(
+    folder: Path, workers: int = 2, tls: tuple[Path, Path] | None = None
+) -> Iterator[Cluster]:
     """A scheduler and ``workers`` single-thread workers (no nanny: a killed worker stays
-    dead), all on loopback; every process is stopped on exit."""
+    dead), all on loopback (``tls``: certificate and key, over TLS only); every process is
+    stopped on exit."""
     scheduler_file = folder / "scheduler.json"
     logs = (folder / "dask.log").open("ab")
     scheduler = subprocess.Popen(
@@ -43,12 +87,13 @@ def dask_cluster(folder: Path, workers: int = 2) -> Iterator[Cluster]:
             str(BIN / "dask"),
             "scheduler",
             "--host",
-            "127.0.0.1",
+            _host(tls),
             "--port",
             "0",
             "--no-dashboard",
             "--scheduler-file",
             str(scheduler_file),
+            *_tls_options(tls),
         ],
         stdout=logs,
         stderr=logs,
@@ -67,17 +112,18 @@ def dask_cluster(folder: Path, workers: int = 2) -> Iterator[Cluster]:
                         "worker",
                         address,
                         "--host",
-                        "127.0.0.1",
+                        _host(tls),
                         "--nthreads",
                         "1",
                         "--no-nanny",
                         "--no-dashboard",
+                        *_tls_options(tls),
                     ],
                     stdout=logs,
                     stderr=logs,
                 )
             )
-        _wait_for_workers(address, workers)
+        _wait_for_workers(address, workers, tls)
         yield cluster
     finally:
         for process in [*(cluster.workers if cluster else []), scheduler]:
@@ -91,8 +137,18 @@ def dask_cluster(folder: Path, workers: int = 2) -> Iterator[Cluster]:
         logs.close()
 
 
-def _wait_for_workers(address: str, count: int) -> None:
+def _wait_for_workers(address: str, count: int, tls: tuple[Path, Path] | None) -> None:
     from distributed import Client
+    from distributed.security import Security
 
-    with Client(address, timeout=10) as client:
+    security = None
+    if tls is not None:
+        cert, key = tls
+        security = Security(
+            tls_ca_file=str(cert),
+            tls_client_cert=str(cert),
+            tls_client_key=str(key),
+            require_encryption=True,
+        )
+    with Client(address, timeout=10, security=security) as client:
         client.wait_for_workers(count, timeout=START_SECONDS)

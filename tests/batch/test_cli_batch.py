@@ -202,6 +202,11 @@ def test_bad_arguments_are_one_line(store: Path, tmp_path: Path) -> None:
             "--workers and --in-process",
         ),
         (
+            ("batch", "run", "--store", str(store), "--tls-cert", "c.pem", PORTABLE),
+            "error: perfline batch run: --tls-ca-file, --tls-cert, --tls-key: apply to "
+            "--scheduler tls://...",
+        ),
+        (
             ("batch", "summarize", "--store", str(store), "--where", "metric = 'nothing'"),
             f"error: {store}: no runs to summarise (--where metric = 'nothing')",
         ),

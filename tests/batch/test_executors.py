@@ -19,8 +19,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from perfline.clients.cli import cli
-from tests.batch._runs import BIN, make_runs, processed
-from tests.batch.dask_processes import dask_cluster
+from tests.batch._runs import BIN, PORTABLE, XNNPACK, make_runs, perfline, processed
+from tests.batch.dask_processes import dask_cluster, tls_files
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -250,3 +250,42 @@ def test_two_batches_into_one_store_at_once(runs: Path, tmp_path: Path) -> None:
         "SELECT sum(rows) AS rows FROM runs",
     )
     assert row["runs"] == 121 and row["rows"] == json.loads(per_run.stdout)[0]["rows"]
+
+
+def test_a_tls_scheduler_takes_the_client_certificate(tmp_path: Path) -> None:
+    cert, key = tls_files(tmp_path)
+    store = tmp_path / "store"
+    with dask_cluster(tmp_path, workers=1, tls=(cert, key)) as cluster:
+        assert cluster.address.startswith("tls://127.0.0.1:")
+        refused = perfline(
+            "batch",
+            "run",
+            "--store",
+            str(store),
+            "--scheduler",
+            cluster.address,
+            PORTABLE,
+            timeout=120,
+        )
+        assert refused.returncode == 2
+        assert "cannot reach the Dask scheduler at tls://" in refused.stderr
+        done = perfline(
+            "batch",
+            "run",
+            "--store",
+            str(store),
+            "--scheduler",
+            cluster.address,
+            "--tls-ca-file",
+            str(cert),
+            "--tls-cert",
+            str(cert),
+            "--tls-key",
+            str(key),
+            PORTABLE,
+            XNNPACK,
+            timeout=120,
+        )
+    assert done.returncode == 0, done.stderr
+    assert "2 runs (stored 2, skipped 0, failed 0)" in done.stderr
+    assert f"Dask scheduler {cluster.address}" in done.stderr

@@ -52,7 +52,7 @@ class Request:
 
     where: str | None = None
     group_by: tuple[str, ...] = ()
-    runs_kept: int = 1000
+    runs_kept: int = 200
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,8 @@ _NEEDED = ("dask", "distributed", "pyarrow", "duckdb")
 _LABEL_KEY = re.compile(r"[A-Za-z0-9_.-]+")
 #: Runs per task unless ``--runs-per-task``.
 RUNS_PER_TASK = 25
+#: Per-run values kept per figure unless ``--runs-kept``: enough for the rank test.
+RUNS_KEPT = 200
 
 
 def _require_extra(need_dask: bool) -> None:
@@ -236,7 +238,7 @@ def _executor(
 @click.option(
     "--runs-kept",
     type=click.IntRange(min=1),
-    default=1000,
+    default=RUNS_KEPT,
     show_default=True,
     help="Per-run values kept per figure in the document (what compare's rank test reads).",
 )

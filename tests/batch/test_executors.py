@@ -289,3 +289,22 @@ def test_a_tls_scheduler_takes_the_client_certificate(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "2 runs (stored 2, skipped 0, failed 0)" in done.stderr
     assert f"Dask scheduler {cluster.address}" in done.stderr
+
+
+def test_the_local_cluster_listens_on_loopback_only() -> None:
+    from perfline.clients.batch.executors import DaskExecutor
+
+    executor = DaskExecutor.local(2)
+    try:
+        info = executor.client.scheduler_info()
+        assert info["address"].startswith("tcp://127.0.0.1:")
+        assert len(info["workers"]) == 2 == executor.workers
+        for address, worker in info["workers"].items():
+            assert address.startswith("tcp://127.0.0.1:") and worker["nthreads"] == 1
+        # no dashboard; the scheduler's own HTTP endpoints (health, metrics) on loopback too
+        scheduler = executor.cluster.scheduler
+        assert executor.cluster.scheduler_spec["options"]["dashboard"] is False
+        hosts = {s.getsockname()[0] for s in scheduler.http_server._sockets.values()}
+        assert hosts == {"127.0.0.1"}
+    finally:
+        executor.close()

@@ -7,8 +7,9 @@ Layout (``docs/batch.md``)::
     STORE/runs/runs-B-C.parquet                      the runs of chunk C: the index
     STORE/structures/K.json                          a run structure, by its SHA-256 K
 
-Every file is written under a fresh hidden name in its folder (``.tmp-...``) and renamed
-over its final name when complete, so a reader sees a whole file or none. A chunk's row
+Every file is written under a fresh hidden name in its folder and renamed over its final
+name when complete (``perfline.server.file_access``: never through a link), so a reader
+sees a whole file or none, and hidden files are never read. A chunk's row
 parts are renamed before its runs file: a run is in the store once the runs file naming it
 is, and a chunk's names are fixed by its batch and number, so a rerun of the chunk (a
 worker died) replaces its files instead of adding a second copy. Structures are named by
@@ -17,7 +18,10 @@ their content and written once.
 Reading: ``committed_hashes`` (the content hashes of the runs the store holds, for
 skipping), ``chunk_runs`` (a chunk's runs file, when an earlier attempt wrote it), and
 ``scan`` (every file of the store checked by name and Parquet schema: the good ones as
-Arrow datasets for DuckDB, the others named with the reason they were left out).
+Arrow datasets for DuckDB, the others named with the reason they were left out). The marker,
+the structures and the runs files read for skipping go through ``file_access``; the row parts
+are read by Arrow and DuckDB where they lie (a footer here, then the columns a query needs),
+only once ``scan`` has checked each is a file of this store, not a link.
 Cost: writes are one file each; ``scan`` reads each Parquet footer once.
 """
 

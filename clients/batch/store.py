@@ -11,16 +11,19 @@ Every file is written under a fresh hidden name in its folder and renamed over i
 name when complete (``perfline.server.file_access``: never through a link), so a reader
 sees a whole file or none, and hidden files are never read. A chunk's row
 parts are renamed before its runs file: a run is in the store once the runs file naming it
-is, and a chunk's names are fixed by its batch and number, so a rerun of the chunk (a
-worker died) replaces its files instead of adding a second copy. Structures are named by
+is (a part without its runs file is never read), and a chunk's names are fixed by its batch
+and number, so a rerun of the chunk (a worker died) replaces its files instead of adding a
+second copy, every part the first attempt wrote included (``chunk_partitions``: those the
+rerun has no rows for are replaced by empty ones), so a task's parts hold exactly the runs
+its runs file lists. Structures are named by
 their content and written once.
 
 Reading: ``committed_hashes`` (the content hashes of the runs the store holds, for
 skipping), ``chunk_runs`` (a chunk's runs file, when an earlier attempt wrote it), and
-``scan`` (every file of the store checked by name and Parquet schema: the good ones as
-Arrow datasets for DuckDB, the others named with the reason they were left out). The marker,
-the structures and the runs files read for skipping go through ``file_access``; the row parts
-are read by Arrow and DuckDB where they lie (a footer here, then the columns a query needs),
+``scan`` (every file of the store checked by name and Parquet schema: the good ones listed
+for DuckDB, the others named with the reason they were left out). The marker, the
+structures and the runs files read for skipping go through ``file_access``; the row parts
+are read by Arrow (a footer here) and DuckDB (the columns a query needs) where they lie,
 only once ``scan`` has checked each is a file of this store, not a link.
 Cost: writes are one file each; ``scan`` reads each Parquet footer once.
 """
@@ -35,7 +38,6 @@ from pathlib import Path
 from typing import Any, Final
 
 import pyarrow as pa
-import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from perfline.core.errors import InputError
@@ -48,7 +50,8 @@ RUNS: Final = "runs"
 STRUCTURES: Final = "structures"
 
 _LABELS = pa.map_(pa.string(), pa.string())
-#: The columns of a row part (``runtime`` and ``target`` are its folders).
+#: The columns of a row part (``runtime`` and ``target`` also name its folders, hive-style;
+#: they are columns too, so readers never guess their type from a folder name).
 ROWS_SCHEMA: Final = pa.schema(
     [
         ("content_hash", pa.string()),
@@ -58,6 +61,8 @@ ROWS_SCHEMA: Final = pa.schema(
         ("labels", _LABELS),
         ("git_commit", pa.string()),
         ("model_hash", pa.string()),
+        ("runtime", pa.string()),
+        ("target", pa.string()),
         ("result", pa.int32()),
         ("kind", pa.string()),
         ("producer", pa.string()),
@@ -73,7 +78,6 @@ ROWS_SCHEMA: Final = pa.schema(
         ("value", pa.float64()),
     ]
 )
-PARTITION_SCHEMA: Final = pa.schema([("runtime", pa.string()), ("target", pa.string())])
 #: The columns of a runs file: one row per run of the chunk, stored or failed.
 RUNS_SCHEMA: Final = pa.schema(
     [
@@ -215,10 +219,9 @@ def committed_hashes(root: Path) -> frozenset[str]:
 
 @dataclass(frozen=True)
 class Scan:
-    """The store's good files as Arrow datasets, and the files left out (path, reason)."""
+    """The store's good files, and the files left out (path, reason)."""
 
-    rows: ds.Dataset
-    runs: ds.Dataset
+    root: Path
     row_files: tuple[str, ...]
     run_files: tuple[str, ...]
     problems: tuple[tuple[str, str], ...]
@@ -231,21 +234,44 @@ def scan(root: Path, leave_out: Iterable[str] = ()) -> Scan:
     rows, row_problems = _checked(root / ROWS, _PART_NAME, ROWS_SCHEMA, depth=2)
     runs, run_problems = _checked(root / RUNS, _RUNS_NAME, RUNS_SCHEMA, depth=0)
     structures = _foreign_structures(root / STRUCTURES)
-    row_files = tuple(str(p) for p in rows if str(p) not in excluded)
     run_files = tuple(str(p) for p in runs if str(p) not in excluded)
+    committed = {_chunk_of(Path(path).name) for path in run_files}
     return Scan(
-        rows=ds.dataset(
-            list(row_files),
-            schema=pa.unify_schemas([ROWS_SCHEMA, PARTITION_SCHEMA]),
-            format="parquet",
-            partitioning=ds.partitioning(PARTITION_SCHEMA, flavor="hive"),
-            partition_base_dir=str(root / ROWS),
+        root=root,
+        # a part whose runs file is not (yet) there: its task is being written, or died
+        row_files=tuple(
+            str(p) for p in rows if str(p) not in excluded and _chunk_of(p.name) in committed
         ),
-        runs=ds.dataset(list(run_files), schema=RUNS_SCHEMA, format="parquet"),
-        row_files=row_files,
         run_files=run_files,
         problems=(*row_problems, *run_problems, *structures),
     )
+
+
+def _chunk_of(name: str) -> str:
+    """``B-C`` of ``part-B-C.parquet`` or ``runs-B-C.parquet``: the task a file is of."""
+    return name.split("-", 1)[1].removesuffix(".parquet")
+
+
+def chunk_partitions(root: Path, batch_id: str, chunk: int) -> set[tuple[str, str]]:
+    """(runtime, target) of the row parts a task already wrote (an earlier attempt's)."""
+    name = f"part-{batch_id}-{chunk}.parquet"
+    found: set[tuple[str, str]] = set()
+    for runtime in _folders(root / ROWS):
+        for target in _folders(runtime):
+            if (target / name).is_file():
+                found.add((runtime.name.split("=", 1)[1], target.name.split("=", 1)[1]))
+    return found
+
+
+def _folders(folder: Path) -> list[Path]:
+    try:
+        return [
+            entry
+            for entry in folder.iterdir()
+            if _PARTITION.fullmatch(entry.name) and entry.is_dir() and not entry.is_symlink()
+        ]
+    except OSError:
+        return []
 
 
 def whole_problem(path: str) -> str | None:

@@ -4,16 +4,17 @@ DuckDB (``clients.batch.database``) groups the ``figures`` view by run group (ru
 target, model hash, result index, kind, producer, mode, and the user's ``--group-by``
 keys) and by figure (entity, metric, unit, qualifiers), after the user's ``--where``, and
 computes each figure's count, median, p10 and p90 (``quantile_cont``: linear
-interpolation between the closest ranks), min, max, MAD (median absolute deviation) and
-its per-run values (ordered by content hash, at most ``runs_kept``). Two more scans give
-each group's structures with their run counts, and the content hashes of the runs
-summarised (the document's run id). ``core.batch.aggregate`` writes the document; the
+interpolation between the closest ranks), min, max and MAD (median absolute deviation).
+For the document, three more scans give the per-run values of each group's first
+``runs_kept`` runs by content hash (only those runs' rows are gathered into lists), each
+group's structures with their run counts, and the content hashes of the runs summarised
+(the document's run id). ``core.batch.aggregate`` writes the document; the
 ``table`` is the statistics alone (Parquet or CSV output).
 
 Files of the store that are foreign or damaged are left out and named in ``problems``:
 by name and footer before the queries, and, when a query still fails on a file's data,
 by reading every file whole, then the queries run again without them.
-Cost: three scans of the columns they read; the client holds the statistics only.
+Cost: up to four scans of the columns they read; the client holds the statistics only.
 """
 
 from __future__ import annotations
@@ -128,12 +129,10 @@ def _summarize(
         figure = ", ".join(_FIGURE)
         statistics = connection.sql(
             f"SELECT {groups}, {figure}, {_STATISTICS}, "
-            "list(value ORDER BY content_hash)[1:$kept] AS runs, "
             "min(entity_kind) AS entity_kind, min(file) AS file, min(line) AS line, "
             f"min(statistic) AS statistic FROM {picked} "
             f"GROUP BY {groups}, {figure} "
-            f"ORDER BY {groups}, entity_id NULLS FIRST, metric, unit, qualifiers",
-            params={"kept": request.runs_kept},
+            f"ORDER BY {groups}, entity_id NULLS FIRST, metric, unit, qualifiers"
         ).to_arrow_table()
         if statistics is None or statistics.num_rows == 0:
             raise InputError(
@@ -143,27 +142,38 @@ def _summarize(
         problems = list(scan.problems)
         built = None
         if document:
+            # each group's first runs by content hash: their values are the kept ones
+            runs = connection.sql(
+                f"WITH kept AS (SELECT content_hash, result FROM "
+                f"(SELECT DISTINCT {groups}, content_hash FROM {picked}) "
+                f"QUALIFY row_number() OVER (PARTITION BY {groups} ORDER BY content_hash) "
+                f"<= $kept) SELECT {groups}, {figure}, list(value ORDER BY content_hash) AS runs "
+                f"FROM {picked} SEMI JOIN kept ON picked.content_hash = kept.content_hash "
+                f"AND picked.result = kept.result GROUP BY {groups}, {figure}",
+                params={"kept": request.runs_kept},
+            ).fetchall()
             structures = connection.execute(
-                f"SELECT {groups}, structure, count(DISTINCT content_hash) AS runs, "
-                f"max(timestamp) AS timestamp FROM {picked} GROUP BY ALL ORDER BY ALL"
+                f"SELECT {_qualified(groups)}, r.structure, count(*) AS runs, "
+                f"max(r.timestamp) AS timestamp FROM (SELECT DISTINCT {groups}, content_hash "
+                f"FROM {picked}) g JOIN runs r ON g.content_hash = r.content_hash "
+                "GROUP BY ALL ORDER BY ALL"
             ).fetchall()
             hashes = connection.execute(
                 f"SELECT DISTINCT content_hash FROM {picked} ORDER BY content_hash"
             )
+            width = len(GROUP_COLUMNS) + len(keys)
+            lists = {tuple(row[: width + len(_FIGURE)]): row[-1] for row in runs}
             built = _document(
-                root,
-                statistics,
-                structures,
-                hashes,
-                len(GROUP_COLUMNS) + len(keys),
-                request,
-                arguments,
-                problems,
+                root, statistics, lists, structures, hashes, width, request, arguments, problems
             )
-        table = statistics.drop_columns(["runs"])
-        return Outcome(built, table, tuple(problems))
+        return Outcome(built, statistics, tuple(problems))
     finally:
         connection.close()
+
+
+def _qualified(groups: str) -> str:
+    """The group columns as columns of the subquery ``g``."""
+    return ", ".join(f"g.{column.strip()}" for column in groups.split(","))
 
 
 def _query_error(error: duckdb.Error) -> InputError:
@@ -183,6 +193,7 @@ def _hashes(cursor: duckdb.DuckDBPyConnection) -> Iterator[str]:
 def _document(
     root: Path,
     statistics: pa.Table,
+    lists: dict[tuple[Any, ...], list[float]],
     structures: list[tuple[Any, ...]],
     hashes: duckdb.DuckDBPyConnection,
     width: int,
@@ -198,7 +209,7 @@ def _document(
         counts.setdefault(key, {})[structure] = int(runs)
         if stamp is not None and stamp > stamps.get(key, ""):
             stamps[key] = stamp
-    figures = _figures(statistics, width)
+    figures = _figures(statistics, lists, width)
     read: dict[str, dict[str, Any] | None] = {}
     groups: list[GroupFigures] = []
     for key, found in counts.items():
@@ -250,12 +261,15 @@ def _structure(
     return None
 
 
-def _figures(statistics: pa.Table, width: int) -> dict[tuple[Any, ...], list[FigureStats]]:
+def _figures(
+    statistics: pa.Table, lists: dict[tuple[Any, ...], list[float]], width: int
+) -> dict[tuple[Any, ...], list[FigureStats]]:
     columns = statistics.to_pydict()
     names = statistics.column_names
     found: dict[tuple[Any, ...], list[FigureStats]] = {}
     for index in range(statistics.num_rows):
         key = tuple(columns[name][index] for name in names[:width])
+        figure = tuple(columns[name][index] for name in _FIGURE)
         found.setdefault(key, []).append(
             FigureStats(
                 entity_id=columns["entity_id"][index],
@@ -269,7 +283,7 @@ def _figures(statistics: pa.Table, width: int) -> dict[tuple[Any, ...], list[Fig
                 minimum=float(columns["minimum"][index]),
                 maximum=float(columns["maximum"][index]),
                 mad=float(columns["mad"][index]),
-                runs=tuple(float(v) for v in columns["runs"][index]),
+                runs=tuple(float(v) for v in lists.get((*key, *figure), ())),
             )
         )
     return found

@@ -114,6 +114,8 @@ def run_chunk(task: ChunkTask) -> ChunkSummary:
         part = parts.setdefault((identity.runtime, identity.target), _Part())
         part.add(columns, digest, identity, task)
         runs.stored(spec, digest, identity, key, len(columns), task)
+    for old in store.chunk_partitions(root, task.batch_id, task.chunk) - parts.keys():
+        parts[old] = _Part()  # an earlier attempt's part: replaced, with none of its rows
     for (runtime, target), part in sorted(parts.items()):
         path = store.part_path(root, runtime, target, task.batch_id, task.chunk)
         store.write_table(root, path, part.table())
@@ -176,6 +178,8 @@ class _Part:
             "labels": list(task.labels),
             "git_commit": commit_of(task.labels),
             "model_hash": identity.model_hash,
+            "runtime": identity.runtime,
+            "target": identity.target,
         }
         for name, value in constants.items():
             self.columns[name].extend([value] * count)

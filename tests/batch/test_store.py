@@ -113,3 +113,26 @@ def test_the_marker_guards_the_folder(tmp_path: Path) -> None:
     (racing / ".perfline-batch-store.json.abc.tmp").write_bytes(b"")
     assert stores.open_store(str(racing), create=True) == racing
     assert os.path.isfile(racing / stores.MARKER)
+
+
+def test_a_rerun_task_replaces_every_part_of_its_first_attempt(tmp_path: Path) -> None:
+    from perfline.clients.batch.worker import ChunkTask, run_chunk
+
+    root = stores.open_store(str(tmp_path / "store"), create=True)
+    task = ChunkTask(str(root), "a" * 32, 7, (PORTABLE,))
+    # the first attempt wrote a part for a partition, then died before its runs file
+    ghost = stores.part_path(root, "ghost", "t", task.batch_id, task.chunk)
+    first = run_chunk(task)
+    (part,) = root.glob("rows/*/*/part-*.parquet")
+    ghost.parent.mkdir(parents=True)
+    ghost.write_bytes(part.read_bytes())
+    stores.runs_path(root, task.batch_id, task.chunk).unlink()
+    hidden = stores.scan(root)
+    assert hidden.row_files == () and hidden.run_files == ()  # parts without runs: not read
+    again = run_chunk(task)
+    assert (first.stored, again.stored, again.again) == (1, 1, False)
+    assert pq.read_table(ghost).num_rows == 0
+    assert pq.read_table(part).num_rows == first.rows
+    # and a third attempt finds the chunk written: it reads the summary back
+    third = run_chunk(task)
+    assert (third.stored, third.rows, third.again) == (1, first.rows, True)

@@ -308,3 +308,23 @@ def test_the_local_cluster_listens_on_loopback_only() -> None:
         assert hosts == {"127.0.0.1"}
     finally:
         executor.close()
+
+
+def test_the_local_cluster_workers_run_without_the_profiler() -> None:
+    from perfline.clients.batch.executors import DaskExecutor
+
+    executor = DaskExecutor.local(1)
+    try:
+        (settings,) = executor.client.run(_worker_settings).values()
+        assert settings == (False, "5s")
+    finally:
+        executor.close()
+
+
+def _worker_settings() -> tuple[Any, Any]:
+    import dask
+
+    return (
+        dask.config.get("distributed.worker.profile.enabled"),
+        dask.config.get("distributed.admin.system-monitor.interval"),
+    )

@@ -16,10 +16,18 @@ and outside it:
   ~/.cache/perfline-model-explorer   Model Explorer and its ONNX/TOSA/VGF adapters with
                              torch 2.13.0, from PyPI, for the overlay tests
                              (PERFLINE_SKIP_MODEL_EXPLORER=1 skips them)
-  ~/.cache/perfline-e2e      code-server 4.100.3 from npm, for the extension's end-to-end run
-and installs system-wide with apt-get when they are missing: the Debian package chromium (for
-the HTML report's browser test and the end-to-end run) and, for the end-to-end run only,
-ripgrep, libkrb5-dev and pkg-config.
+  ~/.cache/perfline-e2e      code-server 4.100.3 from npm, for the extension's end-to-end run, and
+                             under state/ the test tools' own state: code-server's config, data
+                             and extensions, chromium's profiles and caches, playwright (their
+                             HOME, XDG_CONFIG_HOME, XDG_DATA_HOME, XDG_CACHE_HOME and TMPDIR point
+                             there; nothing goes to ~/.config or ~/.local/share).
+                             PERFLINE_E2E_HOME=... uses another folder
+and, with apt-get, installs the Debian packages that are missing and nothing else: chromium (for
+the HTML report's browser test and the end-to-end run) and, for the end-to-end run only, ripgrep,
+libkrb5-dev and pkg-config; no recommended packages, and no package already installed is
+upgraded (apt-get simulates the install first; when it would upgrade one, for instance
+libkrb5-dev needing newer Kerberos libraries, it installs nothing and says which: install them
+yourself or skip the test below). It names the packages before installing them.
 PERFLINE_SKIP_BROWSER=1 skips the browser test; PERFLINE_SKIP_E2E=1 skips the end-to-end run.
 SAYS
 

@@ -8,7 +8,11 @@ has the workspace's copy. Resolution order, first hit wins:
 2. a relative path is looked up under each source root;
 3. an absolute path inside the workspace is taken as is;
 4. a unique path-suffix match against the workspace's Python files (longest
-   suffix wins; ties leave the path unresolved).
+   suffix wins; ties leave the path unresolved). A match on the file name alone
+   is taken only for a file at the workspace root: a workspace file in a folder
+   must match the recorded path's folder too, so ``encoder/layers.py`` is never
+   taken for a recorded ``.../decoder/layers.py`` (two files that share a name
+   are two files; no guess).
 
 Library frames (``site-packages``, ``dist-packages``) are never resolved, and
 no candidate is taken unless it resolves (symlinks followed) inside the
@@ -106,6 +110,8 @@ class PathResolver:
                 and rel_parts[-1 - common] == parts[-1 - common]
             ):
                 common += 1
+            if common < min(2, len(rel_parts)):
+                continue  # the name matches, the folder does not: another file
             best.append((common, rel))
         if not best:
             return None

@@ -7,7 +7,9 @@ loop or dangle (each reported once through ``on_bad_link``); ``load_config`` rea
 (a regular file of bounded size only) and parses ``perfline.toml`` (absent ->
 defaults); ``plan_jobs`` turns the config (or, when it declares no jobs, the
 conventions of the job-type registry) into ``PlannedJob`` values with their
-concrete input paths. Cost: one directory walk (``lstat`` only for symlinks).
+concrete input paths; perfline's own output (``mlia-output/mlia-output.json`` written by
+``perfline analyze``/``report``) is never a discovered job (``perfline_output``: the first
+bytes of each such file). Cost: one directory walk (``lstat`` only for symlinks).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import errno
 import fnmatch
 import os
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +31,7 @@ from perfline.core.workspace_config import (
     WorkspaceConfigError,
     parse_workspace_config,
 )
+from perfline.server.file_access import Root, open_stream
 from perfline.server.jobs.context import JobType
 from perfline.server.jobs.registry import discover_jobs
 from perfline.server.scheduler.bounded_reads import InputLimits, read_input
@@ -182,12 +186,38 @@ def _expand(pattern: str, files: Sequence[str]) -> list[str]:
     return [pattern]
 
 
+#: The folder ``perfline analyze``/``report`` write their document into, and the document.
+OWN_OUTPUT = "mlia-output/mlia-output.json"
+#: How the persisted document starts when perfline wrote it (``json.dumps(indent=4)``).
+_WRITTEN_BY_PERFLINE = re.compile(rb'"tool":\s*\{\s*"name":\s*"perfline"')
+_HEAD_BYTES = 512
+
+
+def perfline_output(root: Path, relative: str) -> bool:
+    """Whether ``relative`` is perfline's own output: ``mlia-output/mlia-output.json`` whose
+    document names perfline as its tool (an MLIA run's ``mlia-output.json`` names mlia and
+    is still discovered). Reads at most the first 512 bytes of a regular file inside
+    ``root`` (``file_access``: no FIFO, no link out)."""
+    if relative != OWN_OUTPUT and not relative.endswith("/" + OWN_OUTPUT):
+        return False
+    try:
+        with open_stream(root / relative, root=Root(root), gzip=False) as stream:
+            head = stream.read(_HEAD_BYTES)
+    except (InputError, OSError):
+        return False
+    return _WRITTEN_BY_PERFLINE.search(head or b"") is not None
+
+
 def plan_jobs(
     config: WorkspaceConfig,
     files: Sequence[str],
     registry: Mapping[str, JobType],
+    *,
+    own_output: Callable[[str], bool] | None = None,
 ) -> list[PlannedJob]:
-    """Jobs from ``perfline.toml`` if it declares any, else from the conventions."""
+    """Jobs from ``perfline.toml`` if it declares any, else from the conventions, leaving
+    out a discovered job whose every input is perfline's own output (``own_output``, given
+    the workspace-relative path; ``perfline_output`` bound to the root)."""
     if config.jobs:
         planned = []
         present = set(files)
@@ -218,6 +248,7 @@ def plan_jobs(
         PlannedJob(job.name, job.backend, job.inputs, job_defaults(config.backends, job.backend))
         for job in discover_jobs(files, registry)
         if discovery_enabled(config.backends, job.backend)
+        and not (own_output is not None and all(map(own_output, job.inputs)))
     ]
 
 

@@ -1,6 +1,6 @@
 """The runs of a batch, streamed: command-line inputs, then ``--from-list FILE``.
 
-Each input is one run spec (``clients.cli.routes``): a document, an output folder, or
+Each input is one run spec (``clients.cli.run_spec``): a document, an output folder, or
 comma-joined inputs. Paths are made absolute here, so every worker reads the same files
 whatever its own folder: relative paths of the command line against the current folder,
 those of a list file against the list file's folder. A list file has one run per line;

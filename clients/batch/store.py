@@ -107,8 +107,9 @@ _PARTITION = re.compile(r"(runtime|target)=[a-z0-9._-]+")
 
 def open_store(path: str, *, create: bool) -> Path:
     """The store's folder, checked: it holds the marker (``create``: or it is made, or an
-    empty folder gets the marker). A folder with other contents and no marker is refused."""
-    root = Path(path)
+    empty folder gets the marker). A folder with other contents and no marker is refused.
+    The path comes back absolute (its links not resolved)."""
+    root = Path(path).absolute()
     marker = root / MARKER
     if marker.is_file() and not marker.is_symlink():
         try:

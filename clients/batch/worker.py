@@ -4,7 +4,7 @@
 itself with ``--in-process``): for each run spec of the chunk it hashes the run's files
 (``core.batch.content``), skips a run the store already holds (or the chunk already had),
 analyses the others with the very code of ``perfline analyze`` / ``compare``
-(``clients.cli.routes.load_run``), turns each processed document into rows
+(``clients.cli.run_spec.load_run``), turns each processed document into rows
 (``core.batch.rows``) and its structure (``core.batch.structure``), and writes the chunk's
 row parts and then its runs file (``clients.batch.store``). A run that fails is one runs
 row with its reason; the chunk goes on. Only a ``ChunkSummary`` (counts and the failures)
@@ -28,7 +28,7 @@ import pyarrow as pa
 
 from perfline import __version__
 from perfline.clients.batch import store
-from perfline.clients.cli.routes import load_run, run_files
+from perfline.clients.cli.run_spec import load_run, run_files
 from perfline.core.batch.content import content_hash, file_digest
 from perfline.core.batch.rows import FigureColumns, RunIdentity, figure_rows, run_identity
 from perfline.core.batch.structure import canonical_text, run_structure, structure_key

@@ -33,6 +33,7 @@ COMMANDS: dict[str, str] = {
     "check": "check:command",
     "export": "export:command",
     "batch": "batch:group",
+    "mcp": "mcp:command",
 }
 
 

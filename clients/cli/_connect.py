@@ -65,11 +65,13 @@ def open_session(
     socket_path: str | None,
     workspace: Path,
     *,
-    allow_local: bool,
+    allow_local: bool = True,
     metric: str | None = None,
+    local: bool = False,
 ) -> tuple[Session, str]:
-    """A daemon connection or an in-process session, and a description of which."""
-    endpoint = endpoint_from_options(tcp, socket_path, workspace)
+    """A daemon connection or an in-process session, and a description of which
+    (``local``: in-process, whatever daemon runs)."""
+    endpoint = None if local else endpoint_from_options(tcp, socket_path, workspace)
     if endpoint is not None:
         try:
             return Client.connect(endpoint), f"daemon on {endpoint}"

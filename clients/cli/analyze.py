@@ -13,7 +13,9 @@ Inputs are dispatched by kind:
 The raw document is post-processed like ``perfline report`` does and written to
 ``<output-dir>/mlia-output/mlia-output.json`` (temporary file renamed over it when
 complete; nothing else there is touched); estimator runs also write
-``<output-dir>/nx_performance_statistics.json``.
+``<output-dir>/nx_performance_statistics.json`` (and the converter's and estimator's
+outputs); ``--html OUT.html`` also writes the HTML report. Each file written is announced
+on stderr (``wrote PATH``).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import Any
 
 import click
 
+from perfline.clients.cli.announce import wrote
 from perfline.clients.cli.common import (
     collapse_options,
     find_config,
@@ -61,8 +64,12 @@ def require_existing(paths: Sequence[str]) -> None:
         raise InputError(item, f"no such file or folder{hint}")
 
 
-def input_kind(inputs: Sequence[str], profiling_data: Sequence[str]) -> str:
-    """Which backend route the inputs belong to; unrecognized inputs raise ``InputError``."""
+def input_kind(
+    inputs: Sequence[str], profiling_data: Sequence[str], *, command: str = "analyze"
+) -> str:
+    """Which backend route the inputs belong to; unrecognized inputs raise ``InputError``
+    naming the routes that take a file of their kind (``analyze_routes``; ``command``:
+    ``compare`` writes them as its sides)."""
     from perfline.clients.cli.analyze_measured import wants_measured
 
     require_existing([*inputs, *profiling_data])
@@ -80,17 +87,10 @@ def input_kind(inputs: Sequence[str], profiling_data: Sequence[str]) -> str:
         if not path.exists():
             raise InputError(item, "no such file or folder")
         if not (nx.is_model(path) or nx.is_estimator_output(path)):
-            raise InputError(item, _unrecognized_message())
+            from perfline.clients.cli.analyze_routes import unrecognized_message
+
+            raise InputError(item, unrecognized_message(item, command=command))
     return ESTIMATOR
-
-
-def _unrecognized_message() -> str:
-    return (
-        "unrecognized input: expected a model (.vgf, .tosa), NX estimator outputs "
-        "(*_performance_database.dat, *_debug_database.dat, "
-        "*_network_performance_summary.json, or a folder holding them), an ETRecord "
-        "(.etrecord) with an ETDump (.etdump), or --profiling-data PATH"
-    )
 
 
 def run_estimator_route(
@@ -115,6 +115,7 @@ def run_estimator_route(
     if model is not None and not model.name.lower().endswith(nx.VGF_SUFFIXES):
         source_model = model
         model = nx.convert_tosa(model, output_dir)
+        wrote(model, f"the VGF of {source_model}")
         converted = True
     outputs = found.outputs
     if estimator is not None:
@@ -134,6 +135,8 @@ def run_estimator_route(
             system_config=system_config,
             compiler_config=compiler_config,
         )
+        for folder in dict.fromkeys(output.performance.parent for output in outputs):
+            wrote(f"{folder}/", "the estimator's outputs")
     analysis = nx.analyze_outputs(
         model,
         outputs,
@@ -209,6 +212,14 @@ def _arguments(
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the processed document as JSON.")
 @click.option(
+    "--html",
+    "html",
+    type=click.Path(dir_okay=False),
+    default=None,
+    metavar="OUT.html",
+    help="Also write a self-contained HTML report (summary, annotated sources, chart, table).",
+)
+@click.option(
     "--output-dir",
     type=click.Path(file_okay=False),
     default=None,
@@ -240,6 +251,7 @@ def command(
     warmup_runs: int | None,
     optimized_model: str | None,
     as_json: bool,
+    html: str | None,
     output_dir: str | None,
     config: str | None,
     collapse: tuple[str, ...],
@@ -258,6 +270,7 @@ def command(
     perfline analyze model.etrecord run.etdump (measured profiling)
     perfline analyze model.onnx profile.json... (ONNX Runtime profiles)
     perfline analyze model.onnx|model.pt2|model.tosa --static (static cost)
+    perfline analyze ... --html report.html    (also the HTML report)
     """
     first = next(iter((*inputs, *profiling_data)), None)
     settings = pipeline_settings(
@@ -324,9 +337,13 @@ def command(
     if statistics is not None:
         from perfline.server.ingest import estimator as nx
 
-        nx.write_statistics(folder, statistics)
+        wrote(nx.write_statistics(folder, statistics))
     retain(processed)  # freed by the end of the process, not object by object
     write_output(processed, output_dir, echo=as_json)
+    if html is not None:
+        from perfline.clients.cli.html_output import write_html_report
+
+        wrote(write_html_report(processed, html, document=first or ".", config=config))
     if not as_json:
         print_text(processed, float_sums=settings.float_sums, limit=None if show_all else limit)
 

@@ -7,6 +7,11 @@ and ``perfline/codeLenses``). Uses the daemon serving the file's workspace if on
 runs, else analyses the workspace in-process (never with a broken ``perfline.toml``:
 its problems are printed and the exit status is 2).
 
+The first line titles the columns (line number, the figure: its metric and the share of the
+model, the file); several jobs with the same figure on a line are shown once, and a note on
+stderr says which. ``--metric`` is honoured with a daemon too: when the daemon labels lines
+by another metric, the workspace is analysed in-process with that one (a note says so).
+
 On a terminal the margin is coloured by each line's share of the total
 (``share_color``), so hot lines stand out; ``--no-color`` or a pipe gives plain text.
 """
@@ -43,7 +48,51 @@ def _line_share(item: dict[str, Any]) -> float | None:
     return max(shares) if shares else None
 
 
-def render(source: str, lines: list[dict[str, Any]], lenses: dict[int, str], color: bool) -> str:
+def figure_title(lines: list[dict[str, Any]]) -> str:
+    """The margin's column title: the metrics of the labelled figures (with their unit and
+    statistic, as the labels write them) and what the percentage is a share of."""
+    named: dict[str, None] = {}
+    for item in lines:
+        for entity in item.get("entities", []):
+            metric = entity.get("metric")
+            if entity.get("label") and isinstance(metric, dict):
+                named[_metric_words(metric, entity.get("statistic"))] = None
+    if not named:
+        return "figure"
+    return f"{', '.join(named)} · % of model"
+
+
+def _metric_words(metric: dict[str, Any], statistic: Any) -> str:
+    words = str(metric.get("name"))
+    detail = [str(metric.get("unit") or ""), str(statistic or "")]
+    detail = [part for part in detail if part and part not in words]
+    return f"{words} ({' '.join(detail)})" if detail else words
+
+
+def merged_jobs(lines: list[dict[str, Any]]) -> dict[tuple[str, ...], int]:
+    """Jobs whose figure on a line is the same text, shown once: (jobs) -> lines."""
+    merged: dict[tuple[str, ...], int] = {}
+    for item in lines:
+        by_label: dict[str, list[str]] = {}
+        for entity in item.get("entities", []):
+            if entity.get("label"):
+                by_label.setdefault(entity["label"], []).append(str(entity.get("job")))
+        for jobs in by_label.values():
+            names = tuple(dict.fromkeys(jobs))
+            if len(names) > 1:
+                merged[names] = merged.get(names, 0) + 1
+    return merged
+
+
+def render(
+    source: str,
+    lines: list[dict[str, Any]],
+    lenses: dict[int, str],
+    color: bool,
+    title: tuple[str, str] | None = None,
+) -> str:
+    """The source with each line's figure in a margin (``title``: the figure column's and
+    the source column's titles, written above them)."""
     labels: dict[int, str] = {}
     shares: dict[int, float | None] = {}
     for item in lines:
@@ -55,6 +104,11 @@ def render(source: str, lines: list[dict[str, Any]], lenses: dict[int, str], col
     text_lines = source.splitlines()
     digits = len(str(len(text_lines)))
     out: list[str] = []
+    if title is not None:
+        width = max(width, len(title[0]))
+        digits = max(digits, len("line"))
+        head = f"{'line':>{digits}}   {title[0]:>{width}} │ {title[1]}"
+        out.append(click.style(head, bold=True) if color else head)
     for number, text in enumerate(text_lines, start=1):
         if number in lenses:
             indent = text[: len(text) - len(text.lstrip())]
@@ -74,7 +128,10 @@ def render(source: str, lines: list[dict[str, Any]], lenses: dict[int, str], col
 @daemon_options
 @click.option("--job", help="Only this job's figures.")
 @click.option("--json", "as_json", is_flag=True, help="Print the line annotations as JSON.")
-@click.option("--metric", help="The metric to show (in-process analysis only).")
+@click.option(
+    "--metric",
+    help="The metric to show (with a daemon that shows another: analysed in-process).",
+)
 @click.option(
     "--color/--no-color", default=None, help="Colour the margin (default: on a terminal)."
 )
@@ -96,11 +153,20 @@ def command(
     path = file.resolve()
     root = (workspace or find_workspace(path)).resolve()
     session, how = open_session(tcp, socket_path, root, allow_local=True, metric=metric)
+    params: dict[str, Any] = {"file": str(path), "metrics": metric is not None}
+    if job:
+        params["job"] = job
     try:
-        params: dict[str, Any] = {"file": str(path), "metrics": metric is not None}
-        if job:
-            params["job"] = job
         annotations = session.request("perfline/lineAnnotations", params)
+        if metric is not None and how.startswith("daemon") and _other_metric(annotations, metric):
+            session.close()
+            click.echo(
+                f"note: the {how} labels lines by another metric; --metric {metric}: "
+                "analysed in-process",
+                err=True,
+            )
+            session, how = open_session(None, None, root, metric=metric, local=True)
+            annotations = session.request("perfline/lineAnnotations", params)
         lenses = session.request("perfline/codeLenses", params)["lenses"]
         jobs = session.request("perfline/jobs")["jobs"]
         if how.startswith("daemon"):
@@ -125,7 +191,14 @@ def command(
     lines = annotations["lines"]
     use_color = sys.stdout.isatty() if color is None else color
     titles = {lens["line"]: lens["title"] for lens in lenses}
-    click.echo(render(source, lines, titles, use_color), nl=False)
+    heading = (figure_title(lines), str(file))
+    click.echo(render(source, lines, titles, use_color, heading), nl=False)
+    for names, count in merged_jobs(lines).items():
+        click.echo(
+            f"note: jobs {', '.join(names)} have the same figure on {count} line(s); "
+            "each such line shows it once (--job NAME shows one job)",
+            err=True,
+        )
     if not any(item.get("label") for item in lines):
         click.echo(
             f"perfline annotate: no figures for {file} ({how}, {len(jobs)} job(s) in {root})",
@@ -133,6 +206,15 @@ def command(
         )
         if any(info.get("error") for info in jobs) or not jobs:
             sys.exit(2)
+
+
+def _other_metric(annotations: dict[str, Any], metric: str) -> bool:
+    """Whether a labelled figure is of another metric than ``metric``."""
+    return any(
+        entity.get("label") and (entity.get("metric") or {}).get("name") != metric
+        for item in annotations["lines"]
+        for entity in item.get("entities", [])
+    )
 
 
 def _exit_on_missing_metric(

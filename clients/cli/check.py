@@ -1,9 +1,12 @@
 """``perfline check --baseline BASE NEW --max-regression 5%``: the CI gate.
 
 Compares NEW with BASE like ``perfline compare`` (same inputs and options)
-and judges every code line (``core.compare.gate``): exit 1 when a line's
-change is significant, a regression, and larger than the limit; 0 otherwise;
-2 for bad input. ``--sarif OUT.sarif`` writes one SARIF 2.1.0 result per
+and judges every code line (``core.compare.gate``) against the model-wide
+change (the median line ratio; printed on its own line): exit 1 when a line's
+change beyond it is significant, a regression, and larger than the limit (or,
+with ``--model-wide fail``, when the whole model regresses beyond it); 0
+otherwise; 2 for bad input, for runs of different models and when no line
+was judged. ``--sarif OUT.sarif`` writes one SARIF 2.1.0 result per
 regressing line (located at its source file and line, relative to
 ``--source-root`` so code hosts annotate pull requests); ``--junit OUT.xml``
 one test case per judged line. A call line whose change the lines it calls
@@ -18,6 +21,7 @@ from typing import Any
 
 import click
 
+from perfline.clients.cli.announce import wrote
 from perfline.clients.cli.common import guarded
 from perfline.clients.cli.compare import (
     CompareRequest,
@@ -27,7 +31,14 @@ from perfline.clients.cli.compare import (
     run_comparison,
 )
 from perfline.core.compare.ci_reports import junit_text, sarif_text
-from perfline.core.compare.gate import describe, judge
+from perfline.core.compare.gate import (
+    MODEL_WIDE_POLICIES,
+    ModelWidePolicy,
+    Verdict,
+    describe,
+    describe_model_wide,
+    judge,
+)
 from perfline.core.errors import InputError
 
 EXIT_REGRESSION = 1
@@ -43,6 +54,21 @@ def _write(path: str, text: str, option: str) -> None:
         temporary.replace(target)
     except OSError as error:
         raise InputError(path, f"cannot write ({option}): {error.strerror or error}") from None
+    wrote(target)
+
+
+def _nothing_judged(verdict: Verdict) -> str:
+    """Why a gate that judged no line is no pass."""
+    reasons = []
+    if verdict.one_sided:
+        reasons.append(f"{verdict.one_sided} line(s) have a figure in one run only")
+    if verdict.inclusive:
+        reasons.append(f"{verdict.inclusive} call line(s) are judged on the lines they call")
+    why = "; ".join(reasons) or "no code line has a figure of the judged metric in both runs"
+    return (
+        f"the gate judged no line ({why}); a gate that judged nothing has not passed "
+        "(see perfline compare)"
+    )
 
 
 @click.command("check")
@@ -55,6 +81,14 @@ def _write(path: str, text: str, option: str) -> None:
     metavar="PERCENT",
     help="Largest significant slow-down a line may have.",
 )
+@click.option(
+    "--model-wide",
+    type=click.Choice(MODEL_WIDE_POLICIES),
+    default="warn",
+    show_default=True,
+    help="Whether a change of every line alike (the model-wide factor) beyond the limit "
+    "fails the gate, or is only reported.",
+)
 @click.option("--sarif", default=None, metavar="OUT.sarif", help="Write a SARIF 2.1.0 log.")
 @click.option("--junit", default=None, metavar="OUT.xml", help="Write a JUnit XML report.")
 @comparison_options
@@ -63,6 +97,7 @@ def command(
     new: str,
     base: str,
     max_regression: str,
+    model_wide: str,
     sarif: str | None,
     junit: str | None,
     **options: Any,
@@ -76,12 +111,17 @@ def command(
     limit = parse_percent(max_regression, "--max-regression")
     comparison, sources = run_comparison(base, new, CompareRequest(**options))
     report_warnings(comparison, sources)
-    verdict = judge(comparison, limit, options["metrics"])
+    policy: ModelWidePolicy = "fail" if model_wide == "fail" else "warn"
+    verdict = judge(comparison, limit, options["metrics"], policy)
+    if verdict.judged_nothing:
+        raise InputError(comparison.new_source, _nothing_judged(verdict))
     if sarif is not None:
         _write(sarif, sarif_text(verdict, sources.locate), "--sarif")
     if junit is not None:
         _write(junit, junit_text(verdict), "--junit")
     regressions = verdict.regressions
+    for item in verdict.model_wide:
+        click.echo(f"perfline check: {describe_model_wide(item, limit)}")
     if verdict.underpowered:
         click.echo(
             f"note: {verdict.underpowered} line(s) have too few runs for any change to be "
@@ -104,6 +144,12 @@ def command(
         click.echo(f"perfline check: {len(regressions)} line(s) regress by more than {limit:.1%}:")
         for line in regressions:
             click.echo(f"  {describe(line)}")
+        sys.exit(EXIT_REGRESSION)
+    if not verdict.passed:
+        click.echo(
+            f"perfline check: the whole model regresses by more than {limit:.1%} "
+            "(--model-wide fail)"
+        )
         sys.exit(EXIT_REGRESSION)
     click.echo(
         f"perfline check: no significant regression beyond {limit:.1%} on "

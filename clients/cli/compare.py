@@ -27,6 +27,7 @@ from typing import Any, ParamSpec, TypeVar, cast
 import click
 
 from perfline.clients.cli._connect import daemon_options, find_workspace, open_session
+from perfline.clients.cli.announce import wrote
 from perfline.clients.cli.common import (
     find_config,
     guarded,
@@ -34,7 +35,7 @@ from perfline.clients.cli.common import (
     pipeline_settings,
 )
 from perfline.clients.cli.compare_sources import SourceVersions, check_revision
-from perfline.clients.cli.routes import load_run
+from perfline.clients.cli.run_spec import load_run
 from perfline.clients.rpc import RpcError
 from perfline.core.compare.comparison import Comparison, compare_documents
 from perfline.core.compare.deltas import CompareSettings
@@ -180,7 +181,7 @@ def compare_sides(
 
 def load_side(spec: str, role: str, settings: PipelineSettings) -> tuple[dict[str, Any], str]:
     """The processed document of one side of the comparison, and its display name
-    (``routes.load_run``: a document, an output folder, or comma-joined inputs)."""
+    (``run_spec.load_run``: a document, an output folder, or comma-joined inputs)."""
     return load_run(spec, role, settings)
 
 
@@ -191,7 +192,7 @@ def _write_html(
     from perfline.clients.cli.html_output import write_html_report
 
     root = Path(request.source_root)
-    write_html_report(
+    written = write_html_report(
         document,
         target,
         document=str(root / "x"),
@@ -199,6 +200,7 @@ def _write_html(
         root=root,
         comparison=comparison,
     )
+    wrote(written)
 
 
 def report_warnings(comparison: Comparison, sources: SourceVersions) -> None:

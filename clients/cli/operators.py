@@ -1,9 +1,15 @@
-"""``perfline operators MODEL``: a model's canonical source-operator ids, types and locations."""
+"""``perfline operators MODEL``: a model's canonical source-operator ids, types and locations.
+
+The table shows each location by file name and line; below it, the source files as the model
+records them (the paths a ``[[path_map]]`` of ``perfline.toml`` maps onto the workspace), the
+user's files first, each with how many operators name it.
+"""
 
 from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +46,22 @@ def _document(path: str, model: ModelOperators) -> dict[str, Any]:
 
 
 def _location_text(operator: SourceOperator) -> str:
-    frames = operator.user_frames() or operator.locations[-1:]
+    frames = _shown_frames(operator)
     return " > ".join(f"{Path(f.file).name}:{f.line}" for f in frames)
+
+
+def _shown_frames(operator: SourceOperator) -> tuple[SourceFrame, ...]:
+    return operator.user_frames() or operator.locations[-1:]
+
+
+def recorded_files(operators: Sequence[SourceOperator]) -> list[tuple[str, int]]:
+    """The recorded paths of the files the table's locations name, with how many operators
+    name each: most operators first, then by path."""
+    counts: dict[str, int] = {}
+    for operator in operators:
+        for file in dict.fromkeys(frame.file for frame in _shown_frames(operator)):
+            counts[file] = counts.get(file, 0) + 1
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 
 
 @click.command("operators")
@@ -79,5 +99,13 @@ def command(model: str, as_json: bool) -> None:
         width=width,
         ascii_only="utf" not in encoding,
     )
+    files = recorded_files(operators)
+    if files:
+        console.print(
+            "source files as recorded (map them with [[path_map]] in perfline.toml):",
+            markup=False,
+        )
+        for file, count in files:
+            console.print(f"  {file} ({count} operator(s))", markup=False, highlight=False)
     for note in found.notes:
         console.print(f"note: {note}", markup=False, highlight=False)

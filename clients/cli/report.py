@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from perfline.clients.cli.announce import wrote
 from perfline.clients.cli.common import (
     collapse_options,
     find_config,
@@ -69,7 +70,8 @@ def command(
 
     DOC.json may be '-' for standard input. The processed document is always written to
     OUTPUT_DIR/mlia-output/mlia-output.json (by a temporary file renamed over it when
-    complete, so DOC.json may be that very file); 'wrote PATH' goes to stderr.
+    complete, so DOC.json may be that very file); 'wrote PATH' goes to stderr for it and
+    for the --html page.
     """
     from perfline.core.collection import collection_paused
     from perfline.core.pipeline import postprocess
@@ -92,6 +94,6 @@ def command(
         if html is not None:
             from perfline.clients.cli.html_output import write_html_report
 
-            write_html_report(processed, html, document=document, config=config)
+            wrote(write_html_report(processed, html, document=document, config=config))
     if not as_json:
         print_text(processed, float_sums=settings.float_sums, limit=None if show_all else limit)

@@ -164,8 +164,9 @@ def command(
             socket_path=socket_path,
             max_body=max_request_bytes,
         )
-    except ServeError as error:
-        raise click.ClickException(str(error)) from None
+    except ServeError as error:  # a non-loopback --tcp, a socket path in use: bad input
+        click.echo(f"error: {error}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
     except OSError as error:
         if error.errno != errno.EADDRINUSE or endpoint is None:
             raise

@@ -61,9 +61,10 @@ class Endpoint:
         return self.token or token_for((host, int(self.tcp[1])))
 
 
-def endpoint_for_workspace(workspace: Path) -> Endpoint | None:
-    """The endpoint of a live daemon serving ``workspace`` (or an ancestor folder)."""
-    found = find_daemon(workspace)
+def endpoint_for_workspace(workspace: str | Path) -> Endpoint | None:
+    """The endpoint of a live daemon serving ``workspace`` (a path as text or a ``Path``;
+    or an ancestor folder of it)."""
+    found = find_daemon(Path(workspace))
     if found is None:
         return None
     if isinstance(found.get("tcp"), list):

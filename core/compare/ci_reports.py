@@ -1,11 +1,16 @@
 """SARIF 2.1.0 and JUnit XML forms of the gate's verdict (``perfline check``).
 
-SARIF: one run of the ``perfline`` driver with one rule,
-``perfline/line-regression``; one result per regressing line (level
-``error``), located at the line's source file and new line number. The file
+SARIF: one run of the ``perfline`` driver with two rules,
+``perfline/line-regression``: one result per regressing line (level
+``error``), located at the line's source file and new line number; and
+``perfline/model-wide-change``: one result per model-wide change beyond the
+limit (no location; ``error`` with ``--model-wide fail``, else ``warning``). The file
 is given as the caller resolved it: a path relative to the repository root
 (``uriBaseId`` ``%SRCROOT%``), which code hosts use to annotate pull requests,
-else the recorded path as a ``file`` URI (absolute) or as written.
+else the recorded path as a ``file`` URI (absolute) or as written. Each result's
+``partialFingerprints`` name the line by its path relative to the source root (else the
+file's name), line and metric: no absolute path, so the same line fingerprints alike on
+every machine.
 
 JUnit: one ``testsuite`` (``perfline check``) with one ``testcase`` per judged
 line and metric; a regressing line's test case holds a ``failure``.
@@ -23,13 +28,33 @@ from typing import Any, Final
 from xml.etree import ElementTree
 
 from perfline import __version__
-from perfline.core.compare.gate import JudgedLine, Verdict, describe
+from perfline.core.compare.gate import (
+    JudgedLine,
+    ModelWideJudged,
+    Verdict,
+    describe,
+    describe_model_wide,
+)
 
 SARIF_SCHEMA: Final = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 )
 SARIF_VERSION: Final = "2.1.0"
 RULE_ID: Final = "perfline/line-regression"
+MODEL_WIDE_RULE_ID: Final = "perfline/model-wide-change"
+MODEL_WIDE_RULE: Final = {
+    "id": MODEL_WIDE_RULE_ID,
+    "name": "ModelWideChange",
+    "shortDescription": {"text": "Every line of the model changed alike beyond the limit."},
+    "fullDescription": {
+        "text": (
+            "The median of the lines' ratios new / base (the model-wide factor) lies beyond the "
+            "allowed regression and its interval excludes 1: a busy machine, another clock or "
+            "a global setting. Lines are judged against it, not against the baseline."
+        )
+    },
+    "defaultConfiguration": {"level": "warning"},
+}
 SOURCE_ROOT: Final = "%SRCROOT%"
 
 #: recorded file path -> (uri, is relative to the source root)
@@ -62,12 +87,13 @@ def sarif_log(verdict: Verdict, locate: Locate = plain_location) -> dict[str, An
         "defaultConfiguration": {"level": "error"},
     }
     results = [_sarif_result(line, limit, locate) for line in verdict.regressions]
+    results.extend(_model_wide_result(item, verdict) for item in verdict.model_wide_regressions)
     run: dict[str, Any] = {
         "tool": {
             "driver": {
                 "name": "perfline",
                 "version": __version__,
-                "rules": [rule],
+                "rules": [rule, MODEL_WIDE_RULE],
             }
         },
         "results": results,
@@ -97,7 +123,7 @@ def _sarif_result(line: JudgedLine, limit: str, locate: Locate) -> dict[str, Any
             }
         ],
         "partialFingerprints": {
-            "perflineLine/v1": f"{entity.file}:{entity.new_line}:{delta.name}",
+            "perflineLine/v1": f"{_fingerprint_path(uri, relative)}:{entity.new_line}:{delta.name}",
         },
         "properties": {
             "metric": delta.name,
@@ -111,22 +137,54 @@ def _sarif_result(line: JudgedLine, limit: str, locate: Locate) -> dict[str, Any
     }
 
 
+def _model_wide_result(item: ModelWideJudged, verdict: Verdict) -> dict[str, Any]:
+    """A model-wide change beyond the limit: no source location (every line alike); an
+    ``error`` when it fails the gate (``--model-wide fail``), else a ``warning``."""
+    found = item.estimate
+    return {
+        "ruleId": MODEL_WIDE_RULE_ID,
+        "ruleIndex": 1,
+        "level": "error" if verdict.policy == "fail" else "warning",
+        "message": {"text": describe_model_wide(item, verdict.max_regression)},
+        "partialFingerprints": {"perflineModelWide/v1": found.metric},
+        "properties": {
+            "metric": found.metric,
+            "lines": found.lines,
+            "factor": found.factor,
+            "low": found.low,
+            "high": found.high,
+        },
+    }
+
+
+def _fingerprint_path(uri: str, relative: bool) -> str:
+    """The file part of a result's fingerprint: the path relative to the source root, else
+    the file's name (never an absolute path: it differs between machines and checkouts, and
+    a fingerprint must match the same line's result wherever the gate ran)."""
+    if relative:
+        return uri
+    return PurePosixPath(uri.removeprefix("file://")).name
+
+
 def sarif_text(verdict: Verdict, locate: Locate = plain_location) -> str:
     """The SARIF log as indented JSON text."""
     return json.dumps(sarif_log(verdict, locate), indent=2) + "\n"
 
 
 def junit_text(verdict: Verdict) -> str:
-    """The JUnit XML report of the verdict."""
-    failures = len(verdict.regressions)
+    """The JUnit XML report of the verdict (a test case per judged line, and one per
+    model-wide estimate: failed with ``--model-wide fail`` and a change beyond the limit)."""
+    failing_model = verdict.model_wide_regressions if verdict.policy == "fail" else ()
+    failures = len(verdict.regressions) + len(failing_model)
+    tests = len(verdict.lines) + len(verdict.model_wide)
     suites = ElementTree.Element(
-        "testsuites", name="perfline", tests=str(len(verdict.lines)), failures=str(failures)
+        "testsuites", name="perfline", tests=str(tests), failures=str(failures)
     )
     suite = ElementTree.SubElement(
         suites,
         "testsuite",
         name="perfline check",
-        tests=str(len(verdict.lines)),
+        tests=str(tests),
         failures=str(failures),
         errors="0",
         skipped="0",
@@ -148,5 +206,17 @@ def junit_text(verdict: Verdict) -> str:
         else:
             output = ElementTree.SubElement(case, "system-out")
             output.text = describe(line)
+    for item in verdict.model_wide:
+        case = ElementTree.SubElement(
+            suite, "testcase", classname="model", name=f"model-wide {item.estimate.metric}"
+        )
+        text = describe_model_wide(item, verdict.max_regression)
+        if item in failing_model:
+            failure = ElementTree.SubElement(
+                case, "failure", message=f"model-wide regression beyond {limit}", type="regression"
+            )
+            failure.text = text
+        else:
+            ElementTree.SubElement(case, "system-out").text = text
     ElementTree.indent(suites)
     return ElementTree.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"

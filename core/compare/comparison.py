@@ -38,6 +38,7 @@ from perfline.core.compare.align import (
 from perfline.core.compare.deltas import CompareSettings, DeltaBuilder, EntityDelta
 from perfline.core.compare.inclusive import explained_changes
 from perfline.core.compare.line_map import LineMapping
+from perfline.core.compare.relatedness import check_related, relatedness
 from perfline.core.compare.run_samples import (
     EntitySamples,
     MetricSamples,
@@ -259,7 +260,9 @@ def compare_results(
     new_keys = entity_keys(new, None)
     overlap = operator_overlap(base_keys, new_keys)
     _check_overlap(overlap, indices, sources)
-    warnings = _overlap_warnings(overlap, indices)
+    related = relatedness(base_keys, new_keys, files, source_files(base), source_files(new))
+    warnings = check_related(related, indices, sources)
+    warnings.extend(_overlap_warnings(overlap, indices))
     base_derived = derive_run_samples(base, samples[0]) if samples[0] else {}
     new_derived = derive_run_samples(new, samples[1]) if samples[1] else {}
     builder = DeltaBuilder(settings)

@@ -331,7 +331,7 @@ class DeltaBuilder:
         if base_samples is not None and new_samples is not None:
             scaled = new_samples if scale == 1.0 else tuple(v * scale for v in new_samples)
             p_value = mann_whitney_p(base_samples, scaled)
-            verdict = NOISE if _differs(base_value, new_value) else UNCHANGED
+            verdict = NOISE if differs(base_value, new_value) else UNCHANGED
             return (
                 MetricDelta(
                     name,
@@ -349,7 +349,7 @@ class DeltaBuilder:
                 ),
                 p_value,
             )
-        significant = _beyond(base_value, new_value, self.settings.estimate_threshold)
+        significant = beyond(base_value, new_value, self.settings.estimate_threshold)
         verdict = _direction(name, unit, base_value, new_value) if significant else UNCHANGED
         return (
             MetricDelta(name, qualifiers, unit, base_value, new_value, EXACT, verdict, significant),
@@ -366,7 +366,7 @@ class DeltaBuilder:
             adjusted = adjust([t.p_value for t in tests], self.settings.correction)
             for test, p_adjusted in zip(tests, adjusted, strict=True):
                 delta = self.entities[test.entity].metrics[test.metric]
-                significant = p_adjusted < self.settings.level and _differs(
+                significant = p_adjusted < self.settings.level and differs(
                     delta.base or 0.0, delta.new or 0.0
                 )
                 verdict = delta.verdict
@@ -429,14 +429,17 @@ def _samples_for(
     return values
 
 
-def _differs(base: float, new: float) -> bool:
+def differs(base: float, new: float) -> bool:
+    """Whether two figures differ beyond float rounding (1e-9 relative)."""
     if base == new:
         return False
     return not math.isclose(base, new, rel_tol=_FLOAT_TOLERANCE, abs_tol=0.0)
 
 
-def _beyond(base: float, new: float, threshold: float) -> bool:
-    if base == new or not _differs(base, new):
+def beyond(base: float, new: float, threshold: float) -> bool:
+    """Whether ``new`` differs from ``base`` by more than ``threshold`` of it (any change
+    from zero)."""
+    if base == new or not differs(base, new):
         return False
     if base == 0:
         return True

@@ -6,7 +6,14 @@ Shape (``docs/results.md`` has the field list)::
      "warnings": [...],
      "results": [{"base_result", "new_result", "kind", "producer", "mode",
                   "overlap": {"common", "base", "new"}, "counts": {kind: {...}},
-                  "model": [metric...], "entities": [entity...]}]}
+                  "model": [metric...], "model_wide": [estimate...],
+                  "entities": [entity...]}]}
+
+A model-wide estimate (``model_wide``, per metric lines are judged by): ``metric``,
+``lines``, ``factor`` (the median line ratio new / base), ``low`` and ``high`` (its
+order-statistic interval), ``coverage``, ``spread`` (the lines' scatter, a standard
+deviation of their log ratios) and ``changed`` (the interval excludes 1); the numbers are
+absent with fewer than ``model_wide.MIN_LINES`` lines.
 
 An entity: ``kind``, ``name``, ``status``, ``base_id``, ``new_id``, and for
 code lines ``file``, ``base_line``, ``new_line``, and for a call line ``calls``
@@ -31,6 +38,8 @@ from typing import Any, Final
 from perfline.core.collection import collection_paused
 from perfline.core.compare.comparison import Comparison, ResultComparison
 from perfline.core.compare.deltas import UNCHANGED, EntityDelta, MetricDelta
+from perfline.core.compare.model_wide import estimate, judged_rows, line_ratios
+from perfline.core.compare.selection import line_metrics
 
 FORMAT_VERSION: Final = 1
 
@@ -71,8 +80,26 @@ def _result(result: ResultComparison, changes_only: bool) -> dict[str, Any]:
         "overlap": {"common": common, "base": base, "new": new},
         "counts": result.counts,
         "model": [metric_json(m) for m in result.model.metrics],
+        "model_wide": [model_wide_json(result, metric) for metric in line_metrics(result)],
         "entities": [entity_json(e) for e in entities],
     }
+
+
+def model_wide_json(result: ResultComparison, metric: str) -> dict[str, Any]:
+    """The model-wide estimate of one metric (``model_wide``) as JSON."""
+    found = estimate(metric, line_ratios(result, judged_rows(result, metric)))
+    output: dict[str, Any] = {"metric": found.metric, "lines": found.lines}
+    for key, value in (
+        ("factor", found.factor),
+        ("low", found.low),
+        ("high", found.high),
+        ("coverage", found.coverage),
+        ("spread", found.spread),
+    ):
+        if value is not None:
+            output[key] = value
+    output["changed"] = found.changed
+    return output
 
 
 def entity_json(entity: EntityDelta) -> dict[str, Any]:

@@ -1,7 +1,8 @@
 """The text report of a comparison (``perfline compare``).
 
 A header (the two runs, how the figures are judged), then per result pair:
-the result-level metrics, then one row per code line
+the result-level metrics, the model-wide change of the lines (``model_wide``:
+``model-wide +25.0% [...] (all lines alike): not judged per line``), then one row per code line
 for the line metric (``selection``): line (``file:base→new`` when it moved),
 base, new, delta (in the unit the heading names), change in %, adjusted
 p-value (sampled figures) and the verdict, largest significant changes first;
@@ -40,12 +41,27 @@ from perfline.core.compare.deltas import (
     EntityDelta,
     MetricDelta,
 )
+from perfline.core.compare.model_wide import estimate, judged_rows, line_ratios
+from perfline.core.compare.model_wide import text as model_wide_text
 from perfline.core.compare.selection import line_metrics, ranked_lines
+from perfline.core.figure_text import DOWN, UP
 from perfline.core.text_table import ASCII_FRAME, FRAME, plain_console
 
-_MARKS = {REGRESSION: "▲", IMPROVEMENT: "▼", NOISE: "~"}
 _VERDICT_TEXT = {ADDED: "new run only", REMOVED: "baseline only"}
-_ASCII_MARKS = {REGRESSION: "^", IMPROVEMENT: "v", NOISE: "~"}
+#: ▲ / ▼: the value went up / down (figure_text's marks, as the editor's hints and the HTML
+#: page write them); whether that is worse is the verdict's word. ``~``: within the noise.
+_MARKS = {True: UP, False: DOWN}
+_ASCII_MARKS = {True: "^", False: "v"}
+
+
+def change_mark(delta: MetricDelta, *, ascii_only: bool = False) -> str:
+    """The mark of a judged change: the direction of the value for a regression or an
+    improvement (a rate that fell is a regression marked ▼), ``~`` for noise, else none."""
+    if delta.verdict == NOISE:
+        return "~"
+    if delta.verdict not in (REGRESSION, IMPROVEMENT) or not delta.delta:
+        return ""
+    return (_ASCII_MARKS if ascii_only else _MARKS)[delta.delta > 0]
 
 
 def render_comparison(
@@ -110,6 +126,8 @@ def _result_section(
                 else ""
             )
         )
+        judged = judged_rows(result, metric)
+        console.print(model_wide_text(estimate(metric, line_ratios(result, judged))))
         names = _short_names([entity for entity, _ in rows])
         table = _table("Line", style)
         shown = rows if limit <= 0 else rows[:limit]
@@ -136,10 +154,10 @@ def _cells(delta: MetricDelta, ascii_only: bool) -> tuple[str, str, str, str, st
         if delta.method == SAMPLES and delta.p_adjusted is not None
         else "-"
     )
-    marks = _ASCII_MARKS if ascii_only else _MARKS
     verdict = _VERDICT_TEXT.get(delta.verdict, delta.verdict)
-    if delta.verdict in marks:
-        verdict = f"{marks[delta.verdict]} {verdict}"
+    mark = change_mark(delta, ascii_only=ascii_only)
+    if mark:
+        verdict = f"{mark} {verdict}"
     if delta.explained:
         verdict += ", inclusive"
     return (

@@ -5,7 +5,10 @@ written ``\\u003c`` so no text in the data can close the block) and the script. 
 Security Policy allows nothing to be fetched (``default-src 'none'``; images only from ``data:``),
 so the page makes no request even if its data held an address. With a ``nonce`` (a VS Code
 webview) the style and the script are allowed by that nonce instead of ``'unsafe-inline'``.
-Output is deterministic: the same payload gives the same bytes.
+Output is deterministic: the same payload gives the same bytes. The sections come in the
+order a reader looks for them: the hot source lines first, then the comparison (compare
+view), the chart, the operators, and the summary of the run (model, target, backends, the
+result metrics and warnings) last.
 """
 
 from __future__ import annotations
@@ -28,10 +31,10 @@ _BODY = """<header>
 </header>
 <noscript><p class="warn">This report draws its chart, sources and tables with JavaScript;
 the figures themselves are in the page's embedded data.</p></noscript>
-<section><h2>Summary</h2><div id="summary"></div></section>
+<p id="no-view" class="muted" hidden>No result of this document has figures on its entities.</p>
+<section class="needs-view" id="sources"><h2>Source</h2><div id="files"></div></section>
 <section id="compare" hidden><h2>Compared with the baseline</h2><div id="compare-body"></div>
 </section>
-<p id="no-view" class="muted" hidden>No result of this document has figures on its entities.</p>
 <section class="needs-view" id="hierarchy"><h2>Where the cost goes</h2>
 <div class="toolbar"><div id="crumbs"></div><button id="chart-reset" type="button">Reset zoom
 </button><select id="chart-colour" hidden><option value="change">colour by change</option>
@@ -43,7 +46,6 @@ the figures themselves are in the page's embedded data.</p></noscript>
 <i class="k-more"></i>context, or narrower than a pixel</span></div>
 <div id="chart-box"><canvas id="chart"></canvas><div id="tip"></div></div>
 </section>
-<section class="needs-view" id="sources"><h2>Source</h2><div id="files"></div></section>
 <section class="needs-view" id="operators"><h2>Operators</h2>
 <div class="toolbar"><input id="op-filter" type="search" size="40"
 placeholder="filter by name, type, module or line"> <span id="op-count" class="muted"></span>
@@ -52,6 +54,7 @@ placeholder="filter by name, type, module or line"> <span id="op-count" class="m
 </table></div>
 <p><button id="op-more" type="button" hidden>Show 200 more</button></p>
 </section>
+<section id="summary-section"><h2>Summary</h2><div id="summary"></div></section>
 <footer>Written by perfline {version}. This file is self-contained: it loads nothing.</footer>
 """
 

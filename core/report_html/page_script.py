@@ -180,7 +180,14 @@ SCRIPT: Final = r"""
     return markOf(sigOf(row), row[3]) + ' ' + signed(row[3], rowUnit(row)) + ' (' +
       relative(row[3], row[1]) + ')';
   }
-  function markOf(sig, delta) { return sig === 'unchanged' && delta === 0 ? '=' : SIG_MARK[sig]; }
+  // ▲ / ▼: the value went up / down, as in the CLI and the editor (a rate that fell is a
+  // regression marked ▼); the colour and the word say whether it is worse.
+  function markOf(sig, delta) {
+    if ((sig === 'regressed' || sig === 'improved') && delta) {
+      return delta > 0 ? '\u25b2' : '\u25bc';
+    }
+    return sig === 'unchanged' && delta === 0 ? '=' : SIG_MARK[sig];
+  }
   function deltaTitle(row) {
     var unit = rowUnit(row), sig = sigOf(row), parts = [];
     parts.push('baseline ' + fmtValue(row[1], unit), 'new ' + fmtValue(row[2], unit));

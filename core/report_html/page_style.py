@@ -51,7 +51,9 @@ h2{font-size:16px;margin:28px 0 8px}
 .meta b{color:var(--fg);font-weight:600}
 .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(300px,1fr));gap:12px}
 .card{background:var(--panel);border:1px solid var(--line);border-radius:6px;padding:10px 12px}
-.card td{word-break:break-all}
+.card table{table-layout:fixed}
+.card th{width:38%;white-space:normal;overflow-wrap:anywhere}
+.card td{overflow-wrap:anywhere}
 .card h3{font-size:13px;margin:0 0 6px;color:var(--muted);text-transform:uppercase;
 letter-spacing:.04em}
 table{border-collapse:collapse;width:100%}

@@ -29,7 +29,14 @@ from perfline.server.paths import PathResolver
 from perfline.server.scheduler.boundary import WorkspaceBoundary
 from perfline.server.scheduler.bounded_reads import InputLimits, ReadFile
 from perfline.server.scheduler.content_hashes import ContentHashes
-from perfline.server.workspace import PlannedJob, load_config, plan_jobs, python_files, scan_files
+from perfline.server.workspace import (
+    PlannedJob,
+    load_config,
+    perfline_output,
+    plan_jobs,
+    python_files,
+    scan_files,
+)
 
 log = logging.getLogger(__name__)
 
@@ -135,12 +142,16 @@ class GroundState:
     def plan(self) -> dict[str, PlannedJob]:
         """The jobs of the config (or the conventions), inputs outside the boundary marked."""
         planned: dict[str, PlannedJob] = {}
-        for plan in plan_jobs(self.config, self.files, self.registry):
+        for plan in plan_jobs(self.config, self.files, self.registry, own_output=self._own_output):
             outside = tuple(
                 rel for rel in plan.inputs if self.boundary.outside(self.root / rel) is not None
             )
             planned[plan.name] = replace(plan, outside=outside) if outside else plan
         return planned
+
+    def _own_output(self, rel: str) -> bool:
+        """Whether ``rel`` is perfline's own output (read only inside the boundary)."""
+        return self.boundary.outside(self.root / rel) is None and perfline_output(self.root, rel)
 
     def digests(self, plan: PlannedJob) -> tuple[str, ...]:
         """The current content hashes of a job's inputs (never read outside the boundary)."""

@@ -55,6 +55,7 @@ from perfline.server.scheduler.events import (
     SettleCheck,
     Shutdown,
 )
+from perfline.server.scheduler.failure_log import log_config, log_job_error
 from perfline.server.scheduler.ground import GroundState
 from perfline.server.scheduler.idle_gate import IdleGate
 from perfline.server.scheduler.job_table import InFlight, JobRecord
@@ -225,8 +226,10 @@ class Scheduler:
     ) -> None:
         ground = self.ground
         config_changed = force_config or (changed is not None and CONFIG_FILE_NAME in changed)
+        had_error = ground.config_error is not None
         if config_changed and ground.reload_config():
             error = ground.config_error
+            log_config(error, had_error)
             self._publish(EngineEvent("config", error=str(error) if error else None))
         files_changed = False
         if config_changed or not ground.only_known_files(changed or set()):
@@ -406,6 +409,7 @@ class Scheduler:
             self._schedule(check.job)
             return
         stale = self.results.fail(check.job, check.error, check.generation)
+        log_job_error(check.job, check.error)
         event = EngineEvent("result", check.job, check.generation, stale, check.error.message)
         self._publish(event)
 

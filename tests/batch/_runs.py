@@ -10,7 +10,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from perfline.clients.cli.routes import load_run
+from perfline.clients.cli.run_spec import load_run
 from perfline.core.pipeline import PipelineSettings
 
 DATA = Path(__file__).resolve().parent.parent / "data"

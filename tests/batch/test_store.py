@@ -94,9 +94,15 @@ def test_a_missing_structure_leaves_its_group_out(store: Path) -> None:
     assert f"warning: {structure}: left out: not a run structure (" in result.stderr
 
 
-def test_the_marker_guards_the_folder(tmp_path: Path) -> None:
+def test_the_marker_guards_the_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
     assert stores.open_store(str(tmp_path / "new"), create=True) == tmp_path / "new"
     assert (tmp_path / "new" / stores.MARKER).is_file()
+    # a relative path: the store's folders are made where it names
+    assert stores.open_store("relative", create=True) == tmp_path / "relative"
+    assert sorted(p.name for p in (tmp_path / "relative").iterdir()) == sorted(
+        [stores.MARKER, stores.ROWS, stores.RUNS, stores.STRUCTURES]
+    )
     for name, text in (("bad", '{"perfline_batch_store": 99}'), ("broken", "{")):
         folder = tmp_path / name
         folder.mkdir()

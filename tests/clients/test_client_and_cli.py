@@ -18,53 +18,18 @@ import pytest
 from click.testing import CliRunner
 
 from perfline.clients.cli import cli
-from perfline.clients.rpc import AsyncClient, Client, Endpoint, LocalSession, RpcError
+from perfline.clients.rpc import AsyncClient, Client, LocalSession, RpcError
 from perfline.clients.rpc.client import endpoint_for_workspace
+from tests.clients.daemons import Daemon, running_daemon
 from tests.server.helpers import KWS_FIGURE_LINES, copy_kws, wait_for
 
 pytestmark = pytest.mark.timeout(120)
 
 
-class Daemon:
-    def __init__(self, process: subprocess.Popen[str], endpoint: Endpoint, root: Path) -> None:
-        self.process = process
-        self.endpoint = endpoint
-        self.root = root
-
-
-def _start(root: Path, runtime: Path, *args: str) -> Daemon:
-    env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime)}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "perfline", "serve", *args, "-w", str(root)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    assert process.stderr is not None
-    line = process.stderr.readline()
-    tcp = re.search(r"on tcp ([\d.]+):(\d+)", line)
-    sock = re.search(r"on socket (\S+)", line)
-    assert tcp or sock, line
-    endpoint = (
-        Endpoint(tcp=(tcp.group(1), int(tcp.group(2)))) if tcp else Endpoint(socket=sock.group(1))
-    )  # type: ignore[union-attr]
-    with Client.connect(endpoint) as client:
-        assert wait_for(
-            lambda: all(j["state"] == "ok" for j in client.request("perfline/jobs")["jobs"]),
-            timeout=60,
-        )
-    return Daemon(process, endpoint, root)
-
-
 @pytest.fixture
 def daemon(tmp_path: Path, runtime: Path) -> Iterator[Daemon]:
-    started = _start(copy_kws(tmp_path), runtime, "--tcp", "127.0.0.1:0")
-    try:
+    with running_daemon(copy_kws(tmp_path), runtime, "--tcp", "127.0.0.1:0") as started:
         yield started
-    finally:
-        started.process.terminate()
-        started.process.wait(10)
 
 
 def test_sync_client_and_discovery(daemon: Daemon) -> None:
@@ -129,14 +94,10 @@ def test_resultchanged_after_a_file_change_reaches_scripts(daemon: Daemon) -> No
 
 def test_unix_socket_is_private(tmp_path: Path, runtime: Path) -> None:
     path = tmp_path / "perfline.sock"
-    started = _start(copy_kws(tmp_path), runtime, "--socket", str(path))
-    try:
+    with running_daemon(copy_kws(tmp_path), runtime, "--socket", str(path)):
         assert stat.S_IMODE(path.stat().st_mode) == 0o600
         with Client.connect(socket_path=str(path)) as client:
             assert client.request("perfline/status")["jobs"] == 1
-    finally:
-        started.process.terminate()
-        started.process.wait(10)
     assert not path.exists()
 
 

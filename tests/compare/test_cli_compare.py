@@ -109,11 +109,14 @@ def test_check_passes_and_writes_empty_reports(documents: dict[str, Path], tmp_p
     jsonschema.Draft4Validator(json.loads(SARIF_SCHEMA.read_text())).validate(log)
     assert log["runs"][0]["results"] == []
     suite = ElementTree.parse(junit).getroot().find("testsuite")
-    assert suite is not None and suite.get("tests") == "6" and suite.get("failures") == "0"
+    assert suite is not None and suite.get("tests") == "7" and suite.get("failures") == "0"
     # The six lines with nodes of their own (the innermost user line of each node's trace);
-    # the call line 41, whose figure is theirs, is reported by compare and not judged.
+    # the call line 41, whose figure is theirs, is reported by compare and not judged. And
+    # the model-wide estimate, a test case of its own.
     judged = {c.get("name") for c in suite.iter("testcase")}
-    assert judged == {f"line {n} duration_avg" for n in _innermost_lines()}
+    assert judged == {f"line {n} duration_avg" for n in _innermost_lines()} | {
+        "model-wide duration_avg"
+    }
     assert "1 call line(s) carry figures that include the lines they call" in outcome.stderr
 
 
@@ -139,27 +142,28 @@ def test_check_fails_when_the_new_run_is_the_slow_one(
         "--source-root", str(tmp_path),
     )  # fmt: skip
     assert outcome.exit_code == 1, outcome.output
-    assert "3 line(s) regress by more than 5.0%" in outcome.stdout
+    # Without ORT's optimisations every line is slower, by +32.6% as the median line, and
+    # the six lines scatter widely around that (48%): line 25 (+714%, its Conv no longer
+    # fused with the Relu) is the one singled out; 27 (+57%) and 40 (+75%) are within the
+    # scatter (the plain per-line gate failed all three).
+    assert "model-wide +32.6% [+0.0%, +666.7%] over 6 lines" in outcome.stdout
+    assert "1 line(s) regress by more than 5.0%" in outcome.stdout
     log = json.loads(sarif.read_text())
     jsonschema.Draft4Validator(json.loads(SARIF_SCHEMA.read_text())).validate(log)
     found = {
         r["locations"][0]["physicalLocation"]["region"]["startLine"]
         for r in log["runs"][0]["results"]
     }
-    assert found == {25, 27, 40}
+    assert found == {25}
     uris = {
         r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
         for r in log["runs"][0]["results"]
     }
     assert uris == {"file:///home/dev/kws/dscnn.py"}  # not in the workspace: the recorded path
     suite = ElementTree.parse(junit).getroot().find("testsuite")
-    assert suite is not None and suite.get("failures") == "3"
+    assert suite is not None and suite.get("failures") == "1"
     failed = [c.get("name") for c in suite.iter("testcase") if c.find("failure") is not None]
-    assert sorted(failed) == [
-        "line 25 duration_avg",
-        "line 27 duration_avg",
-        "line 40 duration_avg",
-    ]
+    assert failed == ["line 25 duration_avg"]
     # A stricter level or a larger limit lets it pass.
     assert _invoke(
         "check", "--baseline", str(documents["opt"]), str(documents["noopt"]),

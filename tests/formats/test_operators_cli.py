@@ -71,3 +71,16 @@ def test_bad_model_exit_status() -> None:
     result = CliRunner().invoke(command, [str(DSCNN / "dscnn.py")])
     assert result.exit_code == 2
     assert "expected a model file" in result.output
+
+
+@pytest.mark.parametrize("name", ["dscnn.pt2", "dscnn.onnx", "dscnn_int_dbg.vgf"])
+def test_the_table_names_the_recorded_source_paths(name: str) -> None:
+    """Issue 37: the table shows locations by file name; the paths as recorded (what a
+    ``[[path_map]]`` maps) follow it, with how many operators name each."""
+    result = CliRunner().invoke(command, [str(DSCNN / name)], env={"COLUMNS": "160"})
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    head = lines.index("source files as recorded (map them with [[path_map]] in perfline.toml):")
+    listed = [line.strip() for line in lines[head + 1 :] if line.startswith("  ")]
+    assert listed and listed[0].startswith("/home/dev/kws/dscnn.py (")
+    assert not any("site-packages" in line for line in listed)  # library frames are not shown

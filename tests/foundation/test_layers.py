@@ -22,7 +22,9 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 BACKENDS = REPO / "core" / "backends"
 #: Parts of ``core/backends`` every backend may import (shared, not backends of their own).
-SHARED_BACKEND_PARTS = frozenset({"nx_common", "runtime_common", "source_model", "settings"})
+SHARED_BACKEND_PARTS = frozenset(
+    {"nx_common", "runtime_common", "source_model", "settings", "run_match"}
+)
 LSP_MODULES = ("pygls", "lsprotocol", "perfline.server.lsp")
 
 

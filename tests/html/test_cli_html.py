@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
 from perfline.clients.cli import cli
+from perfline.core.workspace_config import PathMap
 from perfline.server.paths import PathResolver
 from perfline.server.report_sources import read_sources, render_document_html
 from tests.html._documents import RECORDED, SOURCE, example_document
@@ -97,7 +98,9 @@ def test_sources_never_come_from_outside_the_workspace(workspace: Path) -> None:
 
 
 def test_daemon_entry_point_names_local_files(workspace: Path) -> None:
-    resolver = PathResolver(workspace, (), (".",), ["model/dscnn.py"])
+    # the recorded folder (kws) is not the workspace's (model): the path map says they are one
+    mapped = (PathMap(str(PurePosixPath(RECORDED).parent), "model"),)
+    resolver = PathResolver(workspace, mapped, (".",), ["model/dscnn.py"])
     page = render_document_html(
         example_document(), resolver.resolve, root=workspace, locations=True, nonce="n0nce123"
     )

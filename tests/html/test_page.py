@@ -60,6 +60,17 @@ def test_page_is_self_contained() -> None:
     assert "connect-src" not in policy  # falls back to 'none'
 
 
+def test_hot_source_lines_come_before_the_metadata() -> None:
+    """Issue 37: the source section is the first, the summary (model, target, backends) the
+    last; the cards' value cells wrap anywhere in a fixed layout instead of one character per
+    line beside a long key (the browser test measures the widths)."""
+    _, parser = _page(example_document())
+    sections = [a.get("id") for tag, a in parser.tags if tag == "section"]
+    assert sections[0] == "sources" and sections[-1] == "summary-section", sections
+    assert ".card td{word-break:break-all}" not in STYLE
+    assert ".card table{table-layout:fixed}" in STYLE
+
+
 def test_embedded_data_is_the_payload() -> None:
     document = example_document()
     _, parser = _page(document)

@@ -93,7 +93,9 @@ def test_real_etdump_of_another_program() -> None:
     _, dump = _real("portable")
     record = (DATA / "vgf" / "dscnn_vgf.etrecord").read_bytes()
     with pytest.raises(
-        InputError, match=r"r\.etdump: run_data\[1\]\.events\[\d+\]: instruction \d+"
+        InputError,
+        match=r"r\.etdump: run_data\[1\]\.events\[\d+\]: OPERATOR_CALL at instruction \d+: not an "
+        r"instruction of method 'forward'",
     ):
         _analyze(record, dump)
 

@@ -55,9 +55,12 @@ def _expected_error(vgf: Path) -> str:
     chains, labels = _dscnn_l_chains()
     assert len(chains) == 27
     return (
-        f"error: {DEBUG_DB}: 0 of {len(chains)} estimator chains matched an operation of {vgf}: "
-        f"the labels of {len(chains)} of them (e.g. {labels[0]!r}, {labels[1]!r}) name no "
-        "operation of it; the databases are of another model (or of another conversion of it)"
+        f"error: {DEBUG_DB}: 0 of {len(chains)} estimator chains matched an operation of {vgf} "
+        f"(e.g. chain/segment_0/{chains[0]}: its labels ({labels[0]!r}) name no operation of it; "
+        f"chain/segment_0/{chains[1]}: its labels ({labels[0]!r}) name no operation of it; "
+        f"chain/segment_0/{chains[2]}: its labels ({labels[0]!r}) name no operation of it; "
+        f"... ({len(chains) - 3} more)); the databases are of another model (or of another "
+        "conversion of it)"
     )
 
 
@@ -124,16 +127,15 @@ def test_partly_matching_databases_warn_with_counts_and_cycles(tmp_path: Path) -
         cycles[chain_of[row[0]]] = cycles.get(chain_of[row[0]], 0) + int(row[2])
     total = sum(cycles.values())
     left = {number: cycles[str(number)] for number in foreign}
-    listed = ", ".join(
-        f"chain/segment_0/{number} ({value:,} cycles)"
+    listed = "; ".join(
+        f"chain/segment_0/{number} ({value:,} cycles): its labels ({FOREIGN!r}) name no "
+        "operation of it"
         for number, value in sorted(left.items(), key=lambda item: -item[1])
     )
     expected = (
         f"{len(cycles) - 2} of {len(cycles)} estimator chains matched an operation of "
-        f"{DSCNN_VGF}; the labels of 2 chains name no operation of it, so "
-        f"{sum(left.values()):,} of {total:,} cycles (total_cycles) "
-        f"({sum(left.values()) / total * 100:.3g}%) are left unattributed (no source operator): "
-        f"{listed}."
+        f"{DSCNN_VGF}; 2 of them ({sum(left.values()):,} of {total:,} cycles (total_cycles), "
+        f"{sum(left.values()) / total * 100:.3g}%) are left unattributed: {listed}."
     )
     completed = analyze(tmp_path, str(DSCNN_VGF), str(run), "--json")
     assert completed.returncode == 0, completed.stderr

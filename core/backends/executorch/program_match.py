@@ -4,8 +4,7 @@ Every runtime observation except ``Method::execute`` is judged against the
 selected method of the ETRecord, by what both files record:
 
 * its instruction id must be an instruction of the method (its debug-handle
-  map or delegate map); otherwise the programs differ outright: ``InputError``
-  at the first such event, with the counts;
+  map or delegate map); otherwise the programs differ outright (decisive);
 * an operator event (``OPERATOR_CALL`` / ``native_call_*``) matches an
   instruction that is not a delegate call, and, when the ETDump names its
   kernel (``native_call_<op>.<variant>``), the edge-dialect operators of the
@@ -16,17 +15,19 @@ selected method of the ETRecord, by what both files record:
   delegate's map lacks is the delegate's own operation: ``unmapped``, not a
   mismatch).
 
-No observation matching -> ``InputError`` naming the ETDump and the ETRecord
-with the counts; some not matching -> those stay unattributed (the result puts
-them on ``unmapped`` backend operators) and a warning gives the counts and
-their time in ms per execution (delegate-internal time is inside its delegate
-call and not added again).
+The verdict is ``run_match``'s: an instruction the method does not have is
+decisive (``InputError`` at that event); no observation matching ->
+``InputError`` naming the ETDump and the ETRecord with the counts; some not
+matching -> those stay unattributed (the result puts them on ``unmapped``
+backend operators) and a warning gives the counts and their time in ms per
+execution (delegate-internal time is inside its delegate call and not added
+again).
 Cost: O(observations + edge nodes).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from perfline.core.backends.executorch.etrecord import ETRecord
@@ -39,9 +40,7 @@ from perfline.core.backends.executorch.events import (
     Observation,
     Timeline,
 )
-from perfline.core.errors import InputError, Problem
-
-_SHOWN = 5
+from perfline.core.backends.run_match import Evidence, Wording, judge_run
 
 
 @dataclass(frozen=True)
@@ -60,65 +59,52 @@ def match_program(
     etdump_source: str,
     etrecord_source: str,
 ) -> ProgramMatch:
-    """Judge every observation (see the module docstring)."""
-    judged = [o for o in timeline.observations if o.key.role != ROLE_METHOD]
-    _check_instructions(record, judged, method, etdump_source, etrecord_source)
-    operators = _instruction_operators(record, method)
-    reasons: dict[EventKey, str] = {}
-    for observation in judged:
-        reason = _mismatch(record, method, operators, timeline, observation)
-        if reason is not None:
-            reasons[observation.key] = reason
-    if not reasons:
-        return ProgramMatch(frozenset(), None)
-    unmatched = [o for o in judged if o.key in reasons]
-    where = f"method {method!r} in {etrecord_source}"
-    if len(unmatched) == len(judged):
-        example = next((o for o in unmatched if o.key.role != ROLE_DELEGATE_INTERNAL), judged[0])
-        raise InputError(
-            etdump_source,
-            f"0 of {len(judged)} ETDump events matched an instruction of {where} (e.g. "
-            f"{_describe(example, reasons)}); the ETDump holds executions of another program",
-        )
-    runs = timeline.execution_count or 1
-    top_level = [o for o in unmatched if o.key.role != ROLE_DELEGATE_INTERNAL]
-    per_execution = sum(sum(o.durations_ms) for o in top_level) / runs
-    listed = ", ".join(_describe(o, reasons) for o in unmatched[:_SHOWN])
-    if len(unmatched) > _SHOWN:
-        listed += f", ... ({len(unmatched) - _SHOWN} more omitted)"
-    verb = "is" if len(unmatched) == 1 else "are"
-    warning = (
-        f"{len(judged) - len(unmatched)} of {len(judged)} ETDump events matched an "
-        f"instruction of {where}; {_plural(len(unmatched), 'event')} ({per_execution:.4g} ms per "
-        f"execution on average) {verb} left unattributed (no matching instruction): {listed}."
+    """Judge every observation (see the module docstring); the verdict is ``run_match``'s."""
+    # Top-level events first: they name the program's instructions; delegate-internal ones
+    # are inside their delegate call (no time of their own in the unattributed total).
+    judged = sorted(
+        (o for o in timeline.observations if o.key.role != ROLE_METHOD),
+        key=lambda o: o.key.role == ROLE_DELEGATE_INTERNAL,
     )
-    return ProgramMatch(frozenset(reasons), warning)
-
-
-def _check_instructions(
-    record: ETRecord,
-    observations: Sequence[Observation],
-    method: str,
-    source: str,
-    etrecord_source: str,
-) -> None:
     known = set(record.debug_handle_map.get(method, {})) | set(record.delegate_map.get(method, {}))
-    outside = [o for o in observations if o.key.instruction_id not in known]
-    if not outside:
-        return
-    first = outside[0]
-    run, event = first.first_seen
     span = f"{min(known)}..{max(known)}" if known else "none"
-    raise InputError(
-        source,
-        Problem(
-            f"run_data[{run}].events[{event}]",
-            f"instruction {first.key.instruction_id} ({first.key.name or 'unnamed event'}) is "
-            f"not an instruction of method {method!r} in {etrecord_source} (its instructions: "
-            f"{span}); the ETDump does not hold executions of that method ({len(outside)} of "
-            f"{len(observations)} ETDump events name an instruction it does not have)",
+    where = f"method {method!r} in {etrecord_source}"
+    operators = _instruction_operators(record, method)
+    runs = timeline.execution_count or 1
+    evidence: list[Evidence] = []
+    for observation in judged:
+        key = observation.key
+        label = f"{key.name or key.delegate_debug_id_str or 'unnamed event'} at instruction "
+        label += str(key.instruction_id)
+        internal = key.role == ROLE_DELEGATE_INTERNAL
+        weight = 0.0 if internal else sum(observation.durations_ms) / runs
+        if key.instruction_id not in known:
+            run, event = observation.first_seen
+            evidence.append(
+                Evidence(
+                    label,
+                    weight,
+                    f"not an instruction of {where} (its instructions: {span})",
+                    decisive=True,
+                    place=f"run_data[{run}].events[{event}]",
+                )
+            )
+            continue
+        reason = _mismatch(record, method, operators, timeline, observation)
+        evidence.append(Evidence(label, weight, reason))
+    verdict = judge_run(
+        evidence,
+        Wording(
+            run=etdump_source,
+            items="ETDump events",
+            model=f"an instruction of {where}",
+            conclusion="the ETDump holds executions of another program",
+            unit="ms per execution on average",
+            item_unit="ms",
         ),
     )
+    unmatched = frozenset(judged[position].key for position in verdict.disagreeing)
+    return ProgramMatch(unmatched, verdict.warning)
 
 
 def _instruction_operators(record: ETRecord, method: str) -> dict[int, frozenset[str]]:
@@ -169,16 +155,6 @@ def _mismatch(
         f"kernel {kernels[0]} ran, but the ETRecord's instruction {key.instruction_id} is "
         + "/".join(sorted(expected))
     )
-
-
-def _describe(observation: Observation, reasons: Mapping[EventKey, str]) -> str:
-    key = observation.key
-    name = key.name or key.delegate_debug_id_str or "unnamed event"
-    return f"{name} at instruction {key.instruction_id}: {reasons[key]}"
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
 def _operator_of_target(target: str) -> str:

@@ -7,6 +7,9 @@ labels (no operations, or only the synthetic operations of stripes the debug
 database does not link) tells nothing either way. Only segments read with
 SPIR-V are judged (the databases alone name no operation at all).
 
+The verdict is ``run_match``'s (the chains its evidence, ``total_cycles`` their
+weight):
+
 * No chain matches and at least one is foreign: the databases are of another
   model -> ``InputError`` naming the debug database(s) and the VGF, with the
   counts (``0 of 27 estimator chains matched an operation of m.vgf``).
@@ -33,9 +36,8 @@ from perfline.core.backends.nx_common.debug_database import SYNTHETIC_LABEL_PREF
 from perfline.core.backends.nx_common.labels import split_labels
 from perfline.core.backends.nx_common.records import Number, SegmentInput
 from perfline.core.backends.nx_common.view import ChainView
-from perfline.core.errors import InputError
+from perfline.core.backends.run_match import Evidence, Wording, judge_run
 
-_SHOWN = 5
 _EXAMPLES = 2
 _LABEL_CHARS = 60
 
@@ -88,38 +90,40 @@ def segment_matches(segments: Sequence[SegmentInput]) -> list[ChainMatch]:
 
 
 def check_matches(matches: Sequence[ChainMatch], noun: str) -> str | None:
-    """Raise when nothing matches; the partial-match warning, or ``None``.
+    """Raise when nothing matches; the partial-match warning, or ``None`` (``run_match``'s
+    verdict: a chain without labels is not judged).
 
     ``noun`` says whose chains they are (``estimator chains``, ``captured chains``).
     """
-    foreign = [match for match in matches if not match.matched and _labels(match)]
-    if not foreign:
-        return None
-    matched = sum(1 for match in matches if match.matched)
-    models = _joined(_model_of(match.segment) for match in matches)
-    if matched == 0:
-        examples = _examples(foreign)
-        raise InputError(
-            _joined(match.segment.debug_source or "debug database" for match in foreign),
-            f"0 of {len(matches)} {noun} matched an operation of {models}: the labels of "
-            f"{len(foreign)} of them ({examples}) name no operation of it; the databases are of "
-            "another model (or of another conversion of it)",
+    evidence: list[Evidence] = []
+    for match in matches:
+        labels = () if match.matched else _labels(match)
+        mismatch = f"its labels ({_examples(labels)}) name no operation of it" if labels else None
+        evidence.append(
+            Evidence(
+                match.entity_id,
+                float(match.total_cycles),
+                mismatch,
+                judged=match.matched or bool(labels),
+            )
         )
-    total = sum(match.total_cycles for match in matches)
-    left = sum(match.total_cycles for match in foreign)
-    share = f" ({left / total * 100:.3g}%)" if total else ""
-    largest = sorted(foreign, key=lambda match: -match.total_cycles)
-    listed = ", ".join(
-        f"{match.entity_id} ({_number(match.total_cycles)} cycles)" for match in largest[:_SHOWN]
+    databases = _joined(
+        match.segment.debug_source or "debug database"
+        for match, item in zip(matches, evidence, strict=True)
+        if item.mismatch
     )
-    if len(largest) > _SHOWN:
-        listed += f", ... ({len(largest) - _SHOWN} more omitted)"
-    return (
-        f"{matched} of {len(matches)} {noun} matched an operation of {models}; the labels of "
-        f"{_plural(len(foreign), 'chain')} name no operation of it, so {_number(left)} of "
-        f"{_number(total)} cycles (total_cycles){share} are left unattributed (no source "
-        f"operator): {listed}."
+    verdict = judge_run(
+        evidence,
+        Wording(
+            run=databases,
+            items=noun,
+            model=f"an operation of {_joined(_model_of(match.segment) for match in matches)}",
+            conclusion="the databases are of another model (or of another conversion of it)",
+            unit="cycles (total_cycles)",
+            item_unit="cycles",
+        ),
     )
+    return verdict.warning
 
 
 def _labels(match: ChainMatch) -> tuple[str, ...]:
@@ -134,15 +138,13 @@ def _labels(match: ChainMatch) -> tuple[str, ...]:
     return tuple(labels)
 
 
-def _examples(foreign: Sequence[ChainMatch]) -> str:
-    seen: dict[str, None] = {}
-    for match in foreign:
-        for label in _labels(match):
-            shown = label if len(label) <= _LABEL_CHARS else label[: _LABEL_CHARS - 3] + "..."
-            seen.setdefault(repr(shown))
-            if len(seen) == _EXAMPLES:
-                return "e.g. " + ", ".join(seen)
-    return "e.g. " + ", ".join(seen)
+def _examples(labels: Sequence[str]) -> str:
+    shown = [
+        repr(label if len(label) <= _LABEL_CHARS else label[: _LABEL_CHARS - 3] + "...")
+        for label in dict.fromkeys(labels)
+    ]
+    more = ", ..." if len(shown) > _EXAMPLES else ""
+    return ", ".join(shown[:_EXAMPLES]) + more
 
 
 def _model_of(segment: SegmentInput) -> str:
@@ -151,11 +153,3 @@ def _model_of(segment: SegmentInput) -> str:
 
 def _joined(names: Iterable[str]) -> str:
     return ", ".join(dict.fromkeys(names))
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" + ("" if count == 1 else "s")
-
-
-def _number(value: Number) -> str:
-    return f"{value:,}" if isinstance(value, int) else f"{value:,.6g}"

@@ -22,6 +22,7 @@ from perfline.core.collection import collection_paused
 from perfline.core.envelope import build_document, model_info, run_id_for, sha256_hex
 from perfline.core.errors import InputError, Problem
 from perfline.core.formats.onnx import model_operators, read_onnx
+from perfline.core.formats.onnx_graph import read_onnx_graph
 
 DEFAULT_WARMUP_RUNS = 1
 
@@ -41,8 +42,8 @@ def analyze_profiles(
     with collection_paused():
         if not profiles:
             raise InputError(model.path, Problem("arguments", "expected one or more profiles"))
-        onnx_model = read_onnx(model.data, model.path)
-        operators = model_operators(onnx_model)
+        graph = read_onnx_graph(model.data, model.path)
+        operators = model_operators(graph.model)
         optimized = (
             read_onnx(optimized_model.data, optimized_model.path) if optimized_model else None
         )
@@ -57,10 +58,11 @@ def analyze_profiles(
                 )
         runs = recorded_runs(read, warmup_runs)
         built = build_ort_result(
-            onnx_model,
+            graph,
             operators,
             runs,
             model_source=model.path,
+            profile_sources=[profile.path for profile in profiles],
             optimized=optimized,
             extra_warnings=warnings,
         )

@@ -57,6 +57,19 @@ class NodeEvent:
         """``args.output_type_shape`` as shapes."""
         return _shapes(self.args.get("output_type_shape"))
 
+    @property
+    def output_types(self) -> tuple[str, ...]:
+        """The element type of each ``args.output_type_shape`` entry (``""`` where none)."""
+        return _element_types(self.args.get("output_type_shape"))
+
+    @property
+    def parameter_size(self) -> int | None:
+        """``args.parameter_size``: bytes of the node's initializer inputs, as ORT counts them."""
+        value = self.args.get("parameter_size")
+        if isinstance(value, str) and value.isdigit():
+            return int(value)
+        return None
+
 
 @dataclass(frozen=True)
 class Profile:
@@ -123,6 +136,14 @@ def _shapes(value: Any) -> tuple[Shape, ...]:
                 continue
         shapes.append(())
     return tuple(shapes)
+
+
+def _element_types(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        return ()
+    return tuple(
+        next(iter(item)) if isinstance(item, Mapping) and len(item) == 1 else "" for item in value
+    )
 
 
 def _node_index(args: Mapping[str, Any], source: str, where: str) -> int | None:

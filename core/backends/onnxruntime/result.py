@@ -10,6 +10,13 @@ timing goes (confidence rules in ``mapping``; the confidence is the entity's
 * anything else (``fused``, ``inferred``, ``unmapped``, or a second observation of a node) -> a
   ``backend_operator`` named after the executed node, parenting the model nodes it stands for.
 
+Whether the profiles are of this model at all is decided first, node by node, on what the
+profile records (``node_evidence``: op type, name, output and input shapes, parameter sizes)
+by ``run_match``: no judged node agreeing -> ``InputError`` naming the first mismatches; an
+``exact`` node whose recorded shapes contradict the model is made ``unmapped`` (its time left
+unattributed, named in the warning with the counts and the total), so figures are only where
+the evidence agrees.
+
 Statistics are the measured backends' shared ones (``runtime_common.metrics``): per observation
 ``duration_avg``, ``duration_min``, ``duration_max``, ``duration_p50``, ``duration_p90`` (ms,
 ``samples`` = runs) and ``execution_count``. The average of every mapped observation (exact,
@@ -49,16 +56,18 @@ from perfline.core.backends.onnxruntime.mapping import (
     NodeMapping,
     map_executed,
 )
+from perfline.core.backends.onnxruntime.node_evidence import node_evidence
 from perfline.core.backends.onnxruntime.runs import NodeRuns, RecordedRuns
+from perfline.core.backends.run_match import Wording, judge_run
 from perfline.core.backends.runtime_common.metrics import inference_metrics, observation_summary
 from perfline.core.backends.source_model.provenance import (
     ENTITY_KINDS,
     operators_without_stack,
     provenance_entities,
 )
-from perfline.core.errors import InputError, Problem
 from perfline.core.formats.identity import SourceOperator, source_operator_id
 from perfline.core.formats.onnx import OnnxModel
+from perfline.core.formats.onnx_graph import OnnxGraph
 
 PRODUCER = "onnxruntime"
 BACKEND_OPERATOR = "backend_operator"
@@ -76,33 +85,52 @@ class OrtResult:
 
 
 def build_ort_result(
-    model: OnnxModel,
+    graph: OnnxGraph,
     operators: Sequence[SourceOperator],
     runs: RecordedRuns,
     *,
     model_source: str,
+    profile_sources: Sequence[str] = (),
     optimized: OnnxModel | None = None,
     extra_warnings: Sequence[str] = (),
 ) -> OrtResult:
-    """Entities, breakdowns and metrics of the kept runs (see the module docstring)."""
+    """Entities, breakdowns and metrics of the kept runs (see the module docstring).
+
+    Whether the profiles are of this model is ``run_match``'s verdict on ``node_evidence``:
+    none of the judged nodes agreeing raises ``InputError``; the nodes that disagree keep their
+    timing on ``unmapped`` backend operators (left out of every sum) and the warning says so.
+    """
+    model = graph.model
     executed = [ExecutedNode(n.name, n.op_name, n.node_index) for n in runs.nodes]
     mappings = map_executed(model, executed, optimized)
+    kept = len(runs.run_durations_ms)
+    evidence = node_evidence(runs.nodes, mappings, graph, kept)
+    verdict = judge_run(
+        evidence,
+        Wording(
+            run=", ".join(profile_sources) or model_source,
+            items="profile nodes",
+            model=f"a node of {model_source} (name, operator type, shapes)",
+            conclusion="the profile is of another model (or of another size or version of it)",
+            unit="ms per run on average",
+            item_unit="ms",
+        ),
+    )
+    for position in verdict.disagreeing:
+        node = runs.nodes[position]
+        known = mappings[node.name]
+        if known.confidence != UNMAPPED:
+            reason = evidence[position].mismatch or ""
+            mappings[node.name] = NodeMapping((), UNMAPPED, f"{known.evidence}, but {reason}")
     total_events = sum(node.events for node in runs.nodes)
     mapped = [node for node in runs.nodes if mappings[node.name].confidence != UNMAPPED]
-    if runs.nodes and not any(mappings[n.name].confidence == EXACT for n in runs.nodes):
-        raise InputError(
-            model_source,
-            Problem(
-                "profile node events",
-                f"0 of {total_events + runs.left_out_node_events} profile node events matched a "
-                f"node of "
-                f"{model_source} by name and operator type (e.g. "
-                f"{runs.nodes[0].name!r}, {runs.nodes[0].op_name}); the profile is of another "
-                "model",
-            ),
-        )
     warnings = list(extra_warnings)
-    warnings.extend(_mapping_warnings(runs, mappings, model_source, len(mapped), total_events))
+    if verdict.warning is not None:
+        warnings.append(verdict.warning)
+    if runs.outside_runs:
+        warnings.append(
+            f"{runs.outside_runs} node events lie outside every model_run and are not counted."
+        )
     missing = operators_without_stack(operators)
     if missing:
         warnings.append(
@@ -113,7 +141,6 @@ def build_ort_result(
     for node in runs.nodes:
         for original in mappings[node.name].originals:
             observed[original] = observed.get(original, 0) + 1
-    kept = len(runs.run_durations_ms)
     entities = provenance_entities(operators)
     node_attributes: dict[str, dict[str, Any]] = {}
     breakdowns: list[dict[str, Any]] = []
@@ -170,36 +197,6 @@ def build_ort_result(
         "providers": sorted({node.provider for node in runs.nodes if node.provider}),
     }
     return OrtResult(result, samples, configuration)
-
-
-def _mapping_warnings(
-    runs: RecordedRuns,
-    mappings: Mapping[str, NodeMapping],
-    model_source: str,
-    mapped_nodes: int,
-    total_events: int,
-) -> list[str]:
-    warnings: list[str] = []
-    unmapped = [node for node in runs.nodes if mappings[node.name].confidence == UNMAPPED]
-    if unmapped:
-        kept = len(runs.run_durations_ms) or 1
-        per_run = sum(sum(node.durations_ms) for node in unmapped) / kept
-        events = sum(node.events for node in unmapped)
-        listed = ", ".join(
-            f"{node.name} ({node.op_name}, {sum(node.durations_ms) / kept:.4g} ms)"
-            for node in sorted(unmapped, key=lambda n: -sum(n.durations_ms))
-        )
-        warnings.append(
-            f"{total_events - events} of {total_events} profile node events matched a node of "
-            f"{model_source}; {events} events of {len(unmapped)} executed nodes "
-            f"({per_run:.4g} ms per run on average) are left unattributed (no model node): "
-            f"{listed}."
-        )
-    if runs.outside_runs:
-        warnings.append(
-            f"{runs.outside_runs} node events lie outside every model_run and are not counted."
-        )
-    return warnings
 
 
 def _event_attributes(node: NodeRuns, mapping: NodeMapping) -> dict[str, Any]:

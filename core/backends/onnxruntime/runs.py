@@ -31,6 +31,8 @@ class NodeRuns:
     events: int
     input_shapes: tuple[tuple[int, ...], ...]
     output_shapes: tuple[tuple[int, ...], ...]
+    output_types: tuple[str, ...] = ()
+    parameter_size: int | None = None
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,8 @@ def recorded_runs(profiles: Sequence[Profile], warmup_runs: int) -> RecordedRuns
                 events=counts[name],
                 input_shapes=event.input_shapes,
                 output_shapes=event.output_shapes,
+                output_types=event.output_types,
+                parameter_size=event.parameter_size,
             )
         )
     return RecordedRuns(

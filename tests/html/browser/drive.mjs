@@ -18,10 +18,12 @@
  *      table (sorted by change, the operators under it first), the --noise line (a change the
  *      comparison judged noise) carries no change colour anywhere, the --call-line (which holds the
  *      regressed line; its change counted there) is uncoloured with an "inclusive" note, the
- *      compare section tallies
+ *      compare section tallies (▲/▼ the direction of the value: the rate that fell is ▼),
  *      the lines and its link shows the regressed line, and no request leaves the page;
  *   8. with --changes PAGE.html (a compare view of runs whose entities differ) and --changes-json:
  *      the entities only the new run has are listed, as many as `perfline compare --json` counts.
+ *   0. (first) the hot source lines come before the summary, and the summary cards' value cells
+ *      are wide enough (at least 40% of the card, at most four lines high).
  * Screenshots go to --shots. Exit code 0 only if every check passed.
  * With --measure it only opens the page and prints {"readyAt": ms, "wall": ms} as JSON (the
  * benchmark's time to interactive).
@@ -125,6 +127,43 @@ const shot = async (name, options = {}) => {
 };
 
 check('interactive', readyAt !== null, `ready ${readyAt.toFixed(0)} ms after navigation start`);
+
+// 0. The layout: the hot source lines come before the run's metadata (the summary), and each
+// summary card gives its values room: a value cell is at least 40% of its card's width and at
+// most four lines high (a long backend id once squeezed the Backends card's values to one
+// character per line).
+const layout = await page.evaluate(() => {
+  const top = (id) => document.getElementById(id).getBoundingClientRect().top;
+  const cards = [...document.querySelectorAll('#summary .card')].map((card) => {
+    const tds = [...card.querySelectorAll('td')];
+    const cells = tds.map((td) => td.getBoundingClientRect());
+    // a cell's lines: its content's height (the row's height is the taller cell's) by its
+    // line height
+    const lines = tds.map((td) => {
+      const range = document.createRange();
+      range.selectNodeContents(td);
+      return Math.round(range.getBoundingClientRect().height / parseFloat(getComputedStyle(td).lineHeight));
+    });
+    return {
+      title: card.querySelector('h3').textContent,
+      width: Math.round(card.getBoundingClientRect().width),
+      narrowest: Math.round(Math.min(...cells.map((c) => c.width))),
+      lines: Math.max(...lines),
+    };
+  });
+  return { sources: top('sources'), summary: top('summary'), cards };
+});
+check(
+  'hot source lines before the summary',
+  layout.sources < layout.summary,
+  `Source at ${Math.round(layout.sources)} px, Summary at ${Math.round(layout.summary)} px`,
+);
+check(
+  'summary cards give their values room',
+  layout.cards.some((c) => c.title === 'Backends') &&
+    layout.cards.every((c) => c.narrowest >= 0.4 * c.width && c.lines <= 4),
+  layout.cards.map((c) => `${c.title}: ${c.narrowest}/${c.width} px, ${c.lines} line(s)`).join('; '),
+);
 
 // 1. The line's figure, as `perfline annotate --json` labels it.
 const annotations = JSON.parse(readFileSync(args.expected, 'utf8'));
@@ -342,6 +381,23 @@ if (args.compare) {
   };
   const bad = Number(args.regressed), calm = Number(args.noise);
   const want = { bad: verdictOf(bad), calm: verdictOf(calm) };
+  // ▲ / ▼ are the direction of the value, as in the CLI and the editor (docs/results.md): the
+  // regressed line's time went up (▲), the model's inferences/s went down (▼, a regression).
+  const marks = await page.evaluate(([file, n]) => {
+    const row = [...document.querySelectorAll('#compare-body table.metrics tr')].find(
+      (tr) => tr.querySelector('td')?.textContent === 'inferences_per_second');
+    const ln = document.querySelector(`details.file[data-file="${file}"] .ln[data-line="${n}"]`);
+    return {
+      rate: row ? row.querySelectorAll('td')[3].textContent : null,
+      rateVerdict: row ? row.querySelectorAll('td')[4].textContent : null,
+      line: ln ? ln.querySelector('.delta').textContent : null,
+    };
+  }, [args.file, bad]);
+  check('compare: ▲/▼ mark the direction of the value',
+    (marks.rate ?? '').startsWith('\u25bc') && (marks.rateVerdict ?? '').startsWith('regressed') &&
+      (marks.line ?? '').startsWith('\u25b2'),
+    `inferences_per_second ${JSON.stringify(marks.rate)} (${marks.rateVerdict}), ` +
+      `line ${bad} ${JSON.stringify(marks.line)}`);
   check('compare: the expected verdicts (perfline compare --json)',
     want.bad?.verdict === 'regression' && want.bad.significant &&
       want.calm?.verdict === 'noise' && !want.calm.significant && want.calm.delta !== 0,

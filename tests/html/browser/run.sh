@@ -4,7 +4,8 @@
 #   1. analyses the example (examples/kws: the DS-CNN measured with ExecuTorch) and writes its
 #      report with `perfline report ... --html` (sources through the example's path map);
 #   2. takes the expected line labels from `perfline annotate --json` (the editor's code path);
-#   3. drive.mjs checks the line 26 figure and its operators, line 41's (x = self.blocks(x)) figure
+#   3. drive.mjs checks that the source lines come before the summary and that the summary cards
+#      give their values room, the line 26 figure and its operators, line 41's (x = self.blocks(x)) figure
 #      marked "(calls 24-27)": it calls DSBlock.forward's lines, zoom on click and back, hover,
 #      table sorting both ways, number formatting against Python's, that no request leaves the
 #      page, that no script error occurs, and that a 5,000-chain NX result opens with its chart
@@ -38,6 +39,7 @@ step "chromium"
 # shellcheck source=../../../scripts/chromium.sh
 . "$REPO/scripts/chromium.sh"
 ensure_chromium
+test_tool_env
 
 step "playwright-core (pinned, tests/html/browser/package-lock.json)"
 (cd "$HERE" && npm ci --no-audit --no-fund --loglevel=error)
@@ -89,7 +91,7 @@ PYTHON
 step "drive the page in headless chromium"
 mkdir -p "$SHOTS"
 rm -f "$SHOTS"/*.png
-node "$HERE/drive.mjs" --html "$WORK/report.html" --chromium "$CHROMIUM" \
+env "${TOOL_ENV[@]}" node "$HERE/drive.mjs" --html "$WORK/report.html" --chromium "$CHROMIUM" \
   --expected "$WORK/expected.json" --file dscnn.py --line 26 --zoom blocks --shots "$SHOTS" \
   --call-line 41 --calls 24-27 \
   --formats "$WORK/formats.json" --aggregate "$WORK/nx.html" \

@@ -18,8 +18,11 @@ command -v rg >/dev/null || need_apt+=(ripgrep)
 [ -f /usr/include/gssapi/gssapi.h ] || need_apt+=(libkrb5-dev)
 command -v pkg-config >/dev/null || need_apt+=(pkg-config)
 if [ ${#need_apt[@]} -gt 0 ]; then
-  echo "installing Debian packages: ${need_apt[*]}"
-  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${need_apt[@]}"
+  # only what is missing, no recommends, nothing installed upgraded (libkrb5-dev must match the
+  # installed Kerberos libraries: when it would upgrade them, nothing is installed)
+  # shellcheck source=../../../scripts/apt-missing.sh
+  . "$(dirname "$0")/../../../scripts/apt-missing.sh"
+  apt_install_missing "${need_apt[@]}"
 fi
 
 # @vscode/ripgrep's postinstall downloads rg from api.github.com; seed its download cache with

@@ -2,7 +2,9 @@
 # End-to-end check of the extension in a real VS Code (code-server 4.100.3 = VS Code 1.100.3)
 # driven by headless Chromium through playwright-core:
 #   1. builds perfline-<version>.vsix (npm run package),
-#   2. installs code-server outside git ($PERFLINE_E2E_HOME, default ~/.cache/perfline-e2e),
+#   2. installs code-server outside git ($PERFLINE_E2E_HOME, default ~/.cache/perfline-e2e; code-
+#      server, chromium and playwright keep their state under $PERFLINE_E2E_HOME/state, never in
+#      ~/.config or ~/.local/share: scripts/chromium.sh's test_tool_env),
 #   3. installs Debian's chromium if missing,
 #   4. side-loads the .vsix into a fresh user-data dir, sets perfline.server.python,
 #   5. opens a copy of examples/kws, and drive.mjs asserts on the page: the inlay hint text (with
@@ -58,6 +60,7 @@ step "chromium"
 # shellcheck source=../../../scripts/chromium.sh
 . "$REPO/scripts/chromium.sh"
 ensure_chromium
+test_tool_env
 
 step "expected figures (perfline annotate, in-process)"
 rm -rf "$WORK"
@@ -83,7 +86,8 @@ step "a baseline for the compare view (tests/html/compare_pair.py: the example's
   --json) > "$WORK/compare.json"
 
 step "side-load the extension"
-"$CS" --user-data-dir "$WORK/data" --extensions-dir "$WORK/ext" --install-extension "$VSIX"
+env "${TOOL_ENV[@]}" "$CS" --user-data-dir "$WORK/data" --extensions-dir "$WORK/ext" \
+  --install-extension "$VSIX"
 # perfline.server.* are machine settings; code-server is a remote window, which
 # reads them from the Machine settings (user-level values are ignored there, as in VS Code Remote).
 mkdir -p "$WORK/data/Machine"
@@ -117,7 +121,7 @@ JSON
 step "start code-server"
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 printf 'bind-addr: 127.0.0.1:%s\nauth: none\ncert: false\n' "$PORT" > "$WORK/config.yaml"
-"$CS" --config "$WORK/config.yaml" --auth none --bind-addr "127.0.0.1:$PORT" \
+env "${TOOL_ENV[@]}" "$CS" --config "$WORK/config.yaml" --auth none --bind-addr "127.0.0.1:$PORT" \
   --disable-telemetry --disable-update-check --disable-workspace-trust --disable-getting-started-override \
   --user-data-dir "$WORK/data" --extensions-dir "$WORK/ext" "$WS" > "$WORK/code-server.log" 2>&1 &
 CS_PID=$!
@@ -135,7 +139,7 @@ echo "code-server on 127.0.0.1:$PORT (pid $CS_PID)"
 
 step "drive VS Code in headless chromium"
 set +e
-node "$HERE/drive.mjs" \
+env "${TOOL_ENV[@]}" node "$HERE/drive.mjs" \
   --url "http://127.0.0.1:$PORT/?folder=$WS" \
   --chromium "$CHROMIUM" \
   --file "$(basename "$SOURCE")" \

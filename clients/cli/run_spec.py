@@ -1,4 +1,4 @@
-"""One run, given as one argument, to its processed document: the route table.
+"""One run, given as one argument, to its processed document: the dispatch table.
 
 A *run spec* is one string naming one run, as ``perfline compare``, ``perfline check`` and
 ``perfline batch run`` take it: a standardized document (``mlia-output.json``, raw or
@@ -9,10 +9,11 @@ processed), a folder holding ``mlia-output/mlia-output.json`` (the output of ``r
 ``run_files`` names the files it reads, so a caller can hash a run's content before
 analysing it.
 
-Inputs that are not a document go through ``ROUTES``, the first route whose ``takes``
-accepts them; a new route (a torch trace) is one more entry. The routes' own modules
-(``analyze_onnxruntime``, ``analyze_measured``, ``analyze``) are imported only when their
-route runs. Pure dispatch: the cost is the route's.
+Inputs that are not a document go through ``DISPATCH``, the first entry whose ``takes``
+accepts them; a new route (a torch trace) is one more entry here, as it is one more
+``analyze_routes.ROUTES`` entry for the messages that list the routes. The routes' own
+modules (``analyze_onnxruntime``, ``analyze_measured``, ``analyze``) are imported only when
+their route runs. Pure dispatch: the cost is the route's.
 """
 
 from __future__ import annotations
@@ -33,15 +34,16 @@ NESTED_OUTPUT = Path("mlia-output") / "mlia-output.json"
 
 
 @dataclass(frozen=True)
-class Route:
-    """One backend route: which inputs it takes, and how it turns them into a document."""
+class Dispatch:
+    """One backend route: which inputs it takes (for a command, ``compare`` or ``batch``,
+    whose messages name it), and how it turns them into a document."""
 
     name: str
-    takes: Callable[[Sequence[str]], bool]
+    takes: Callable[[Sequence[str], str], bool]
     run: Callable[[Sequence[str], PipelineSettings, Sequence[str]], dict[str, Any]]
 
 
-def _takes_onnxruntime(inputs: Sequence[str]) -> bool:
+def _takes_onnxruntime(inputs: Sequence[str], command: str) -> bool:
     from perfline.clients.cli.analyze_onnxruntime import wants_onnxruntime
 
     return wants_onnxruntime(inputs)
@@ -61,7 +63,7 @@ def _run_onnxruntime(
     )
 
 
-def _takes_measured(inputs: Sequence[str]) -> bool:
+def _takes_measured(inputs: Sequence[str], command: str) -> bool:
     from perfline.clients.cli.analyze_measured import wants_measured
 
     return wants_measured(inputs, ())
@@ -75,12 +77,12 @@ def _run_measured(
     return run_measured(inputs, settings=settings, cli_arguments=cli_arguments)
 
 
-def _takes_estimator_outputs(inputs: Sequence[str]) -> bool:
+def _takes_estimator_outputs(inputs: Sequence[str], command: str) -> bool:
     """The last route: anything else must be a model and/or estimator outputs
-    (``input_kind`` raises the message that lists what is accepted)."""
+    (``input_kind`` raises the message that lists the routes that take such a file)."""
     from perfline.clients.cli.analyze import input_kind
 
-    input_kind(inputs, ())
+    input_kind(inputs, (), command="compare" if command != "analyze" else command)
     return True
 
 
@@ -108,10 +110,10 @@ def _run_estimator_outputs(
 
 
 #: The routes of inputs that are not a document, tried in order.
-ROUTES: tuple[Route, ...] = (
-    Route("onnxruntime", _takes_onnxruntime, _run_onnxruntime),
-    Route("measured", _takes_measured, _run_measured),
-    Route("estimator outputs", _takes_estimator_outputs, _run_estimator_outputs),
+DISPATCH: tuple[Dispatch, ...] = (
+    Dispatch("onnxruntime", _takes_onnxruntime, _run_onnxruntime),
+    Dispatch("measured", _takes_measured, _run_measured),
+    Dispatch("estimator outputs", _takes_estimator_outputs, _run_estimator_outputs),
 )
 
 
@@ -119,12 +121,13 @@ def analyse_inputs(
     inputs: Sequence[str], settings: PipelineSettings, cli_arguments: Sequence[str]
 ) -> dict[str, Any]:
     """The processed document of ``inputs`` by the first route that takes them, as
-    ``perfline analyze`` makes it (no estimator run)."""
+    ``perfline analyze`` makes it (no estimator run); ``cli_arguments[0]`` is the command."""
     from perfline.clients.cli.analyze import require_existing
 
     require_existing(inputs)
-    for route in ROUTES:
-        if route.takes(inputs):
+    command = cli_arguments[0] if cli_arguments else "compare"
+    for route in DISPATCH:
+        if route.takes(inputs, command):
             return route.run(inputs, settings, cli_arguments)
     raise InputError(", ".join(inputs), "no route takes these inputs")
 

@@ -26,6 +26,7 @@ from typing import Any
 
 import click
 
+from perfline.clients.cli.announce import wrote
 from perfline.clients.cli.common import find_config, guarded, load_config, pipeline_settings
 from perfline.core.errors import InputError, Problem
 
@@ -178,7 +179,7 @@ def run_command(
     progress.finish()
     counts = progress.counts
     if counts.stored:
-        click.echo(f"wrote {root} ({counts.stored:,} runs added; {executor.description})", err=True)
+        wrote(root, f"{counts.stored:,} runs added; {executor.description}")
     if counts.failed and counts.failed == counts.finished:
         sys.exit(2)
 
@@ -283,7 +284,7 @@ def summarize_command(
         data = table_bytes(outcome.table, form)
     written = write_bytes(out, data)
     if written is not None:
-        click.echo(f"wrote {written}", err=True)
+        wrote(written)
 
 
 def _json_value(value: object) -> object:

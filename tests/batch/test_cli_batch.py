@@ -53,7 +53,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert result.exit_code == 0, result.output
     assert f"failed: {spec}: {missing}: the input file does not exist" in result.stderr
     assert "4 runs (stored 3, skipped 0, failed 1)" in result.stderr
-    assert f"wrote {root.resolve()} (3 runs added; in-process)" in result.stderr
+    assert f"wrote {root.resolve()}: 3 runs added; in-process" in result.stderr
     return root
 
 

@@ -316,15 +316,16 @@ def test_the_local_cluster_workers_run_without_the_profiler() -> None:
     executor = DaskExecutor.local(1)
     try:
         (settings,) = executor.client.run(_worker_settings).values()
-        assert settings == (False, "5s")
+        assert settings == (False, "5s", "1s")
     finally:
         executor.close()
 
 
-def _worker_settings() -> tuple[Any, Any]:
+def _worker_settings() -> tuple[Any, Any, Any]:
     import dask
 
     return (
         dask.config.get("distributed.worker.profile.enabled"),
         dask.config.get("distributed.admin.system-monitor.interval"),
+        dask.config.get("distributed.admin.tick.interval"),
     )

@@ -36,7 +36,7 @@ CHUNKS_PER_WORKER = 4
 #: the running task's stack every 10 ms, for a dashboard nobody sees), an event-loop tick
 #: (which only measures how long the loop was blocked, for a warning) once a second instead
 #: of every 20 ms in each of its processes, and slower system and memory monitors; the
-#: cluster's own CPU time, idle, is then about a quarter of Dask's defaults'.
+#: cluster's own CPU time, idle, is then about a sixth of what Dask's defaults take.
 LOCAL_CONFIG = {
     "distributed.worker.profile.enabled": False,
     "distributed.admin.tick.interval": "1s",

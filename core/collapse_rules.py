@@ -32,12 +32,19 @@ NX_FRAMEWORK_FRAMES = CollapseRule(
     globs=("**/site-packages/torch/**", "**/site-packages/executorch/**"),
 )
 
+#: torch.profiler traces: frames whose file is not in the workspace (torch, the standard library,
+#: installed packages; the backend marks each frame, see ``backends/torch_profiler/result.py``).
+TORCH_OUTSIDE_FRAMES = CollapseRule(
+    kind="code_stack", attribute="frame_origin", globs=("outside_workspace",)
+)
+
 #: producer -> default collapse rules (what MLIA does with the NX plugin installed).
 BACKEND_DEFAULT_RULES: Mapping[str, tuple[CollapseRule, ...]] = {
     "nx-performance-estimator": (NX_FRAMEWORK_FRAMES,),
     "neural-technology-profiling-data": (NX_FRAMEWORK_FRAMES,),
     "onnxruntime": (NX_FRAMEWORK_FRAMES,),
     "perfline-static": (NX_FRAMEWORK_FRAMES,),
+    "torch-profiler": (TORCH_OUTSIDE_FRAMES,),
 }
 
 

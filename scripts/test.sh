@@ -16,6 +16,10 @@ and outside it:
   ~/.cache/perfline-model-explorer   Model Explorer and its ONNX/TOSA/VGF adapters with
                              torch 2.13.0, from PyPI, for the overlay tests
                              (PERFLINE_SKIP_MODEL_EXPLORER=1 skips them)
+  ~/.cache/perfline-torch    a venv with torch 2.13.0 (CPU; the wheel from this machine's disk),
+                             ipykernel and nbclient from PyPI: the user's Python of the
+                             `perfline profile` and `perfline.torch` tests
+                             (PERFLINE_TORCH_PYTHON=... uses another)
   ~/.cache/perfline-e2e      code-server 4.100.3 from npm, for the extension's end-to-end run, and
                              under state/ the test tools' own state: code-server's config, data
                              and extensions, chromium's profiles and caches, playwright (their
@@ -23,11 +27,12 @@ and outside it:
                              there; nothing goes to ~/.config or ~/.local/share).
                              PERFLINE_E2E_HOME=... uses another folder
 and, with apt-get, installs the Debian packages that are missing and nothing else: chromium (for
-the HTML report's browser test and the end-to-end run) and, for the end-to-end run only, ripgrep,
-libkrb5-dev and pkg-config; no recommended packages, and no package already installed is
-upgraded (apt-get simulates the install first; when it would upgrade one, for instance
-libkrb5-dev needing newer Kerberos libraries, it installs nothing and says which: install them
-yourself or skip the test below). It names the packages before installing them.
+the HTML report's browser test and the end-to-end run) and, for the end-to-end run only, ripgrep
+and pkg-config; no recommended packages, and no package already installed is upgraded (apt-get
+simulates the install first; when it would upgrade one it installs nothing and says which). The
+GSS-API headers code-server's kerberos module compiles against (krb5-multidev, comerr-dev) are
+downloaded and unpacked under ~/.cache/perfline-e2e/krb5-headers, not installed: Debian's
+libkrb5-dev would upgrade the installed Kerberos libraries. Packages are named before installing.
 PERFLINE_SKIP_BROWSER=1 skips the browser test; PERFLINE_SKIP_E2E=1 skips the end-to-end run.
 SAYS
 
@@ -46,6 +51,11 @@ PERFLINE_ORACLE_PYTHON=${PERFLINE_ORACLE_PYTHON:-$(bash scripts/oracle-venv.sh)}
 export PERFLINE_ORACLE_PYTHON
 export PERFLINE_DIFFERENTIAL_COUNT=${PERFLINE_DIFFERENTIAL_COUNT:-300}
 echo "reference: $PERFLINE_ORACLE_PYTHON; $PERFLINE_DIFFERENTIAL_COUNT generated documents"
+
+echo "== torch 2.13 (CPU) for the perfline profile tests"
+PERFLINE_TORCH_PYTHON=${PERFLINE_TORCH_PYTHON:-$(bash scripts/torch-venv.sh)}
+export PERFLINE_TORCH_PYTHON
+echo "torch: $PERFLINE_TORCH_PYTHON"
 
 echo "== pytest"
 .venv-test/bin/pytest -q -p no:cacheprovider "$@"

@@ -1,21 +1,22 @@
 """Where a shared daemon advertises itself, so clients find the daemon of a workspace.
 
-A per-user private folder holds one ``daemon-<hash of workspace>.json`` per daemon with
-its pid, workspace, endpoint (``tcp: [host, port]`` or ``socket: path``) and, for TCP,
-the token a client presents first (``server.lsp.admission``). The folder is the first of
-``$XDG_RUNTIME_DIR/perfline``, ``<tmp>/perfline-<uid>`` and
-``$XDG_CACHE_HOME/perfline/run`` (``~/.cache/perfline/run``) that is, or can be made,
-a real directory (not a symbolic link) owned by this user with mode 0700; one that
-another user created first, or that is not a directory, is reported in one warning line
-and skipped (the next one is used; clients look in the same order). A folder of this
-user with a looser mode is tightened to 0700.
+A per-user private folder holds one ``daemon-<hash of workspace>-<pid>.json`` per daemon
+(several daemons on one workspace are all advertised; a client takes the live one
+started last) with its pid, start time, workspace, endpoint (``tcp: [host, port]`` or
+``socket: path``) and, for TCP, the token a client presents first
+(``server.lsp.admission``). The folder is the first of ``$XDG_RUNTIME_DIR/perfline``,
+``<tmp>/perfline-<uid>`` and ``$XDG_CACHE_HOME/perfline/run`` (``~/.cache/perfline/run``)
+that is, or can be made, a real directory (not a symbolic link) owned by this user with
+mode 0700; one that another user created first, or that is not a directory, is reported
+in one warning line and skipped (the next one is used; clients look in the same order).
+A folder of this user with a looser mode is tightened to 0700.
 
-Clients only look: they create no folder. Entries are written as files of mode 0600
-(created so, never loosened), through a temporary file renamed over the entry, relative
-to the folder's descriptor, without following links; read only if they are regular files
-of this user that nobody else may read or write. Entries of dead processes are removed
-when found. Standard library only, so clients can import it without the daemon's
-dependencies. Cost: a few system calls per look-up.
+Clients only look: they create no folder. Entries are written through
+``perfline.server.file_access`` as files of mode 0600 (created so, never loosened): a new
+file of a fresh random name renamed over the entry, never through a link; read only if
+they are regular files of this user that nobody else may read or write. Entries of dead
+processes are removed when found. Standard library only, so clients can import it
+without the daemon's dependencies. Cost: a few system calls per look-up.
 """
 
 from __future__ import annotations
@@ -27,17 +28,24 @@ import logging
 import os
 import stat
 import tempfile
-from collections.abc import Iterator
+import time
 from pathlib import Path
 from typing import Any
 
+from perfline.core.errors import InputError
+from perfline.server.file_access import (
+    Limits,
+    Root,
+    make_dirs,
+    read_file,
+    remove_tree,
+    write_bytes,
+)
+
 log = logging.getLogger(__name__)
 
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
-_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
-_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
-#: The largest entry read (entries are about 300 bytes).
-_MAX_ENTRY = 65536
+#: The largest entry read (entries are about 300 bytes), and how long reading one may take.
+_ENTRY_LIMITS = Limits.with_overrides({"state": 65536}).within(5.0)
 #: Folders already reported as unusable (one warning each per process).
 _reported: set[str] = set()
 
@@ -82,12 +90,11 @@ def _make_private(folder: Path) -> str | None:
     """``None`` once ``folder`` is a directory of this user of mode 0700, else why not."""
     try:
         if folder.parent != Path(tempfile.gettempdir()):
-            folder.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        folder.mkdir(mode=0o700)
-    except FileExistsError:
-        pass  # inspected below, whoever made it
-    except OSError as error:
-        return f"cannot create it ({error.strerror})"
+            make_dirs(folder.parent, root=Root.user_given(), mode=0o700)
+        make_dirs(folder, root=Root.user_given(), mode=0o700)
+    except InputError as error:
+        if not os.path.lexists(folder):
+            return f"cannot create it ({'; '.join(p.message for p in error.problems)})"
     try:
         info = os.lstat(folder)
     except OSError as error:
@@ -106,88 +113,97 @@ def _make_private(folder: Path) -> str | None:
     return None
 
 
-@contextlib.contextmanager
-def _folder(*, create: bool = False) -> Iterator[int]:
-    """A descriptor of the verified folder (checked again on the descriptor itself)."""
+def _folder(*, create: bool = False) -> Path:
+    """The verified folder (its mode and owner checked again just now)."""
     folder = runtime_dir(create=create)
-    descriptor = os.open(folder, _DIR_FLAGS)
-    try:
-        info = os.fstat(descriptor)
-        if info.st_uid != os.getuid() or stat.S_IMODE(info.st_mode) & 0o077:
-            raise DiscoveryError(f"{folder} changed while being opened")
-        yield descriptor
-    finally:
-        os.close(descriptor)
+    info = os.lstat(folder)
+    if info.st_uid != os.getuid() or stat.S_IMODE(info.st_mode) & 0o077:
+        raise DiscoveryError(f"{folder} changed while being opened")
+    return folder
 
 
-def entry_name(workspace: Path) -> str:
-    digest = hashlib.sha256(str(workspace.resolve()).encode()).hexdigest()[:16]
-    return f"daemon-{digest}.json"
+def _digest(workspace: Path) -> str:
+    return hashlib.sha256(str(workspace.resolve()).encode()).hexdigest()[:16]
 
 
-def registry_file(workspace: Path) -> Path:
-    """Where the entry of a daemon serving ``workspace`` goes (its folder verified)."""
-    return runtime_dir() / entry_name(workspace)
+def entry_name(workspace: Path, pid: int | None = None) -> str:
+    """The entry of the daemon ``pid`` (this process by default) serving ``workspace``:
+    one per daemon, so several daemons on one workspace are all advertised."""
+    return f"daemon-{_digest(workspace)}-{pid if pid is not None else os.getpid()}.json"
 
 
-def _read_entry(folder: int, name: str) -> dict[str, Any] | None:
+def _read_entry(folder: Path, name: str) -> dict[str, Any] | None:
     """An entry's data if it is a private regular file of this user, else ``None``."""
     try:
-        descriptor = os.open(name, _READ_FLAGS, dir_fd=folder)
-    except OSError:
+        read = read_file(folder / name, root=Root(folder), kind="state", limits=_ENTRY_LIMITS)
+    except InputError:
+        return None
+    info = read.info
+    if info.st_uid != os.getuid() or stat.S_IMODE(info.st_mode) & 0o077:
+        log.warning("perfline: ignoring the discovery entry %s (not a private file)", name)
         return None
     try:
-        info = os.fstat(descriptor)
-        if (
-            not stat.S_ISREG(info.st_mode)
-            or info.st_uid != os.getuid()
-            or stat.S_IMODE(info.st_mode) & 0o077
-            or info.st_size > _MAX_ENTRY
-        ):
-            log.warning("perfline: ignoring the discovery entry %s (not a private file)", name)
-            return None
-        data = json.loads(os.read(descriptor, _MAX_ENTRY).decode("utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(read.data.decode("utf-8"))
+    except ValueError:
         return None
-    finally:
-        os.close(descriptor)
     return data if isinstance(data, dict) else None
 
 
+def _entries(folder: Path) -> list[str]:
+    return sorted(n for n in os.listdir(folder) if n.startswith("daemon-") and n.endswith(".json"))
+
+
 def find_daemon(workspace: Path) -> dict[str, Any] | None:
-    """The advertised entry of a live daemon serving ``workspace`` (or an ancestor)."""
+    """The advertised entry of a live daemon serving ``workspace`` (or an ancestor): of
+    several, the one started last. Entries of dead daemons are removed."""
     try:
-        with _folder() as folder:
-            for path in [workspace.resolve(), *workspace.resolve().parents]:
-                name = entry_name(path)
-                data = _read_entry(folder, name)
-                if data is None:
-                    continue
-                pid = data.get("pid")
-                if isinstance(pid, int) and alive(pid):
-                    return data
-                with contextlib.suppress(OSError):
-                    os.unlink(name, dir_fd=folder)
+        folder = _folder()
+        names = _entries(folder)
+        for path in [workspace.resolve(), *workspace.resolve().parents]:
+            digest = _digest(path)
+            mine = [
+                n
+                for n in names
+                if n.startswith(f"daemon-{digest}-") or n == f"daemon-{digest}.json"
+            ]
+            live = [entry for entry in (_live(folder, n) for n in mine) if entry is not None]
+            if live:
+                return max(live, key=_started)
     except (DiscoveryError, OSError):
         return None
     return None
 
 
+def _live(folder: Path, name: str) -> dict[str, Any] | None:
+    data = _read_entry(folder, name)
+    if data is None:
+        return None
+    pid = data.get("pid")
+    if isinstance(pid, int) and alive(pid):
+        return data
+    with contextlib.suppress(InputError):
+        remove_tree(folder / name, root=Root(folder))
+    return None
+
+
+def _started(entry: dict[str, Any]) -> float:
+    started = entry.get("started")
+    return float(started) if isinstance(started, int | float) else 0.0
+
+
 def token_for(tcp: tuple[str, int]) -> str | None:
     """The token of the live daemon advertised on loopback address ``tcp``, if any."""
     try:
-        with _folder() as folder:
-            for name in sorted(os.listdir(folder)):
-                if not (name.startswith("daemon-") and name.endswith(".json")):
-                    continue
-                data = _read_entry(folder, name)
-                if data is None or not isinstance(data.get("tcp"), list):
-                    continue
-                host, port = data["tcp"]
-                pid = data.get("pid")
-                if (str(host), int(port)) == tcp and isinstance(pid, int) and alive(pid):
-                    token = data.get("token")
-                    return token if isinstance(token, str) else None
+        folder = _folder()
+        for name in _entries(folder):
+            data = _read_entry(folder, name)
+            if data is None or not isinstance(data.get("tcp"), list):
+                continue
+            host, port = data["tcp"]
+            pid = data.get("pid")
+            if (str(host), int(port)) == tcp and isinstance(pid, int) and alive(pid):
+                token = data.get("token")
+                return token if isinstance(token, str) else None
     except (DiscoveryError, OSError, ValueError, TypeError):
         return None
     return None
@@ -205,16 +221,21 @@ def alive(pid: int) -> bool:
 
 def advertise(workspace: Path, endpoint: dict[str, Any]) -> Path:
     """Write the entry of this daemon (``endpoint`` may hold a ``token``); its path."""
-    data = {"pid": os.getpid(), "workspace": str(workspace.resolve()), **endpoint}
-    name = entry_name(workspace)
-    temporary = f".{name}.{os.getpid()}.tmp"
-    with _folder(create=True) as folder:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary, dir_fd=folder)
-        descriptor = os.open(temporary, _WRITE_FLAGS, 0o600, dir_fd=folder)
-        try:
-            os.write(descriptor, json.dumps(data).encode("utf-8"))
-        finally:
-            os.close(descriptor)
-        os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
-    return runtime_dir(create=False) / name
+    data = {
+        "pid": os.getpid(),
+        "workspace": str(workspace.resolve()),
+        "started": time.time(),
+        **endpoint,
+    }
+    folder = _folder(create=True)
+    encoded = json.dumps(data).encode("utf-8")
+    try:
+        return write_bytes(entry_name(workspace), encoded, root=Root(folder), mode=0o600)
+    except InputError as error:
+        raise DiscoveryError(str(error)) from None
+
+
+def withdraw(entry: Path) -> None:
+    """Remove this daemon's entry (at its end)."""
+    with contextlib.suppress(InputError):
+        remove_tree(entry, root=Root(entry.parent))

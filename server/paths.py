@@ -53,6 +53,11 @@ class PathResolver:
             self._by_name.setdefault(rel.rsplit("/", 1)[-1], []).append(rel)
         self._cache: dict[str, Path | None] = {}
 
+    @property
+    def python_files(self) -> frozenset[str]:
+        """The workspace's Python files (workspace-relative POSIX paths) it resolves onto."""
+        return frozenset(self._files)
+
     def resolve(self, recorded: str) -> Path | None:
         if recorded in self._cache:
             return self._cache[recorded]

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from perfline.core.errors import InputError
 from perfline.core.report_html import report_title
 from perfline.server import api
+from perfline.server.file_access import Limits, read_bytes
 from perfline.server.report_sources import render_document_html
 from perfline.server.view.engine_surface import EngineSurface
 
@@ -45,6 +46,9 @@ if TYPE_CHECKING:
 BAD_BASELINE = -32005
 #: The largest baseline document read (a 20,000-chain NX document is about 60 MB).
 MAX_BASELINE_BYTES = 256 * 1024 * 1024
+#: How long reading it may take (seconds): a request thread waits no longer.
+BASELINE_READ_SECONDS = 30.0
+_LIMITS = Limits.with_overrides({"baseline": MAX_BASELINE_BYTES}).within(BASELINE_READ_SECONDS)
 
 
 @runtime_checkable
@@ -76,18 +80,12 @@ def read_baseline(engine: EngineSurface, given: str) -> tuple[dict[str, Any], st
     path = api.workspace_path(engine, given)
     shown = path.relative_to(engine.root).as_posix()
     try:
-        size = path.stat().st_size
-        if not path.is_file():
-            raise api.ApiError(BAD_BASELINE, f"{shown}: not a file (the baseline document)")
-        if size > MAX_BASELINE_BYTES:
-            raise api.ApiError(
-                BAD_BASELINE, f"{shown}: {size} bytes, larger than {MAX_BASELINE_BYTES}"
-            )
-        data = json.loads(path.read_bytes())
-    except OSError as error:
-        raise api.ApiError(
-            BAD_BASELINE, f"{shown}: cannot read the baseline: {error.strerror or error}"
-        ) from None
+        data = json.loads(
+            read_bytes(path, root=engine.boundary, kind="baseline", limits=_LIMITS, source=shown)
+        )
+    except InputError as error:
+        reason = "; ".join(problem.message for problem in error.problems)
+        raise api.ApiError(BAD_BASELINE, f"{shown}: cannot read the baseline: {reason}") from None
     except ValueError as error:
         raise api.ApiError(BAD_BASELINE, f"{shown}: not JSON ({error})") from None
     if not isinstance(data, dict) or not isinstance(data.get("results"), list):
@@ -138,6 +136,7 @@ def report_page(engine: EngineSurface, params: Any) -> dict[str, Any]:
         page = render_document_html(
             good.document,
             engine.resolve_source,
+            files=engine.boundary,
             root=engine.root,
             metric=_metric(engine, p),
             comparison=comparison,

@@ -7,8 +7,11 @@ outside the workspace, never a library frame). ``render_document_html`` is what 
 the VS Code webview) call: the same page for the same document and workspace, the compare view
 when a comparison is given (the document is its new run). The daemon passes ``locations=True``
 so a click on a line can name the local file; a report written for sharing leaves local paths
-out. Cost: one read per distinct recorded file (at most ``MAX_SOURCE_BYTES`` each) plus the
-renderer's linear pass.
+out. Every source is read through ``file_access`` under ``files`` (the workspace and the
+roots the user allowed): a regular file inside it, at most ``MAX_SOURCE_BYTES``, on a timed
+worker; a FIFO, a device, a link out of the workspace or a read that does not end is an
+error for that file (the page says why), and the rest of the page renders. Cost: one read
+per distinct recorded file plus the renderer's linear pass.
 """
 
 from __future__ import annotations
@@ -17,12 +20,14 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from perfline.core.errors import InputError
 from perfline.core.report_html import SourceText, render_report_html
+from perfline.server.file_access import SOURCE_LIMITS, Limits, Root, read_text
 
 if TYPE_CHECKING:
     from perfline.core.compare.comparison import Comparison
 
-MAX_SOURCE_BYTES = 16 * 1024 * 1024
+MAX_SOURCE_BYTES = SOURCE_LIMITS.size_for("source")
 
 
 def recorded_files(document: Mapping[str, Any]) -> list[str]:
@@ -56,10 +61,13 @@ def read_sources(
     document: Mapping[str, Any],
     resolve: Callable[[str], Path | None],
     *,
+    files: Root,
     root: Path | None = None,
     locations: bool = False,
+    limits: Limits = SOURCE_LIMITS,
 ) -> dict[str, SourceText]:
-    """The ``SourceText`` of each recorded file (missing ones say why)."""
+    """The ``SourceText`` of each recorded file read under ``files`` (missing ones say
+    why)."""
     sources: dict[str, SourceText] = {}
     for recorded in recorded_files(document):
         path = resolve(recorded)
@@ -69,17 +77,10 @@ def read_sources(
         display = _display(path, root)
         location = str(path) if locations else None
         try:
-            size = path.stat().st_size
-            if size > MAX_SOURCE_BYTES:
-                sources[recorded] = SourceText(
-                    display, None, location, f"larger than {MAX_SOURCE_BYTES} bytes: not shown"
-                )
-                continue
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError as error:
-            sources[recorded] = SourceText(
-                display, None, location, f"cannot read: {error.strerror or error}"
-            )
+            text = read_text(path, root=files, kind="source", limits=limits, source=display)
+        except InputError as error:
+            reason = "; ".join(problem.message for problem in error.problems)
+            sources[recorded] = SourceText(display, None, location, f"not shown: {reason}")
             continue
         sources[recorded] = SourceText(display, text, location)
     return sources
@@ -89,6 +90,7 @@ def render_document_html(
     document: Mapping[str, Any],
     resolve: Callable[[str], Path | None],
     *,
+    files: Root,
     root: Path | None = None,
     metric: str | None = None,
     comparison: Comparison | None = None,
@@ -98,7 +100,7 @@ def render_document_html(
 ) -> str:
     """The report page of a processed document, with its sources read through ``resolve``
     (``comparison``: the document against a baseline, the compare view)."""
-    sources = read_sources(document, resolve, root=root, locations=locations)
+    sources = read_sources(document, resolve, files=files, root=root, locations=locations)
     return render_report_html(
         document, sources, metric=metric, comparison=comparison, nonce=nonce, title=title
     )

@@ -10,8 +10,13 @@ the daemon serving a workspace; the entry is removed when the daemon stops.
 Security: TCP binds loopback addresses only, and a TCP connection is admitted only once
 its first message presents the random token written into the discovery entry (mode
 0600 in a folder of mode 0700; ``lsp.admission``); a connection that starts with an HTTP
-request line is closed at once. A Unix socket is created with mode 0600 (its mode keeps
-other users out). Stdio needs neither.
+request line is closed at once. Until then a connection may cost little
+(``lsp.preauth``): a first message of a few KiB, a deadline, a small number of such
+connections (one more closes the oldest), event-loop errors logged once a second at
+most. A Unix socket is created with mode 0600 (its mode keeps other users out). Stdio
+needs neither. Every connection's messages are handled one at a time with the other
+connections going in between, and a connection whose client does not read its answers
+is not read further until it does (``message_loop``).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import contextlib
 import ipaddress
 import logging
 import os
+import secrets
 import signal
 import socket
 import sys
@@ -28,14 +34,15 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from pygls.io_ import StdoutWriter
-
-from perfline.server.discovery import DiscoveryError, advertise
+from perfline.core.errors import InputError
+from perfline.server.discovery import DiscoveryError, advertise, withdraw
+from perfline.server.file_access import Root, remove_tree, rename
 from perfline.server.host import EngineHost
-from perfline.server.lsp import PerflineServer
+from perfline.server.lsp import PerflineServer, preauth
 from perfline.server.lsp.admission import TokenGate, new_token
+from perfline.server.lsp.connection import StreamWriter
 from perfline.server.lsp.frame_reader import DEFAULT_MAX_BODY
-from perfline.server.lsp.message_loop import CHUNK, run_connection, stdin_chunks
+from perfline.server.lsp.message_loop import CHUNK, FramedReplies, run_connection, stdin_chunks
 from perfline.server.lsp.protocol import PerflineProtocol
 
 log = logging.getLogger(__name__)
@@ -65,8 +72,7 @@ def run_stdio(host: EngineHost, *, max_body: int = DEFAULT_MAX_BODY) -> None:
     """Serve one editor over stdin/stdout (logs must never go to stdout)."""
     server = PerflineServer(host)
     stop = threading.Event()
-    server._stop_event = stop  # what pygls' ``shutdown`` sets
-    server.protocol.set_writer(StdoutWriter(sys.stdout.buffer))
+    server.write_to_stdout(stop)
 
     async def serve() -> None:
         reader = stdin_chunks(sys.stdin.buffer)
@@ -86,20 +92,6 @@ def run_stdio(host: EngineHost, *, max_body: int = DEFAULT_MAX_BODY) -> None:
 # ------------------------------------------------------------ shared daemon
 
 
-class _StreamWriter:
-    """pygls writer interface over an asyncio StreamWriter."""
-
-    def __init__(self, writer: asyncio.StreamWriter) -> None:
-        self._writer = writer
-
-    def write(self, data: bytes) -> None:
-        if not self._writer.is_closing():
-            self._writer.write(data)
-
-    def close(self) -> None:
-        self._writer.close()
-
-
 async def _serve_connection(
     host: EngineHost,
     reader: asyncio.StreamReader,
@@ -107,18 +99,24 @@ async def _serve_connection(
     *,
     token: str | None,
     max_body: int,
+    waiting: preauth.Waiting | None = None,
 ) -> None:
-    server = PerflineServer(host)
+    ticket = waiting.arrive(writer.transport.abort) if waiting is not None else None
     stop = threading.Event()
-    server.protocol.set_writer(_StreamWriter(writer))
+    made: list[PerflineServer] = []
 
-    def closed() -> None:
-        stop.set()
-        writer.close()
+    def make() -> PerflineProtocol:  # once admitted: a language server costs milliseconds
+        server = PerflineServer(host)
+        server.write_to_stream(writer)
 
-    server.on_disconnect = closed
-    server.attach(host.engine())
-    peer = _peer(writer)
+        def closed() -> None:
+            stop.set()
+            writer.close()
+
+        server.on_disconnect = closed
+        server.attach(host.engine())
+        made.append(server)
+        return _protocol(server)
 
     async def read() -> bytes:
         return await reader.read(CHUNK)
@@ -126,16 +124,20 @@ async def _serve_connection(
     try:
         await run_connection(
             read,
-            _protocol(server),
+            make,
             stop,
             max_body=max_body,
             gate=TokenGate(token) if token is not None else None,
-            peer=peer,
+            peer=_peer(writer),
+            waiting=ticket,
+            drain=writer.drain,
+            early=FramedReplies(StreamWriter(writer).write),
         )
     except (ConnectionError, asyncio.IncompleteReadError):
         pass
     finally:
-        server.disconnect()
+        for server in made:
+            server.disconnect()
         if not writer.is_closing():
             with contextlib.suppress(Exception):  # the last answer (a refusal) goes out first
                 await asyncio.wait_for(writer.drain(), 5)
@@ -175,9 +177,12 @@ async def _listen(
 ) -> tuple[asyncio.Server, dict[str, Any], str]:
     """The listening server, the discovery endpoint and how it is described."""
     token = new_token() if tcp is not None else None
+    waiting = preauth.Waiting() if token is not None else None
 
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        await _serve_connection(host, reader, writer, token=token, max_body=max_body)
+        await _serve_connection(
+            host, reader, writer, token=token, max_body=max_body, waiting=waiting
+        )
 
     if tcp is not None:
         server = await asyncio.start_server(handle, tcp[0], tcp[1])
@@ -187,7 +192,7 @@ async def _listen(
     path = socket_path.resolve()
     if path.exists():
         if path.is_socket() and not _socket_in_use(path):
-            path.unlink()
+            remove_tree(path, root=Root.user_given())
         else:
             raise ServeError(f"{path} exists; is another daemon serving there?")
     server = await asyncio.start_unix_server(handle, sock=_listening_socket(path))
@@ -198,20 +203,18 @@ def _listening_socket(path: Path) -> socket.socket:
     """A Unix socket of mode 0600 that appears at ``path`` only once it listens: bound under
     a temporary name beside it (umask 077), listening, then renamed over ``path``, so a client
     that waits for the file never meets a socket that refuses connections."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with contextlib.suppress(FileNotFoundError):
-        temporary.unlink()
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")  # bind: never a link
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     old = os.umask(0o077)
     try:
         listener.bind(str(temporary))
         os.chmod(temporary, 0o600)
         listener.listen(100)
-        os.replace(temporary, path)
+        rename(temporary, path, root=Root.user_given())
     except BaseException:
         listener.close()
-        with contextlib.suppress(OSError):
-            temporary.unlink()
+        with contextlib.suppress(InputError):
+            remove_tree(temporary, root=Root.user_given())
         raise
     finally:
         os.umask(old)
@@ -227,6 +230,8 @@ async def _run_shared(
     max_body: int,
 ) -> None:
     loop = asyncio.get_running_loop()
+    loop.set_exception_handler(preauth.loop_exception_handler)
+    _raise_descriptor_limit()
     await loop.run_in_executor(None, host.engine)
     host.start_watchdog()
     try:
@@ -251,13 +256,23 @@ async def _run_shared(
                 with contextlib.suppress(asyncio.CancelledError):
                     await serving
         finally:
-            with contextlib.suppress(OSError):
-                entry.unlink()
+            withdraw(entry)
             if socket_path is not None:
-                with contextlib.suppress(OSError):
-                    socket_path.resolve().unlink()
+                with contextlib.suppress(InputError):
+                    remove_tree(socket_path.resolve(), root=Root.user_given())
     finally:
         host.close()
+
+
+def _raise_descriptor_limit() -> None:
+    """Open files up to the hard limit (a shared daemon holds one per connection)."""
+    with contextlib.suppress(ImportError, ValueError, OSError):
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if hard == resource.RLIM_INFINITY or hard > soft:
+            wanted = hard if hard != resource.RLIM_INFINITY else max(soft, 65536)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
 
 
 def _socket_in_use(path: Path) -> bool:

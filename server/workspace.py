@@ -2,7 +2,8 @@
 
 I/O edge of the engine. ``scan_files`` lists workspace-relative POSIX paths,
 pruning ignored folders (``.git``, virtual environments - any folder with a
-``pyvenv.cfg`` -, caches, perfline's own output) and skipping symbolic links that
+``pyvenv.cfg`` -, caches, perfline's own output ``.perfline`` except its ``runs`` folder, where
+``perfline profile`` writes traces) and skipping symbolic links that
 loop or dangle (each reported once through ``on_bad_link``); ``load_config`` reads
 (a regular file of bounded size only) and parses ``perfline.toml`` (absent ->
 defaults); ``plan_jobs`` turns the config (or, when it declares no jobs, the
@@ -31,10 +32,11 @@ from perfline.core.workspace_config import (
     WorkspaceConfigError,
     parse_workspace_config,
 )
-from perfline.server.file_access import Root, open_stream
+from perfline.server.file_access import Root, open_stream, read_text
 from perfline.server.jobs.context import JobType
 from perfline.server.jobs.registry import discover_jobs
-from perfline.server.scheduler.bounded_reads import InputLimits, read_input
+from perfline.server.jobs.torch_trace_job import PROFILE_RUNS
+from perfline.server.scheduler.bounded_reads import InputLimits
 
 #: Folder names never walked nor watched.
 IGNORED_DIRS = frozenset(
@@ -59,8 +61,11 @@ IGNORED_DIRS = frozenset(
 
 
 def is_ignored(relative: str, extra_globs: Sequence[str] = ()) -> bool:
-    """True if a workspace-relative path lies in an ignored folder or matches an ignore glob."""
+    """True if a workspace-relative path lies in an ignored folder or matches an ignore glob
+    (``.perfline/runs/`` is not an ignored folder: ``PROFILE_RUNS``)."""
     parts = relative.split("/")
+    if tuple(parts[:2]) == PROFILE_RUNS:
+        parts = parts[2:]
     if any(part in IGNORED_DIRS or part.endswith(".egg-info") for part in parts[:-1]):
         return True
     if parts and parts[-1] in IGNORED_DIRS:
@@ -98,14 +103,7 @@ def scan_files(
         base = Path(folder)
         rel_folder = base.relative_to(root).as_posix()
         prefix = "" if rel_folder == "." else rel_folder + "/"
-        dirs[:] = sorted(
-            d
-            for d in dirs
-            if d not in IGNORED_DIRS
-            and not d.endswith(".egg-info")
-            and not (base / d / "pyvenv.cfg").exists()
-            and not is_ignored(prefix + d + "/x", extra_globs)
-        )
+        dirs[:] = sorted(d for d in dirs if _walks_into(base, prefix, d, extra_globs))
         for name in files:
             rel = prefix + name
             if is_ignored(rel, extra_globs):
@@ -117,6 +115,21 @@ def scan_files(
             elif on_bad_link is not None:
                 on_bad_link(rel, why)
     return sorted(found)
+
+
+def _walks_into(base: Path, prefix: str, name: str, extra_globs: Sequence[str]) -> bool:
+    """Whether the walk enters the folder ``prefix + name`` (of the folder ``base``):
+    ignored folders are pruned, except ``.perfline`` at the root, of which only ``runs``."""
+    if prefix == "" and name == PROFILE_RUNS[0]:
+        return True
+    if prefix == PROFILE_RUNS[0] + "/":
+        return name == PROFILE_RUNS[1]
+    return (
+        name not in IGNORED_DIRS
+        and not name.endswith(".egg-info")
+        and not (base / name / "pyvenv.cfg").exists()
+        and not is_ignored(prefix + name + "/x", extra_globs)
+    )
 
 
 @dataclass(frozen=True)
@@ -134,17 +147,23 @@ def load_config(
     *,
     known_backends: Sequence[str],
     limits: InputLimits | None = None,
+    files: Root | None = None,
 ) -> LoadedConfig:
     """Read ``perfline.toml``; an invalid file keeps ``previous`` (or the defaults) in force."""
     path = root / CONFIG_FILE_NAME
     if not os.path.lexists(path):
         return LoadedConfig(WorkspaceConfig(), None, False)
     try:
-        text = read_input(path, CONFIG_FILE_NAME, limits or InputLimits()).data.decode("utf-8")
-    except (InputError, UnicodeDecodeError) as error:
-        reason = (
-            "; ".join(p.message for p in error.problems) if isinstance(error, InputError) else error
+        text = read_text(
+            path,
+            root=files if files is not None else Root(root),
+            kind="config",
+            limits=limits or InputLimits(),
+            source=CONFIG_FILE_NAME,
+            errors="strict",
         )
+    except InputError as error:
+        reason = "; ".join(p.message for p in error.problems)
         problem = WorkspaceConfigError(
             CONFIG_FILE_NAME,
             [_problem(1, f"cannot read the file: {reason}")],

@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import Final
 
 import duckdb
-import pyarrow as pa
+import pyarrow
 
 from perfline.clients.batch.store import ROWS_SCHEMA, RUNS_SCHEMA, Scan
 
@@ -71,7 +71,7 @@ def connect(scan: Scan) -> duckdb.DuckDBPyConnection:
 
 
 def _files(
-    connection: duckdb.DuckDBPyConnection, name: str, files: tuple[str, ...], schema: pa.Schema
+    connection: duckdb.DuckDBPyConnection, name: str, files: tuple[str, ...], schema: pyarrow.Schema
 ) -> None:
     """A view ``name`` of the Parquet ``files`` (an empty one of ``schema`` when none)."""
     if files:

@@ -13,36 +13,34 @@ import json
 import sys
 from pathlib import Path
 
-import pyarrow as pa
-import pyarrow.csv as pa_csv
-import pyarrow.parquet as pq
+import pyarrow
+from pyarrow import csv, parquet
 
 from perfline.core.errors import InputError
-from perfline.server.file_access import Root
-from perfline.server.file_access import write_bytes as write_file
+from perfline.server.file_access import Root, write_bytes
 
 FORMATS = ("json", "parquet", "csv")
 
 
-def table_bytes(table: pa.Table, form: str) -> bytes:
+def table_bytes(table: pyarrow.Table, form: str) -> bytes:
     """A table as CSV (a header line, then one line per row) or Parquet bytes."""
     sink = io.BytesIO()
     if form == "csv":
-        pa_csv.write_csv(_flat(table), sink)
+        csv.write_csv(_flat(table), sink)
     else:
-        pq.write_table(table, sink, compression="zstd")
+        parquet.write_table(table, sink, compression="zstd")
     return sink.getvalue()
 
 
-def _flat(table: pa.Table) -> pa.Table:
+def _flat(table: pyarrow.Table) -> pyarrow.Table:
     """The table with every column CSV cannot hold (maps, lists) as JSON text."""
     for index, field in enumerate(table.schema):
-        if pa.types.is_nested(field.type):
+        if pyarrow.types.is_nested(field.type):
             texts = [
                 None if value is None else json.dumps(_plain(value), separators=(",", ":"))
                 for value in table.column(index).to_pylist()
             ]
-            table = table.set_column(index, field.name, pa.array(texts, pa.string()))
+            table = table.set_column(index, field.name, pyarrow.array(texts, pyarrow.string()))
     return table
 
 
@@ -53,7 +51,7 @@ def _plain(value: object) -> object:
     return value
 
 
-def write_bytes(target: str | None, data: bytes) -> Path | None:
+def write_output(target: str | None, data: bytes) -> Path | None:
     """``data`` into ``target`` (temporary file renamed over it), or on standard output
     when ``target`` is ``None``; returns the path written."""
     if target is None:
@@ -63,4 +61,4 @@ def write_bytes(target: str | None, data: bytes) -> Path | None:
     path = Path(target)
     if not path.parent.is_dir():
         raise InputError(target, f"folder {path.parent} does not exist")
-    return write_file(path, data, root=Root.user_given())
+    return write_bytes(path, data, root=Root.user_given())

@@ -37,8 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-import pyarrow as pa
-import pyarrow.parquet as pq
+import pyarrow
+from pyarrow import parquet
 
 from perfline.core.errors import InputError
 from perfline.server.file_access import Root, make_dirs, read_bytes, replacing, write_bytes
@@ -49,54 +49,54 @@ ROWS: Final = "rows"
 RUNS: Final = "runs"
 STRUCTURES: Final = "structures"
 
-_LABELS = pa.map_(pa.string(), pa.string())
+_LABELS = pyarrow.map_(pyarrow.string(), pyarrow.string())
 #: The columns of a row part (``runtime`` and ``target`` also name its folders, hive-style;
 #: they are columns too, so readers never guess their type from a folder name).
-ROWS_SCHEMA: Final = pa.schema(
+ROWS_SCHEMA: Final = pyarrow.schema(
     [
-        ("content_hash", pa.string()),
-        ("run_id", pa.string()),
-        ("batch_id", pa.string()),
-        ("chunk", pa.int32()),
+        ("content_hash", pyarrow.string()),
+        ("run_id", pyarrow.string()),
+        ("batch_id", pyarrow.string()),
+        ("chunk", pyarrow.int32()),
         ("labels", _LABELS),
-        ("git_commit", pa.string()),
-        ("model_hash", pa.string()),
-        ("runtime", pa.string()),
-        ("target", pa.string()),
-        ("result", pa.int32()),
-        ("kind", pa.string()),
-        ("producer", pa.string()),
-        ("mode", pa.string()),
-        ("entity_id", pa.string()),
-        ("entity_kind", pa.string()),
-        ("file", pa.string()),
-        ("line", pa.int64()),
-        ("metric", pa.string()),
-        ("unit", pa.string()),
-        ("statistic", pa.string()),
-        ("qualifiers", pa.string()),
-        ("value", pa.float64()),
+        ("git_commit", pyarrow.string()),
+        ("model_hash", pyarrow.string()),
+        ("runtime", pyarrow.string()),
+        ("target", pyarrow.string()),
+        ("result", pyarrow.int32()),
+        ("kind", pyarrow.string()),
+        ("producer", pyarrow.string()),
+        ("mode", pyarrow.string()),
+        ("entity_id", pyarrow.string()),
+        ("entity_kind", pyarrow.string()),
+        ("file", pyarrow.string()),
+        ("line", pyarrow.int64()),
+        ("metric", pyarrow.string()),
+        ("unit", pyarrow.string()),
+        ("statistic", pyarrow.string()),
+        ("qualifiers", pyarrow.string()),
+        ("value", pyarrow.float64()),
     ]
 )
 #: The columns of a runs file: one row per run of the chunk, stored or failed.
-RUNS_SCHEMA: Final = pa.schema(
+RUNS_SCHEMA: Final = pyarrow.schema(
     [
-        ("content_hash", pa.string()),
-        ("run_id", pa.string()),
-        ("input", pa.string()),
-        ("status", pa.string()),
-        ("reason", pa.string()),
+        ("content_hash", pyarrow.string()),
+        ("run_id", pyarrow.string()),
+        ("input", pyarrow.string()),
+        ("status", pyarrow.string()),
+        ("reason", pyarrow.string()),
         ("labels", _LABELS),
-        ("git_commit", pa.string()),
-        ("model_hash", pa.string()),
-        ("runtime", pa.string()),
-        ("target", pa.string()),
-        ("structure", pa.string()),
-        ("timestamp", pa.string()),
-        ("rows", pa.int64()),
-        ("batch_id", pa.string()),
-        ("chunk", pa.int32()),
-        ("perfline_version", pa.string()),
+        ("git_commit", pyarrow.string()),
+        ("model_hash", pyarrow.string()),
+        ("runtime", pyarrow.string()),
+        ("target", pyarrow.string()),
+        ("structure", pyarrow.string()),
+        ("timestamp", pyarrow.string()),
+        ("rows", pyarrow.int64()),
+        ("batch_id", pyarrow.string()),
+        ("chunk", pyarrow.int32()),
+        ("perfline_version", pyarrow.string()),
     ]
 )
 _PART_NAME = re.compile(r"part-[0-9a-f]{32}-\d+\.parquet")
@@ -153,10 +153,10 @@ def runs_path(root: Path, batch_id: str, chunk: int) -> Path:
     return root / RUNS / f"runs-{batch_id}-{chunk}.parquet"
 
 
-def write_table(root: Path, path: Path, table: pa.Table) -> None:
+def write_table(root: Path, path: Path, table: pyarrow.Table) -> None:
     """A Parquet file written under a fresh name beside ``path`` and renamed over it."""
     with replacing(path, root=Root(root), parents=True) as out:
-        pq.write_table(table, out.file, compression="zstd")
+        parquet.write_table(table, out.file, compression="zstd")
 
 
 def write_structure(root: Path, key: str, text: str) -> None:
@@ -182,16 +182,16 @@ def read_structure(root: Path, key: str) -> tuple[dict[str, Any] | None, str | N
     return found, None
 
 
-def _runs_table(root: Path, path: Path, columns: list[str] | None = None) -> pa.Table | None:
+def _runs_table(root: Path, path: Path, columns: list[str] | None = None) -> pyarrow.Table | None:
     """A runs file, read whole through the guarded reader; ``None`` when it cannot be."""
     try:
         data = read_bytes(path, root=Root(root), kind="other")
-        return pq.read_table(pa.BufferReader(data), columns=columns)
-    except (InputError, OSError, pa.ArrowException):
+        return parquet.read_table(pyarrow.BufferReader(data), columns=columns)
+    except (InputError, OSError, pyarrow.ArrowException):
         return None
 
 
-def chunk_runs(root: Path, batch_id: str, chunk: int) -> pa.Table | None:
+def chunk_runs(root: Path, batch_id: str, chunk: int) -> pyarrow.Table | None:
     """The runs file of a chunk, when it exists and is whole."""
     path = runs_path(root, batch_id, chunk)
     if not path.exists():
@@ -279,14 +279,14 @@ def whole_problem(path: str) -> str | None:
     """Why a file's data cannot be read in full (``None`` when it can): for a file whose
     footer is sound and whose pages are not."""
     try:
-        pq.read_table(path)
-    except (OSError, pa.ArrowException) as error:
+        parquet.read_table(path)
+    except (OSError, pyarrow.ArrowException) as error:
         return f"damaged Parquet data ({error})"
     return None
 
 
 def _checked(
-    folder: Path, name: re.Pattern[str], schema: pa.Schema, depth: int
+    folder: Path, name: re.Pattern[str], schema: pyarrow.Schema, depth: int
 ) -> tuple[list[Path], list[tuple[str, str]]]:
     """The files of ``folder`` (``depth`` levels of ``key=value`` folders down) with the
     expected name and schema; every other entry with the reason it was left out."""
@@ -302,8 +302,8 @@ def _checked(
             problems.append((str(path), "not a file this store writes (unexpected name)"))
             continue
         try:
-            found = pq.read_schema(path)
-        except (OSError, pa.ArrowException) as error:
+            found = parquet.read_schema(path)
+        except (OSError, pyarrow.ArrowException) as error:
             problems.append((str(path), f"not a readable Parquet file ({error})"))
             continue
         if not found.equals(schema, check_metadata=False):

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import duckdb
-import pyarrow as pa
+import pyarrow
 
 from perfline.clients.batch import store
 from perfline.clients.batch.database import connect
@@ -61,7 +61,7 @@ class Outcome:
     """The aggregate document, the statistics table, and the files left out."""
 
     document: dict[str, Any] | None
-    table: pa.Table | None
+    table: pyarrow.Table | None
     problems: tuple[tuple[str, str], ...]
 
 
@@ -192,7 +192,7 @@ def _hashes(cursor: duckdb.DuckDBPyConnection) -> Iterator[str]:
 
 def _document(
     root: Path,
-    statistics: pa.Table,
+    statistics: pyarrow.Table,
     lists: dict[tuple[Any, ...], list[float]],
     structures: list[tuple[Any, ...]],
     hashes: duckdb.DuckDBPyConnection,
@@ -262,7 +262,7 @@ def _structure(
 
 
 def _figures(
-    statistics: pa.Table, lists: dict[tuple[Any, ...], list[float]], width: int
+    statistics: pyarrow.Table, lists: dict[tuple[Any, ...], list[float]], width: int
 ) -> dict[tuple[Any, ...], list[FigureStats]]:
     columns = statistics.to_pydict()
     names = statistics.column_names

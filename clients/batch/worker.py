@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
+import pyarrow
 
 from perfline import __version__
 from perfline.clients.batch import store
@@ -186,8 +186,8 @@ class _Part:
         for name, values in rows.as_dict().items():
             self.columns[name].extend(values)
 
-    def table(self) -> pa.Table:
-        return pa.table(self.columns, schema=store.ROWS_SCHEMA)
+    def table(self) -> pyarrow.Table:
+        return pyarrow.table(self.columns, schema=store.ROWS_SCHEMA)
 
 
 class _Runs:
@@ -248,11 +248,11 @@ class _Runs:
             }
         )
 
-    def table(self) -> pa.Table:
-        return pa.Table.from_pylist(self.rows, schema=store.RUNS_SCHEMA)
+    def table(self) -> pyarrow.Table:
+        return pyarrow.Table.from_pylist(self.rows, schema=store.RUNS_SCHEMA)
 
 
-def _summary_of(task: ChunkTask, runs: pa.Table, seconds: float) -> ChunkSummary:
+def _summary_of(task: ChunkTask, runs: pyarrow.Table, seconds: float) -> ChunkSummary:
     """The summary of a chunk an earlier attempt wrote (its skipped runs are not known:
     they are counted as skipped again)."""
     status = runs.column("status").to_pylist()

@@ -34,6 +34,7 @@ COMMANDS: dict[str, str] = {
     "export": "export:command",
     "batch": "batch:group",
     "mcp": "mcp:command",
+    "profile": "profile:command",
 }
 
 

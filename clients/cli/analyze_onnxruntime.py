@@ -17,6 +17,7 @@ from perfline.core.backends.source_model.inputs import InputFile
 from perfline.core.envelope import iso_timestamp
 from perfline.core.errors import InputError, Problem
 from perfline.core.pipeline import PipelineSettings, postprocess
+from perfline.server.ingest.named_files import read_input_file
 from perfline.server.jobs.onnxruntime_job import external_data_warnings
 
 
@@ -58,16 +59,7 @@ def reject_route_options(
 
 def read_file(path: Path, what: str) -> tuple[InputFile, float]:
     """The file's bytes and modification time; problems name the path."""
-    source = str(path)
-    try:
-        if not path.is_file():
-            message = f"no such {what} file" if not path.exists() else f"is not a {what} file"
-            raise InputError(source, message)
-        return InputFile(source, path.read_bytes()), path.stat().st_mtime
-    except InputError:
-        raise
-    except OSError as error:
-        raise InputError(source, f"cannot read the {what}: {error.strerror}") from None
+    return read_input_file(path, what)
 
 
 def run_onnxruntime(

@@ -92,6 +92,13 @@ ROUTES: tuple[Route, ...] = (
         (".onnx",),
     ),
     Route(
+        "torch.profiler traces",
+        (".pt.trace.json", ".pt.trace.json.gz", ".json", ".json.gz"),
+        "perfline analyze run.pt.trace.json[.gz]...  (torch.profiler with with_stack=True; "
+        "a sidecar from perfline profile beside it gives statement level)",
+        "run.pt.trace.json",
+    ),
+    Route(
         "static cost (no run)",
         (".onnx", ".pt2", ".tosa"),
         "perfline analyze {model} --static  (an ONNX, PT2 or TOSA model)",

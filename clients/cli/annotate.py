@@ -27,6 +27,8 @@ import click
 
 from perfline.clients.cli._connect import Session, daemon_options, find_workspace, open_session
 from perfline.clients.rpc import RpcError
+from perfline.core.errors import InputError
+from perfline.server.file_access import SOURCE_LIMITS, Root, read_text
 
 #: The margin colour of each share level of ``core.figure_text.share_level`` (0 to 3), the
 #: levels the editor's hot-line marker uses: one rule for what counts as hot.
@@ -187,7 +189,11 @@ def command(
     if as_json:
         click.echo(json.dumps(annotations, indent=2, ensure_ascii=False))
         return
-    source = path.read_text(encoding="utf-8", errors="replace")
+    try:
+        source = read_text(path, root=Root.user_given(), kind="source", limits=SOURCE_LIMITS)
+    except InputError as error:
+        click.echo(f"perfline annotate: {error}", err=True)
+        sys.exit(2)
     lines = annotations["lines"]
     use_color = sys.stdout.isatty() if color is None else color
     titles = {lens["line"]: lens["title"] for lens in lenses}

@@ -260,7 +260,7 @@ def summarize_command(
     perfline check --baseline LAST_WEEK.json THIS_WEEK.json
     """
     _require_extra(False)
-    from perfline.clients.batch.outputs import table_bytes, write_bytes
+    from perfline.clients.batch.outputs import table_bytes, write_output
     from perfline.clients.batch.store import open_store
     from perfline.clients.batch.summarize import Request, summarize
     from perfline.core.json_codec import document_bytes
@@ -282,7 +282,7 @@ def summarize_command(
     else:
         assert outcome.table is not None
         data = table_bytes(outcome.table, form)
-    written = write_bytes(out, data)
+    written = write_output(out, data)
     if written is not None:
         wrote(written)
 
@@ -328,13 +328,13 @@ def sql_command(store: str, query: str, form: str) -> None:
 
     import duckdb
 
-    from perfline.clients.batch import store as stores
     from perfline.clients.batch.database import connect
-    from perfline.clients.batch.outputs import table_bytes, write_bytes
+    from perfline.clients.batch.outputs import table_bytes, write_output
+    from perfline.clients.batch.store import open_store, scan
 
-    scan = stores.scan(stores.open_store(store, create=False))
-    _warn_left_out(scan.problems)
-    connection = connect(scan)
+    files = scan(open_store(store, create=False))
+    _warn_left_out(files.problems)
+    connection = connect(files)
     try:
         relation = connection.sql(query)
         table = relation.to_arrow_table() if relation is not None else None
@@ -347,6 +347,6 @@ def sql_command(store: str, query: str, form: str) -> None:
         return
     if form == "json":
         text = json.dumps(table.to_pylist(), default=_json_value, separators=(",", ":")) + "\n"
-        write_bytes(None, text.encode("utf-8"))
+        write_output(None, text.encode("utf-8"))
     else:
-        write_bytes(None, table_bytes(table, "csv"))
+        write_output(None, table_bytes(table, "csv"))

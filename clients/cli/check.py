@@ -16,7 +16,6 @@ account for is judged on those lines only (``core.compare.inclusive``).
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Any
 
 import click
@@ -30,6 +29,7 @@ from perfline.clients.cli.compare import (
     report_warnings,
     run_comparison,
 )
+from perfline.clients.cli.files import replace_text
 from perfline.core.compare.ci_reports import junit_text, sarif_text
 from perfline.core.compare.gate import (
     MODEL_WIDE_POLICIES,
@@ -40,21 +40,18 @@ from perfline.core.compare.gate import (
     judge,
 )
 from perfline.core.errors import InputError
+from perfline.core.escaping import terminal_text
 
 EXIT_REGRESSION = 1
 
 
 def _write(path: str, text: str, option: str) -> None:
-    target = Path(path)
     try:
-        if target.parent != Path():
-            target.parent.mkdir(parents=True, exist_ok=True)
-        temporary = target.with_name(target.name + ".tmp")
-        temporary.write_text(text, encoding="utf-8")
-        temporary.replace(target)
-    except OSError as error:
-        raise InputError(path, f"cannot write ({option}): {error.strerror or error}") from None
-    wrote(target)
+        written = replace_text(path, text, parents=True)
+    except InputError as error:
+        reason = "; ".join(problem.message for problem in error.problems)
+        raise InputError(path, f"cannot write ({option}): {reason}") from None
+    wrote(written)
 
 
 def _nothing_judged(verdict: Verdict) -> str:
@@ -143,7 +140,7 @@ def command(
     if regressions:
         click.echo(f"perfline check: {len(regressions)} line(s) regress by more than {limit:.1%}:")
         for line in regressions:
-            click.echo(f"  {describe(line)}")
+            click.echo(f"  {terminal_text(describe(line))}")
         sys.exit(EXIT_REGRESSION)
     if not verdict.passed:
         click.echo(

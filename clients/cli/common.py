@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import click
 
-from perfline.clients.cli.files import read_file
+from perfline.clients.cli.files import read_config, read_file
 from perfline.core.errors import InputError
 from perfline.core.json_codec import read_json_input
 from perfline.core.workspace_config import (
@@ -109,11 +109,7 @@ def load_config(path: Path | None) -> WorkspaceConfig:
     """The parsed configuration (the empty default without a file)."""
     if path is None:
         return WorkspaceConfig()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise InputError(str(path), f"cannot read: {error.strerror or error}") from None
-    return parse_workspace_config(text, source=str(path))
+    return parse_workspace_config(read_config(path), source=str(path))
 
 
 def float_sums_option(function: Callable[P, R]) -> Callable[P, R]:

@@ -4,7 +4,8 @@
 
 BASE and NEW are each a standardized document (``mlia-output.json``, raw or
 processed), a folder holding ``mlia-output/mlia-output.json`` (the output of
-``perfline report`` or ``analyze``), or the inputs ``perfline analyze`` takes,
+``perfline report`` or ``analyze``), a ``perfline profile`` run folder (its traces), or the
+inputs ``perfline analyze`` takes (a torch.profiler trace among them),
 joined with commas (``model.etrecord,run.etdump``) or as a folder of estimator
 outputs; those are analysed first. The table shows one row per code line
 (largest significant changes first); ``--json`` prints every entity's deltas;
@@ -41,6 +42,7 @@ from perfline.core.compare.comparison import Comparison, compare_documents
 from perfline.core.compare.deltas import CompareSettings
 from perfline.core.compare.significance import CORRECTIONS, Correction
 from perfline.core.errors import InputError, Problem
+from perfline.core.escaping import terminal_text
 from perfline.core.pipeline import PipelineSettings
 
 P = ParamSpec("P")
@@ -206,9 +208,9 @@ def _write_html(
 def report_warnings(comparison: Comparison, sources: SourceVersions) -> None:
     """Warnings and line-mapping notes on standard error."""
     for warning in comparison.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        click.echo(f"warning: {terminal_text(warning)}", err=True)
     for note in sources.notes:
-        click.echo(f"note: {note}", err=True)
+        click.echo(f"note: {terminal_text(note)}", err=True)
 
 
 @click.command("compare")
@@ -289,15 +291,14 @@ def command(
         return
     width = shutil.get_terminal_size((120, 24)).columns if sys.stdout.isatty() else 120
     encoding = (getattr(sys.stdout, "encoding", None) or "").lower()
-    sys.stdout.write(
-        render_comparison(
-            comparison,
-            metrics=options["metrics"],
-            limit=0 if show_all else 30,
-            width=width,
-            ascii_only="utf" not in encoding,
-        )
+    table = render_comparison(
+        comparison,
+        metrics=options["metrics"],
+        limit=0 if show_all else 30,
+        width=width,
+        ascii_only="utf" not in encoding,
     )
+    sys.stdout.write(terminal_text(table))
 
 
 def _across_jobs(

@@ -22,6 +22,9 @@ from typing import Any
 import click
 
 from perfline.clients.cli._connect import Session
+from perfline.core.errors import InputError
+from perfline.core.escaping import terminal_text
+from perfline.server.file_access import Root, read_text
 
 FORMAT_VERSION = 1
 SOURCE_WIDTH = 40
@@ -131,7 +134,7 @@ def print_side_by_side(data: dict[str, Any], as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
         return
-    click.echo(render(data), nl=False)
+    click.echo(terminal_text(render(data)), nl=False)
     if not any(file["lines"] for file in data["files"]):
         click.echo("perfline compare --jobs: no job puts figures on a source line", err=True)
 
@@ -142,8 +145,8 @@ def _clip(text: str) -> str:
 
 def _source(path: Path) -> list[str]:
     try:
-        return path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
+        return read_text(path, root=Root.user_given(), kind="source").splitlines()
+    except InputError:
         return []
 
 

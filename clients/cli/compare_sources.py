@@ -31,6 +31,7 @@ from perfline.core.compare.ci_reports import plain_location
 from perfline.core.compare.line_map import LineMapping, identical, map_lines
 from perfline.core.errors import InputError, Problem
 from perfline.core.workspace_config import WorkspaceConfig
+from perfline.server.file_access import Root, read_text
 from perfline.server.paths import PathResolver
 from perfline.server.workspace import python_files, scan_files
 
@@ -127,9 +128,10 @@ class SourceVersions:
     def _file_text(self, path: Path) -> str | None:
         """The file's text (UTF-8), else ``None`` with a note saying why."""
         try:
-            return path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            self.notes.append(f"{path}: cannot read ({error}); its lines are not mapped")
+            return read_text(path, root=Root.user_given(), kind="source", errors="strict")
+        except InputError as error:
+            reason = "; ".join(problem.message for problem in error.problems)
+            self.notes.append(f"{path}: cannot read ({reason}); its lines are not mapped")
             return None
 
     def _git_text(self, revision: str, local: Path) -> str | None:

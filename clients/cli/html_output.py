@@ -17,22 +17,22 @@ from typing import TYPE_CHECKING, Any
 from perfline.clients.cli.common import find_config, load_config
 from perfline.clients.cli.files import replace_text
 from perfline.core.errors import InputError
+from perfline.server.file_access import Root
 
 if TYPE_CHECKING:
     from perfline.core.compare.comparison import Comparison
 
 
-def write_html_report(
+def render_html_report(
     processed: Mapping[str, Any],
-    target: str,
     *,
-    document: str,
+    document: str | None,
     config: str | None,
     root: Path | None = None,
     comparison: Comparison | None = None,
-) -> Path:
-    """Render ``processed`` (against its baseline: ``comparison``) and write it to ``target``;
-    returns the written path."""
+) -> str:
+    """The self-contained page of ``processed`` (against its baseline: ``comparison``), its
+    sources read from the workspace of the configuration in force near ``document``."""
     from perfline.server.paths import PathResolver
     from perfline.server.report_sources import render_document_html
     from perfline.server.workspace import python_files, scan_files
@@ -47,12 +47,29 @@ def write_html_report(
         settings.source_roots,
         python_files(scan_files(root, settings.ignore)),
     )
-    page = render_document_html(
+    return render_document_html(
         processed,
         resolver.resolve,
         root=root,
         metric=settings.display.metric,
         comparison=comparison,
+        files=Root(root),
+    )
+
+
+def write_html_report(
+    processed: Mapping[str, Any],
+    target: str,
+    *,
+    document: str,
+    config: str | None,
+    root: Path | None = None,
+    comparison: Comparison | None = None,
+) -> Path:
+    """Render ``processed`` (against its baseline: ``comparison``) and write it to ``target``;
+    returns the written path."""
+    page = render_html_report(
+        processed, document=document, config=config, root=root, comparison=comparison
     )
     if Path(target).is_dir():  # (a missing folder cannot hold one: replace_text says so)
         raise InputError(target, "is a folder, expected an .html file to write")

@@ -1,12 +1,14 @@
 """Where ``report`` and ``analyze`` put their result: ``DIR/mlia-output/mlia-output.json``.
 
 The document is encoded once (``core.json_codec``, C speed, the bytes of
-``json.dumps(document, indent=4) + "\\n"``), piece by piece; each piece goes to a temporary
-file beside the target and, with ``--json``, to stdout, so stdout and the file get the same
-bytes and the text is never held whole in memory. Only when the file is complete is it
-renamed over ``mlia-output.json`` (an atomic replace in the same folder): an interrupted run,
-a full disk or a closed pipe leaves the previous file, and the input when it was that file,
-as they were. Nothing else in the folder is touched; ``wrote PATH`` goes to stderr.
+``json.dumps(document, indent=4) + "\\n"``), piece by piece; each piece goes to a new file
+of a fresh random name beside the target (``file_access.replacing``: never through a
+planted link; ``mlia-output/`` itself must not be a link) and, with ``--json``, to stdout,
+so stdout and the file get the same bytes and the text is never held whole in memory. Only
+when the file is complete is it renamed over ``mlia-output.json`` (an atomic replace in
+the same folder): an interrupted run, a full disk or a closed pipe leaves the previous
+file, and the input when it was that file, as they were. Nothing else in the folder is
+touched; ``wrote PATH`` goes to stderr.
 
 Cost: one C encoding pass plus the writes, in two threads (file, stdout) beside the encoder;
 memory of up to 32 pieces per sink (each a slice of a long list).
@@ -25,8 +27,9 @@ from typing import IO, Any
 
 import click
 
-from perfline.core.errors import InputError
+from perfline.core.escaping import terminal_text
 from perfline.core.json_codec import Piece, document_chunks
+from perfline.server.file_access import Root, replacing
 
 OUTPUT_FOLDER = "mlia-output"
 OUTPUT_FILE = "mlia-output.json"
@@ -66,23 +69,23 @@ def write_output(
     so msgspec may encode it (``json_codec.document_chunks``; the same bytes, 6x faster).
     """
     target = output_path(output_dir)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = _new_temporary(target)
-    except OSError as error:  # a folder that cannot be made or written: the user's path
-        raise InputError(str(target), f"cannot write: {error.strerror or error}") from None
-    writer = _Writer(os.fdopen(handle, "wb"), _binary_stdout() if echo else None)
+    # the folder named (or the current one) as given; mlia-output/ below it never a link
+    out = replacing(
+        Path(OUTPUT_FOLDER) / OUTPUT_FILE,
+        root=Root(output_dir or "."),
+        parents=True,
+        source=str(target),
+    )
+    writer = _Writer(out.file, _binary_stdout() if echo else None)
     try:
         writer.start()
         for chunk in document_chunks(document, json_only=json_only):
             writer.put(chunk)
         writer.finish()
-        os.chmod(temporary, _file_mode(target))
-        os.replace(temporary, target)
+        out.commit()
     except BaseException as error:
         writer.abandon()
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
+        out.discard()
         if isinstance(error, OSError) and not isinstance(error, BrokenPipeError):
             problem = error.strerror or str(error)
             raise click.ClickException(f"cannot write {target}: {problem}") from None
@@ -164,16 +167,6 @@ class _Sink:
             self.write(piece)
 
 
-def _new_temporary(target: Path) -> tuple[int, str]:
-    """A new file beside ``target`` (``.mlia-output.json.<random>.tmp``), open for writing."""
-    while True:
-        path = target.with_name(f".{target.name}.{os.urandom(6).hex()}.tmp")
-        try:
-            return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), str(path)
-        except FileExistsError:
-            continue
-
-
 def _binary_stdout() -> IO[bytes]:
     sys.stdout.flush()
     _widen_pipe(sys.stdout)
@@ -218,23 +211,13 @@ def _silence_stdout() -> None:
         os.close(devnull)
 
 
-def _file_mode(target: Path) -> int:
-    """The replaced file's permissions, else what a new file gets under the umask."""
-    try:
-        return target.stat().st_mode & 0o7777
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
-
-
 def print_text(document: Mapping[str, Any], **options: Any) -> None:
     """The text report on stdout, at the terminal's width (``COLUMNS`` when piped)."""
     from perfline.core.render_text import render_text
 
     encoding = (getattr(sys.stdout, "encoding", None) or "").lower()
     text = render_text(document, width=report_width(), ascii_only="utf" not in encoding, **options)
-    sys.stdout.write(text)
+    sys.stdout.write(terminal_text(text))
 
 
 PIPE_WIDTH = 120

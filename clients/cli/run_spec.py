@@ -3,8 +3,9 @@
 A *run spec* is one string naming one run, as ``perfline compare``, ``perfline check`` and
 ``perfline batch run`` take it: a standardized document (``mlia-output.json``, raw or
 processed), a folder holding ``mlia-output/mlia-output.json`` (the output of ``report`` or
-``analyze``), or the inputs ``perfline analyze`` takes joined with commas
-(``x.etrecord,x.etdump``, ``model.onnx,profile.json``) or a folder of estimator outputs.
+``analyze``), a torch.profiler trace or a ``perfline profile`` run folder holding traces,
+or the inputs ``perfline analyze`` takes joined with commas (``x.etrecord,x.etdump``,
+``model.onnx,profile.json``) or a folder of estimator outputs.
 ``load_run`` reads or analyses it (no estimator is ever run: estimator outputs only);
 ``run_files`` names the files it reads, so a caller can hash a run's content before
 analysing it.
@@ -18,8 +19,6 @@ their route runs. Pure dispatch: the cost is the route's.
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +27,7 @@ from typing import Any
 from perfline.clients.cli.common import read_json
 from perfline.core.errors import InputError
 from perfline.core.pipeline import PipelineSettings, is_postprocessed, postprocess
+from perfline.server.file_access import scratch_folder
 
 #: Where ``report`` and ``analyze`` put the processed document inside their output folder.
 NESTED_OUTPUT = Path("mlia-output") / "mlia-output.json"
@@ -41,6 +41,20 @@ class Dispatch:
     name: str
     takes: Callable[[Sequence[str], str], bool]
     run: Callable[[Sequence[str], PipelineSettings, Sequence[str]], dict[str, Any]]
+
+
+def _takes_torch(inputs: Sequence[str], command: str) -> bool:
+    from perfline.clients.cli.analyze_torch import wants_torch
+
+    return wants_torch(inputs)
+
+
+def _run_torch(
+    inputs: Sequence[str], settings: PipelineSettings, cli_arguments: Sequence[str]
+) -> dict[str, Any]:
+    from perfline.clients.cli.analyze_torch import run_torch
+
+    return run_torch(inputs, settings=settings, cli_arguments=cli_arguments)
 
 
 def _takes_onnxruntime(inputs: Sequence[str], command: str) -> bool:
@@ -91,8 +105,7 @@ def _run_estimator_outputs(
 ) -> dict[str, Any]:
     from perfline.clients.cli.analyze import run_estimator_route
 
-    folder = Path(tempfile.mkdtemp(prefix="perfline-run-"))
-    try:
+    with scratch_folder("perfline-run-") as folder:
         processed, _ = run_estimator_route(
             inputs,
             output_dir=folder,
@@ -104,13 +117,12 @@ def _run_estimator_outputs(
             settings=settings,
             cli_arguments=cli_arguments,
         )
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
     return processed
 
 
 #: The routes of inputs that are not a document, tried in order.
 DISPATCH: tuple[Dispatch, ...] = (
+    Dispatch("torch.profiler", _takes_torch, _run_torch),
     Dispatch("onnxruntime", _takes_onnxruntime, _run_onnxruntime),
     Dispatch("measured", _takes_measured, _run_measured),
     Dispatch("estimator outputs", _takes_estimator_outputs, _run_estimator_outputs),
@@ -146,12 +158,16 @@ def load_run(
     path = Path(spec)
     if not path.exists():
         raise InputError(spec, f"no such file or folder (the {role})")
+    from perfline.clients.cli.analyze_torch import folder_traces, wants_torch
+
     if path.is_dir():
         for candidate in (path / NESTED_OUTPUT, path / NESTED_OUTPUT.name):
             if candidate.is_file():
                 return read_document(str(candidate), settings), str(candidate)
-        return analyse_inputs([spec], settings, [command, spec]), spec
-    if path.suffix.lower() == ".json":
+        traces = folder_traces(path)  # a perfline profile run folder
+        inputs = traces or [spec]
+        return analyse_inputs(inputs, settings, [command, *inputs]), spec
+    if path.suffix.lower() == ".json" and not wants_torch([spec]):
         return read_document(spec, settings), spec
     return analyse_inputs([spec], settings, [command, spec]), spec
 
@@ -172,8 +188,8 @@ def read_document(path: str, settings: PipelineSettings) -> dict[str, Any]:
 
 def run_files(spec: str) -> list[Path]:
     """The files ``load_run(spec)`` reads, sorted: the document, or each input (a folder
-    of inputs by the regular files directly in it). Missing files are left to
-    ``load_run`` to report."""
+    of inputs by the regular files directly in it; a torch trace with the statement
+    sidecar beside it). Missing files are left to ``load_run`` to report."""
     if "," in spec:
         parts = [Path(part) for part in spec.split(",") if part]
     else:
@@ -183,10 +199,15 @@ def run_files(spec: str) -> list[Path]:
                 if candidate.is_file():
                     return [candidate]
         parts = [path]
+    from perfline.core.backends.torch_profiler.sidecar import sidecar_name
+
     files: list[Path] = []
     for part in parts:
         if part.is_dir():
             files.extend(child for child in sorted(part.iterdir()) if child.is_file())
-        else:
-            files.append(part)
-    return sorted(files)
+            continue
+        files.append(part)
+        sidecar = part.with_name(sidecar_name(part.name))  # a trace's statements
+        if sidecar != part and sidecar.is_file():
+            files.append(sidecar)
+    return sorted(set(files))

@@ -22,10 +22,13 @@ import os
 import socket
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
 from perfline.clients.cli._connect import exit_on_config_error, parse_tcp
+from perfline.core.errors import InputError
+from perfline.server.file_access import Root, open_append
 
 EXIT_BAD_INPUT = 2
 #: The default limit of a message body (bytes), as ``server.lsp.frame_reader``'s.
@@ -44,6 +47,14 @@ def default_log_file() -> Path:
     return Path(state) / "perfline" / "serve.log"
 
 
+class GuardedLogFile(logging.handlers.RotatingFileHandler):
+    """The rotating log file, opened through ``file_access.open_append``: made with mode
+    0600 (its folder 0700), never through a link, refused unless a regular file."""
+
+    def _open(self) -> Any:
+        return open_append(self.baseFilename, root=Root.user_given())
+
+
 def _setup_logging(log_file: Path | None, verbose: bool) -> None:
     """A rotating file at INFO (DEBUG with ``verbose``) when ``log_file`` is given, and
     stderr at WARNING; pygls' own chatter (every message sent, at INFO) stays out."""
@@ -57,11 +68,10 @@ def _setup_logging(log_file: Path | None, verbose: bool) -> None:
     _add(root, errors)
     if log_file is not None:
         try:
-            log_file.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            handler = logging.handlers.RotatingFileHandler(
+            handler = GuardedLogFile(
                 log_file, maxBytes=LOG_BYTES, backupCount=LOG_BACKUPS, encoding="utf-8"
             )
-        except OSError as error:
+        except (OSError, InputError) as error:
             click.echo(f"perfline: cannot write the log file {log_file}: {error}", err=True)
         else:
             _add(root, handler)

@@ -135,9 +135,10 @@ def _kept(
 
 
 def statement_stacks(
-    kineto_results: Any, dropped_files: frozenset[str], leading_files: frozenset[str]
+    prof: Any, dropped_files: frozenset[str], leading_files: frozenset[str]
 ) -> StatementStacks:
-    """Walk the event tree; each TorchOp gets the stack of lines its activations were on
+    """Walk the event tree of ``prof`` (a ``torch.profiler.profile`` whose cycle just ended);
+    each TorchOp gets the stack of lines its activations were on
     (not the profiler's ``ProfilerStep#N`` markers).
 
     ``dropped_files``/``leading_files`` are file names as torch writes them (stripped)."""
@@ -147,7 +148,8 @@ def statement_stacks(
     found = StatementStacks()
     cache: dict[tuple[Frame, ...], tuple[Frame, ...]] = {}
     pending: list[tuple[Any, tuple[Frame, ...]]] = [
-        (root, ()) for root in reversed(list(kineto_results.experimental_event_tree()))
+        (root, ())
+        for root in reversed(list(prof.profiler.kineto_results.experimental_event_tree()))
     ]
     while pending:
         event, frames = pending.pop()

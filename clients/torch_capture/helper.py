@@ -6,10 +6,13 @@ It runs SCRIPT as ``python SCRIPT ARGS`` would (``runpy.run_path`` as ``__main__
 ``sys.argv = [SCRIPT, *ARGS]``, ``sys.path[0]`` = the script's folder) under torch.profiler
 (``session.CaptureSession``, auto steps), stops the script once the steps are recorded (unless
 ``--run-to-end``), and writes DIR/NAME.pt.trace.json, its sidecar, and DIR/capture.json: what
-happened, for perfline (``script_status``, ``trace``, ``sidecar``, ``recorded``, ``message``).
+happened, for perfline (``script_status``, ``trace``, ``sidecar``, ``recorded``, ``message``;
+``refused_option`` when an option cannot work here: no torch, no CUDA device). Progress goes
+to stderr on a terminal.
 The script's stdout and stderr are its own. Needs torch and the standard library only; its
 sibling modules are loaded as the package ``_perfline_torch_capture`` (nothing is added to
-``sys.path``). Exit status: the script's, or 3 when no trace could be recorded.
+``sys.path``). Exit status: the script's, 2 for a refused option, or 3 when no trace could be
+recorded.
 """
 
 from __future__ import annotations
@@ -79,40 +82,36 @@ def _print_script_traceback(error: BaseException, script: str) -> None:
     traceback.print_exception(type(error), error, tb or error.__traceback__)
 
 
-def main(argv: list[str]) -> int:
-    options = _arguments(argv)
-    out = os.path.abspath(options.out)
-    script = os.path.abspath(options.script)
-    args = options.args[1:] if options.args[:1] == ["--"] else options.args
-    name = options.name or os.path.splitext(os.path.basename(script))[0]
-    result: dict[str, Any] = {"script_status": 0, "trace": None, "sidecar": None, "recorded": 0}
+def _refusal(options: argparse.Namespace) -> tuple[str, str] | None:
+    """(option, what is wrong) when the capture cannot start; torch is imported here."""
     if options.steps < 1 or options.warmup < 0:
-        result.update(script_status=2, message="--steps must be 1 or more, --warmup 0 or more")
-        _report(out, result)
-        return 2
+        return "--steps", "--steps must be 1 or more, --warmup 0 or more"
     try:
-        session_module = _load_session_module()
+        import torch
     except ImportError as error:
-        result.update(
-            script_status=NO_TRACE,
-            message=f"{sys.executable} cannot import torch ({error}); "
-            "name an interpreter that has torch with --python",
-        )
-        _report(out, result)
-        return NO_TRACE
-    sys.argv = [script, *args]
-    sys.path[0] = os.path.dirname(script)
-    session = session_module.CaptureSession(
-        out,
-        name,
-        steps=options.steps,
-        warmup=options.warmup,
-        cuda=options.cuda,
-        auto_steps=True,
-        stop_when_done=not options.run_to_end,
-        leading_files=frozenset([os.path.abspath(__file__)]),
-        known_files=(script,),
+        return "--python", f"{sys.executable} cannot import torch ({error})"
+    if options.cuda and not torch.cuda.is_available():
+        return "--cuda", f"torch {torch.__version__} of {sys.executable} sees no CUDA device"
+    return None
+
+
+def _progress(session: Any) -> None:
+    """One line rewritten in place on a terminal: where the capture is."""
+    if not sys.stderr.isatty():
+        return
+    done = session.boundaries
+    warming = min(done, session.warmup)
+    recorded = session.recorded_steps()
+    print(
+        f"\rperfline: warm-up {warming}/{session.warmup}, recorded {recorded}/{session.steps}",
+        end="",
+        file=sys.stderr,
+        flush=True,
     )
+
+
+def _run(session_module: Any, session: Any, script: str) -> int:
+    """Run the script under the session; the exit status ``python SCRIPT`` would have."""
     status = 0
     session.start()
     try:
@@ -127,19 +126,53 @@ def main(argv: list[str]) -> int:
         status = _script_status(leaving.code)
         if status == 0:
             session.close_pending_step()
+    except KeyboardInterrupt as error:
+        _print_script_traceback(error, script)
+        status = 130
     except BaseException as error:
         _print_script_traceback(error, script)
         status = 1
     finally:
         session.finish()
+        if sys.stderr.isatty():
+            print(file=sys.stderr)
+    return status
+
+
+def main(argv: list[str]) -> int:
+    options = _arguments(argv)
+    out = os.path.abspath(options.out)
+    script = os.path.abspath(options.script)
+    args = options.args[1:] if options.args[:1] == ["--"] else options.args
+    name = options.name or os.path.splitext(os.path.basename(script))[0]
+    result: dict[str, Any] = {"script_status": 0, "trace": None, "sidecar": None, "recorded": 0}
+    refused = _refusal(options)
+    if refused is not None:
+        result.update(refused_option=refused[0], message=refused[1])
+        _report(out, result)
+        return 2
+    session_module = _load_session_module()
+    sys.argv = [script, *args]
+    sys.path[0] = os.path.dirname(script)
+    session = session_module.CaptureSession(
+        out,
+        name,
+        steps=options.steps,
+        warmup=options.warmup,
+        cuda=options.cuda,
+        auto_steps=True,
+        stop_when_done=not options.run_to_end,
+        leading_files=frozenset([os.path.abspath(__file__)]),
+        known_files=(script,),
+        progress=_progress,
+    )
+    status = _run(session_module, session, script)
     result["script_status"] = status
     result["recorded"] = session.recorded_steps()
     if session.written:
         result["trace"] = session.trace_path
         result["sidecar"] = session.sidecar_path
-        stopped = (
-            "" if options.run_to_end or not session.stopped_early else "; script stopped there"
-        )
+        stopped = "; script stopped there" if session.stopped_early else ""
         result["message"] = (
             f"recorded {result['recorded']} step(s) (a step: {session.step_on}) after "
             f"{options.warmup} warm-up{stopped}: {session.trace_path}"

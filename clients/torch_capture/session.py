@@ -8,9 +8,10 @@ What a step is. ``step()`` (the API, or ``perfline.torch.step()`` in a script) m
 explicitly. Without it, under ``perfline profile`` (``auto_steps``): one optimizer step when the
 script steps a ``torch.optim`` optimizer (the step ends where the next outermost module call
 starts, or at the end), else one call of the outermost ``nn.Module`` plus what runs until the
-next one; a script with neither is one step. The first source seen of a higher rank (explicit >
-optimizer > module) takes over from a lower one, so the first step of a training script may be
-cut at its first forward: ``warmup`` (default 1) absorbs that.
+next one; a script with neither is one step. A source of a higher rank (explicit > optimizer >
+module) takes over from a lower one: when steps of the lower one were already counted (module
+calls before the first optimizer step, say with gradient accumulation), the capture starts
+again from that point, so every recorded step is a step of the script's own kind.
 
 Statement lines: while capturing, a pass-through ``TorchFunctionMode`` makes every tensor
 operator (``a @ b``, ``x + y``, indexing) a Python call in the event tree, so its statement is
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import os
 import threading
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -36,6 +38,9 @@ _RANK = {"module": 1, "optimizer": 2, "api": 3}
 #: the sessions capturing now in this interpreter, innermost last (``perfline.torch.step()``
 #: marks a step of the last one).
 ACTIVE: list[CaptureSession] = []
+
+#: ``steps=None``: every step after the warm-up until ``finish`` (torch's schedule needs a count).
+ALL_STEPS = 1 << 40
 
 
 class CaptureDone(BaseException):
@@ -59,20 +64,21 @@ class _OperatorLines(TorchFunctionMode):  # type: ignore[misc]  # torch is untyp
 
 class CaptureSession:
     """Profile from ``start()`` to ``finish()``; ``warmup`` steps discarded, then ``steps``
-    recorded into one trace. ``stop_when_done`` raises ``CaptureDone`` at the boundary after
-    the last recorded step."""
+    (None: all) recorded into one trace. ``stop_when_done`` raises ``CaptureDone`` at the
+    boundary after the last recorded step."""
 
     def __init__(
         self,
         out_dir: str,
         name: str,
-        steps: int,
+        steps: int | None,
         warmup: int,
         cuda: bool = False,
         auto_steps: bool = False,
         stop_when_done: bool = False,
         leading_files: frozenset[str] = frozenset(),
         known_files: tuple[str, ...] = (),
+        progress: Callable[[CaptureSession], None] | None = None,
     ) -> None:
         self.out_dir = out_dir
         self.trace_path = os.path.join(out_dir, name + ".pt.trace.json")
@@ -84,6 +90,7 @@ class CaptureSession:
         self.stop_when_done = stop_when_done
         self.leading_files = leading_files
         self.known_files = known_files
+        self.progress = progress
         self.reason = event_tree.unsupported_reason(torch)
         self.boundaries = 0
         self.step_on = "whole run"
@@ -96,11 +103,24 @@ class CaptureSession:
         self._handles: list[Any] = []
         self._mode: _OperatorLines | None = None
         self._prof: Any = None
+        self._discarding = False
         self._prefixes: list[str] = []
 
     # ---- lifecycle
     def start(self) -> None:
         os.makedirs(self.out_dir, exist_ok=True)
+        if self.reason is None:
+            self._prefixes = event_tree.stripped_prefixes()
+        if self.auto_steps:
+            self._install_step_hooks()
+        self._prof = self._profiler()
+        self._prof.start()
+        ACTIVE.append(self)
+        if self.reason is None:
+            self._mode = _OperatorLines()
+            self._mode.__enter__()
+
+    def _profiler(self) -> Any:
         activities = [torch.profiler.ProfilerActivity.CPU]
         if self.cuda:
             activities.append(torch.profiler.ProfilerActivity.CUDA)
@@ -108,26 +128,33 @@ class CaptureSession:
         config = event_tree.experimental_config(torch)
         if config is not None:
             options["experimental_config"] = config
-        self._prof = torch.profiler.profile(
+        with warnings.catch_warnings():  # warmup=0 is the user's choice, not worth a warning
+            warnings.filterwarnings("ignore", message="Profiler won't be using warmup")
+            schedule = torch.profiler.schedule(
+                wait=0, warmup=self.warmup, active=self.steps or ALL_STEPS, repeat=1
+            )
+        return torch.profiler.profile(
             activities=activities,
-            schedule=torch.profiler.schedule(
-                wait=0, warmup=self.warmup, active=self.steps, repeat=1
-            ),
+            schedule=schedule,
             on_trace_ready=self._ready,
             record_shapes=True,
             profile_memory=True,
             with_stack=True,
             **options,
         )
-        if self.reason is None:
-            self._prefixes = event_tree.stripped_prefixes()
-        if self.auto_steps:
-            self._install_step_hooks()
+
+    def _restart(self) -> None:
+        """Drop what was captured so far and start again: the steps counted until now were
+        of a source that a higher one replaced (module calls before the first optimizer step
+        or ``step()``), so they were not the script's steps."""
+        self._discarding = True
+        try:
+            self._prof.stop()
+        finally:
+            self._discarding = False
+        self.boundaries = 0
+        self._prof = self._profiler()
         self._prof.start()
-        ACTIVE.append(self)
-        if self.reason is None:
-            self._mode = _OperatorLines()
-            self._mode.__enter__()
 
     def finish(self) -> None:
         """Close the last step and stop the profiler (writes the files if the recording
@@ -151,7 +178,7 @@ class CaptureSession:
         self._signal("api", now=True)
 
     def recorded_steps(self) -> int:
-        return max(0, min(self.boundaries - self.warmup, self.steps))
+        return max(0, min(self.boundaries - self.warmup, self.steps or ALL_STEPS))
 
     def _signal(self, source: str, now: bool) -> None:
         rank = _RANK[source]
@@ -160,6 +187,10 @@ class CaptureSession:
         if rank > self._source_rank:
             self._source_rank = rank
             self.step_on = source
+            if self.boundaries and not self.written:
+                self._pending = False
+                self._restart()  # this signal ends no recorded step: the capture starts here
+                return
         if now:
             self._pending = False
             self._boundary()
@@ -171,17 +202,19 @@ class CaptureSession:
             return
         self.boundaries += 1
         self._prof.step()
+        if self.progress is not None:
+            self.progress(self)
         if self.written and self.stop_when_done:
             self.stopped_early = True
             raise CaptureDone()
 
     def _install_step_hooks(self) -> None:
-        from torch.nn.modules import module as modules
+        from torch.nn.modules import module
         from torch.optim import optimizer
 
-        self._handles.append(modules.register_module_forward_pre_hook(self._module_starts))
+        self._handles.append(module.register_module_forward_pre_hook(self._module_starts))
         self._handles.append(
-            modules.register_module_forward_hook(self._module_ends, always_call=True)
+            module.register_module_forward_hook(self._module_ends, always_call=True)
         )
         self._handles.append(optimizer.register_optimizer_step_post_hook(self._optimizer_stepped))
 
@@ -205,20 +238,17 @@ class CaptureSession:
             self._signal("optimizer", now=False)
 
     def close_pending_step(self) -> None:
-        """The script ended: its last step (pending or the whole run) ends here."""
-        if self._pending or self._source_rank == 0:
+        """The script or block ended: its last step (pending, or the whole run when no step
+        was marked) ends here. Counted, not passed to torch: ``finish`` stops the profiler,
+        which closes the step's marker and saves the recording (no empty step after it)."""
+        if (self._pending or self._source_rank == 0) and not self.written:
             self._pending = False
-            self._boundary_without_stop()
-
-    def _boundary_without_stop(self) -> None:
-        stop, self.stop_when_done = self.stop_when_done, False
-        try:
-            self._boundary()
-        finally:
-            self.stop_when_done = stop
+            self.boundaries += 1
 
     # ---- files
     def _ready(self, prof: Any) -> None:
+        if self._discarding:
+            return
         prof.export_chrome_trace(self.trace_path)
         found = None
         reason = self.reason
@@ -229,7 +259,7 @@ class CaptureSession:
                     "runpy.py",
                     "<frozen runpy>",
                 }
-                found = event_tree.statement_stacks(prof.profiler.kineto_results, dropped, leading)
+                found = event_tree.statement_stacks(prof, dropped, leading)
             except Exception as error:  # the private API changed under us: function level
                 reason = f"reading torch's event tree failed ({type(error).__name__}: {error})"
         resolved = {}
@@ -239,7 +269,7 @@ class CaptureSession:
             )
         steps = {
             "warmup": self.warmup,
-            "active": self.steps,
+            "active": self.steps,  # None: every step to the end
             "recorded": self.recorded_steps(),
             "step_on": self.step_on,
         }

@@ -26,6 +26,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from perfline.core.finite_numbers import finite_float, number_problem
+
 
 @dataclass(frozen=True)
 class RooflineTarget:
@@ -61,10 +63,6 @@ class BackendSettings:
 
 Fail = Callable[[int, str, str], None]
 LineOf = Callable[[str, str | None], int]
-
-
-def _number(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
 
 
 def parse_backend_settings(data: Mapping[str, Any], fail: Fail, line_of: LineOf) -> BackendSettings:
@@ -126,10 +124,10 @@ def _target(value: object, fail: Fail, line_of: LineOf) -> RooflineTarget | None
     rates: dict[str, float | None] = {}
     for key in ("macs_per_second", "bytes_per_second"):
         rate = value.get(key)
-        if rate is not None and not _number(rate):
-            fail(line_of(where, key), f"{where}.{key}", "expected a positive number")
-            rate = None
-        rates[key] = float(rate) if isinstance(rate, (int, float)) else None
+        problem = number_problem(rate, positive=True) if rate is not None else None
+        if problem is not None:
+            fail(line_of(where, key), f"{where}.{key}", problem)
+        rates[key] = finite_float(rate) if problem is None else None
     if rates["macs_per_second"] is None and rates["bytes_per_second"] is None:
         fail(line_of(where, None), where, "expected macs_per_second and/or bytes_per_second")
         return None

@@ -35,6 +35,7 @@ from perfline.core.compare.gate import (
     describe,
     describe_model_wide,
 )
+from perfline.core.escaping import xml_text
 
 SARIF_SCHEMA: Final = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -195,22 +196,25 @@ def junit_text(verdict: Verdict) -> str:
         case = ElementTree.SubElement(
             suite,
             "testcase",
-            classname=entity.file or "model",
-            name=f"line {entity.new_line} {line.delta.name}",
+            classname=xml_text(entity.file or "model"),
+            name=xml_text(f"line {entity.new_line} {line.delta.name}"),
         )
         if line.regressed:
             failure = ElementTree.SubElement(
                 case, "failure", message=f"regression beyond {limit}", type="regression"
             )
-            failure.text = describe(line)
+            failure.text = xml_text(describe(line))
         else:
             output = ElementTree.SubElement(case, "system-out")
-            output.text = describe(line)
+            output.text = xml_text(describe(line))
     for item in verdict.model_wide:
         case = ElementTree.SubElement(
-            suite, "testcase", classname="model", name=f"model-wide {item.estimate.metric}"
+            suite,
+            "testcase",
+            classname="model",
+            name=xml_text(f"model-wide {item.estimate.metric}"),
         )
-        text = describe_model_wide(item, verdict.max_regression)
+        text = xml_text(describe_model_wide(item, verdict.max_regression))
         if item in failing_model:
             failure = ElementTree.SubElement(
                 case, "failure", message=f"model-wide regression beyond {limit}", type="regression"

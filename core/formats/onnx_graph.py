@@ -12,8 +12,10 @@ only node identities and metadata). Reads the protobuf wire format with ``_proto
 
 Only the top-level graph (nodes of subgraphs have no canonical identity). The values of small
 integer tensors (at most ``MAX_VALUE_ELEMENTS``: shapes, axes, splits) are decoded; every other
-tensor payload is jumped over. A dimension is an ``int`` when the file fixes it, else its
-``dim_param`` name (or ``None``). Cost: linear in the file's bytes.
+tensor payload is jumped over, counted but never decoded (``_Stored``: packed ``float_data``
+or ``int64_data`` of millions of values costs no Python object per value), and attribute
+lists over ``_MAX_ATTRIBUTE_BYTES`` are left out. A dimension is an ``int`` when the file
+fixes it, else its ``dim_param`` name (or ``None``). Cost: linear in the file's bytes.
 """
 
 from __future__ import annotations
@@ -26,6 +28,10 @@ from perfline.core.formats._protobuf import LENGTH_DELIMITED, VARINT, Field, fie
 from perfline.core.formats.onnx import OnnxModel, read_onnx
 
 MAX_VALUE_ELEMENTS = 64
+#: The most payload bytes of a tensor's values decoded (10 per varint of the values used);
+#: an attribute list longer than this is not decoded either (no formula uses one).
+_MAX_STORED_BYTES = 10 * MAX_VALUE_ELEMENTS
+_MAX_ATTRIBUTE_BYTES = 64 * 1024
 Dim = int | str | None
 
 #: ``TensorProto.DataType`` -> bytes per element (4-bit types count as 0.5).
@@ -125,6 +131,12 @@ def _floats(item: Field, source: str, where: str) -> list[float]:
     return [struct.unpack("<f", value.to_bytes(4, "little"))[0]]
 
 
+def _small(item: Field, kept: int) -> bool:
+    """Whether an attribute's list field is small enough to decode."""
+    size = len(item.value) if isinstance(item.value, memoryview) else 1
+    return kept + size <= _MAX_ATTRIBUTE_BYTES
+
+
 def _tensor(field_: Field, source: str, where: str) -> Initializer:
     payload = field_.as_bytes(source, where)
     dims: list[int] = []
@@ -133,8 +145,7 @@ def _tensor(field_: Field, source: str, where: str) -> Initializer:
     location: str | None = None
     external = False
     raw: bytes | None = None
-    ints: list[int] = []
-    floats: list[float] = []
+    stored: _Stored = _Stored()
     for item in fields(payload, field_.value_offset, source, where):
         if item.number == 1:
             dims.extend(_ints(item, source, f"{where}.dims"))
@@ -146,10 +157,8 @@ def _tensor(field_: Field, source: str, where: str) -> Initializer:
             data = item.as_bytes(source, f"{where}.raw_data")
             if len(data) <= 8 * MAX_VALUE_ELEMENTS:
                 raw = bytes(data)
-        elif item.number in (5, 7):
-            ints.extend(_ints(item, source, f"{where}.int_data"))
-        elif item.number == 4:
-            floats.extend(_floats(item, source, f"{where}.float_data"))
+        elif item.number in (4, 5, 7):
+            stored.add(item)
         elif item.number == 13:
             entry_where = f"{where}.external_data"
             key = value = ""
@@ -173,11 +182,42 @@ def _tensor(field_: Field, source: str, where: str) -> Initializer:
             size = struct.calcsize(code)
             if len(raw) == count * size:
                 values = tuple(struct.unpack(f"<{count}{code}", raw))
-        elif ints and len(ints) == count:
-            values = tuple(float(v) if elem_type == 1 else v for v in ints)
-        elif floats and len(floats) == count:
-            values = tuple(floats)
+        else:
+            values = stored.values(count, elem_type, source, where)
     return Initializer(name, elem_type, tuple(dims), location if external else None, values)
+
+
+class _Stored:
+    """A tensor's ``float_data``/``int32_data``/``int64_data`` fields, kept as they are (a
+    view of the file) and decoded only when the tensor is small enough to be used, and only
+    when they are small too: a tensor of millions of packed values is never turned into
+    millions of Python numbers."""
+
+    __slots__ = ("items", "size")
+
+    def __init__(self) -> None:
+        self.items: list[Field] = []
+        self.size = 0  # payload bytes (or values) seen, counted past what is kept
+
+    def add(self, item: Field) -> None:
+        self.size += len(item.value) if isinstance(item.value, memoryview) else 1
+        if self.size <= _MAX_STORED_BYTES:
+            self.items.append(item)
+
+    def values(
+        self, count: int, elem_type: int, source: str, where: str
+    ) -> tuple[float, ...] | None:
+        """The ``count`` values, or ``None`` (absent, too large, or not ``count`` of them)."""
+        if not self.items or self.size > _MAX_STORED_BYTES:
+            return None
+        floats = [item for item in self.items if item.number == 4]
+        if floats:
+            decoded = [v for item in floats for v in _floats(item, source, f"{where}.float_data")]
+            return tuple(decoded) if len(decoded) == count else None
+        ints = [v for item in self.items for v in _ints(item, source, f"{where}.int_data")]
+        if len(ints) != count:
+            return None
+        return tuple(float(v) if elem_type == 1 else v for v in ints)
 
 
 def _value_info(field_: Field, source: str, where: str) -> TensorInfo:
@@ -233,9 +273,9 @@ def _attributes(node_field: Field, source: str, where: str) -> NodeAttributes:
         for part in fields(item.as_bytes(source, at), item.value_offset, source, at):
             if part.number == 1:
                 name = part.as_text(source, f"{at}.name")
-            elif part.number in (3, 8):
+            elif part.number in (3, 8) and _small(part, len(ints)):
                 ints.extend(_ints(part, source, f"{at}.ints"))
-            elif part.number in (2, 7):
+            elif part.number in (2, 7) and _small(part, len(floats)):
                 floats.extend(_floats(part, source, f"{at}.floats"))
             elif part.number == 4:
                 text = bytes(part.as_bytes(source, f"{at}.s")).decode("utf-8", "replace")

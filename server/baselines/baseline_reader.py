@@ -57,7 +57,7 @@ def read_baseline(
     if not os.path.lexists(path):
         raise BaselineUnusable(f"the baseline {label} does not exist")
     try:
-        read = read_input(path, label, limits)
+        read = read_input(path, label, limits, boundary)
     except InputError as error:
         raise BaselineUnusable(f"the baseline {_problems(error)}") from None
     try:

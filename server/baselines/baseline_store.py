@@ -15,27 +15,31 @@ The manifest: ``{"perfline_baseline": 1, "job", "origin": "command" | "perfline.
 baseline), "sources": {recorded path: workspace-relative path}}``. ``<job>`` is the job
 name where it is a safe file name, else a cleaned form with a hash of the name.
 
-A baseline folder is written whole into a temporary folder beside it and renamed into
-place (the old one renamed away first, then removed), so a reader sees the old baseline
-or the new one, never a mix. Nothing is written unless the folder resolves inside the
-workspace (a ``.perfline`` symbolic link out of it is refused). Files are read back
-through ``bounded_reads``. Cost: one write (or read) per file.
+A baseline folder is written whole into a new folder of a fresh random name beside it
+(``.tmp-<job>-<random>``, made by ``file_access.new_folder``: never a planted folder or
+link of that name) and renamed into place (the old one renamed away to a fresh name too,
+then removed), so a reader sees the old baseline or the new one, never a mix. Every write
+goes through ``file_access`` under the workspace: a folder on the way that is a symbolic
+link (``.perfline`` linked out of the workspace, a planted ``sources/...`` link) is
+refused, nothing is written outside the workspace. Files are read back through
+``file_access`` under the workspace too. Cost: one write (or read) per file.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import hashlib
 import json
 import os
 import re
-import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 from perfline.core.errors import InputError
+from perfline.server.file_access import Root, new_folder, remove_tree, rename, write_text
 from perfline.server.scheduler.bounded_reads import InputLimits, read_input
 
 FOLDER: Final = Path(".perfline") / "baselines"
@@ -97,48 +101,44 @@ def write_baseline(
     texts: Mapping[str, str],
 ) -> None:
     """Write a baseline folder whole (``texts``: workspace-relative path -> source text)."""
-    _check_inside(root, folder.parent)
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    _check_inside(root, folder.parent)
-    staging = folder.parent / f".tmp-{folder.name}-{os.getpid()}"
-    shutil.rmtree(staging, ignore_errors=True)
+    files = Root(root)
+    staging: Path | None = None
     try:
-        (staging / SOURCES).mkdir(parents=True)
+        staging = new_folder(folder.parent, f".tmp-{folder.name[:80]}-", root=files)
         for relative, text in texts.items():
-            if not _relative_inside(relative):
-                continue
-            target = staging / SOURCES / relative
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
+            if _relative_inside(relative):
+                write_text(staging / SOURCES / relative, text, root=files, parents=True)
         if document is not None:
-            with open(staging / DOCUMENT, "w", encoding="utf-8") as handle:
-                json.dump(document, handle, ensure_ascii=False, separators=(",", ":"))
-        (staging / MANIFEST).write_text(
-            json.dumps(dict(manifest), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-        old = folder.parent / f".old-{folder.name}-{os.getpid()}"
-        if folder.exists():
-            shutil.rmtree(old, ignore_errors=True)
-            os.replace(folder, old)
-        os.replace(staging, folder)
-        shutil.rmtree(old, ignore_errors=True)
-    except OSError as error:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise StoreError(
-            f"cannot write the baseline to {folder}: {error.strerror or error}"
-        ) from None
+            encoded = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
+            write_text(staging / DOCUMENT, encoded, root=files)
+        text = json.dumps(dict(manifest), indent=2, ensure_ascii=False) + "\n"
+        write_text(staging / MANIFEST, text, root=files)
+        _swap_in(files, staging, folder)
+    except InputError as error:
+        if staging is not None:
+            with contextlib.suppress(InputError):
+                remove_tree(staging, root=files)
+        raise StoreError(f"cannot write the baseline to {folder}: {error}") from None
+
+
+def _swap_in(files: Root, staging: Path, folder: Path) -> None:
+    """Rename ``staging`` to ``folder``, the old folder renamed away first, then removed."""
+    if not os.path.lexists(folder):
+        rename(staging, folder, root=files)
+        return
+    old = new_folder(folder.parent, f".old-{folder.name[:80]}-", root=files)
+    rename(folder, old, root=files)  # over the new, empty folder
+    rename(staging, folder, root=files)
+    remove_tree(old, root=files)
 
 
 def remove(root: Path, folder: Path) -> bool:
-    """Remove a baseline folder; whether there was one."""
-    if not folder.is_dir():
-        return False
-    _check_inside(root, folder)
+    """Remove a baseline folder; whether there was one (a link there is removed, never
+    followed)."""
     try:
-        shutil.rmtree(folder)
-    except OSError as error:
-        raise StoreError(f"cannot remove {folder}: {error.strerror or error}") from None
-    return True
+        return remove_tree(folder, root=Root(root))
+    except InputError as error:
+        raise StoreError(f"cannot remove {folder}: {error}") from None
 
 
 def read_manifest(root: Path, folder: Path, limits: InputLimits) -> Manifest | None:
@@ -146,8 +146,7 @@ def read_manifest(root: Path, folder: Path, limits: InputLimits) -> Manifest | N
     path = folder / MANIFEST
     if not os.path.lexists(path):
         return None
-    _check_inside(root, path)
-    data = _json(path, limits)
+    data = _json(root, path, limits)
     sources = data.get("sources")
     if not isinstance(sources, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in sources.items()
@@ -174,16 +173,16 @@ def read_source(root: Path, manifest: Manifest, relative: str, limits: InputLimi
     path = manifest.folder / SOURCES / relative
     if not path.is_file():
         return None
-    _check_inside(root, path)
     try:
-        return read_input(path, str(path), limits).data.decode("utf-8", errors="replace")
+        read = read_input(path, str(path), limits, Root(root))
+        return read.data.decode("utf-8", errors="replace")
     except InputError:
         return None
 
 
-def _json(path: Path, limits: InputLimits) -> dict[str, Any]:
+def _json(root: Path, path: Path, limits: InputLimits) -> dict[str, Any]:
     try:
-        data = json.loads(read_input(path, str(path), limits).data)
+        data = json.loads(read_input(path, str(path), limits, Root(root)).data)
     except InputError as error:
         raise StoreError(str(error)) from None
     except ValueError as error:
@@ -191,13 +190,6 @@ def _json(path: Path, limits: InputLimits) -> dict[str, Any]:
     if not isinstance(data, dict) or data.get("perfline_baseline") != FORMAT:
         raise StoreError(f"{path}: not a perfline baseline manifest (format {FORMAT})")
     return data
-
-
-def _check_inside(root: Path, path: Path) -> None:
-    real_root = os.path.realpath(root)
-    real = os.path.realpath(path)
-    if real != real_root and not real.startswith(real_root.rstrip("/") + "/"):
-        raise StoreError(f"{path} resolves outside the workspace (to {real}); not used")
 
 
 def _plain_name(name: str) -> bool:

@@ -52,6 +52,7 @@ from perfline.server.file_access.writes import (
     remove_tree,
     rename,
     replacing,
+    scratch_folder,
     write_bytes,
     write_text,
 )
@@ -77,6 +78,7 @@ __all__ = [
     "remove_tree",
     "rename",
     "replacing",
+    "scratch_folder",
     "what_it_is",
     "write_bytes",
     "write_text",

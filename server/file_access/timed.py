@@ -114,6 +114,7 @@ class TimedWorkers:
                     self._stuck -= 1
                     continue
             self._run(task)
+            del task  # what it read is the caller's: not kept while this thread waits
 
     def _run(self, task: _Task[object]) -> None:
         try:

@@ -25,6 +25,8 @@ import os
 import secrets
 import shutil
 import stat
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -99,6 +101,8 @@ def walk(base: str, parts: list[str], source: str, *, create: bool, mode: int = 
         if create:
             os.makedirs(base, mode=mode, exist_ok=True)
         folder = os.open(base, _ROOT_FLAGS)
+    except FileNotFoundError:
+        raise InputError(source, f"the folder {base} does not exist") from None
     except OSError as error:
         raise InputError(source, f"cannot use the folder {base}: {error.strerror}") from None
     shown = base
@@ -166,9 +170,17 @@ class ReplacingFile:
         self.place = place
         self.source = source
         self.mode = mode
-        self.temporary, descriptor = _new_file(place, source)
-        self.file: IO[bytes] = os.fdopen(descriptor, "wb")
         self.done = False
+        self.temporary, descriptor = _new_file(place, source)
+        try:
+            os.fchmod(descriptor, mode)
+        except OSError as error:
+            os.close(descriptor)
+            with contextlib.suppress(OSError):
+                os.unlink(self.temporary, dir_fd=place.folder)
+            place.close()
+            raise InputError(source, f"cannot write: {error.strerror}") from None
+        self.file: IO[bytes] = os.fdopen(descriptor, "wb")
 
     def write(self, data: bytes | memoryview) -> None:
         self.file.write(data)
@@ -176,7 +188,6 @@ class ReplacingFile:
     def commit(self) -> Path:
         """Rename the written file over the target; its path."""
         try:
-            os.fchmod(self.file.fileno(), self.mode)
             self.file.close()
             os.replace(
                 self.temporary,
@@ -373,3 +384,14 @@ def _append_problem(error: OSError) -> str:
     if error.errno == errno.ENXIO:
         return "is a named pipe (FIFO); perfline writes only regular files"
     return f"cannot open for writing: {error.strerror}"
+
+
+@contextlib.contextmanager
+def scratch_folder(prefix: str) -> Iterator[Path]:
+    """A new private folder (mode 0700, a fresh random name in the system's temporary
+    folder) for the length of the block, removed with what it holds afterwards."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -45,6 +45,7 @@ from perfline.core.errors import InputError, Problem
 from perfline.core.formats.spirv import parse_module
 from perfline.core.formats.vgf import read_segments
 from perfline.core.json_codec import limit_problem
+from perfline.server.ingest.named_files import read_named
 
 CAPTURE_FILE = "capture.json"
 DISPATCH_FILE = "dispatch.json"
@@ -59,16 +60,10 @@ class _Reads:
     mtimes: list[float]
 
     def bytes(self, path: Path, what: str) -> bytes:
-        try:
-            data = path.read_bytes()
-            mtime = path.stat().st_mtime
-        except FileNotFoundError:
-            raise InputError(str(path), f"no such {what}") from None
-        except OSError as error:
-            raise InputError(str(path), f"cannot read the {what}: {error.strerror}") from None
-        self.hashes.append(sha256_hex(data))
-        self.mtimes.append(mtime)
-        return data
+        read = read_named(path, what)
+        self.hashes.append(sha256_hex(read.data))
+        self.mtimes.append(read.mtime)
+        return read.data
 
     def json(self, path: Path, what: str) -> Any:
         data = self.bytes(path, what)

@@ -42,6 +42,7 @@ from perfline.core.envelope import build_document, iso_timestamp, model_info, ru
 from perfline.core.errors import InputError
 from perfline.core.formats.tosa import tosa_operators
 from perfline.core.formats.vgf import SegmentGraph
+from perfline.server.file_access import Root, write_text
 from perfline.server.ingest.estimator_files import (
     DEBUG_SUFFIX,
     ESTIMATOR_FOLDER,
@@ -281,11 +282,10 @@ def _model_record(
 
 
 def write_statistics(output_dir: Path, statistics: dict[str, Any]) -> Path:
-    """Write ``<output_dir>/nx_performance_statistics.json``."""
-    output_dir.mkdir(parents=True, exist_ok=True)
-    target = output_dir / STATISTICS_FILE
-    target.write_text(json.dumps(statistics, indent=4) + "\n", encoding="utf-8")
-    return target
+    """Write ``<output_dir>/nx_performance_statistics.json`` (``output_dir``: the folder a
+    person named, made if missing; the file never written through a link)."""
+    text = json.dumps(statistics, indent=4) + "\n"
+    return write_text(STATISTICS_FILE, text, root=Root(output_dir), parents=True)
 
 
 def _model_format(model: Path) -> str:

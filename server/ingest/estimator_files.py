@@ -17,6 +17,7 @@ from perfline.core.backends.nx_estimator.vgf_checks import check_graph_shapes
 from perfline.core.envelope import sha256_hex
 from perfline.core.errors import InputError, Problem
 from perfline.core.formats.vgf import SegmentGraph, VgfFile, read_vgf, segment_graphs
+from perfline.server.ingest.named_files import read_named
 
 PERFORMANCE_SUFFIX = "_performance_database.dat"
 DEBUG_SUFFIX = "_debug_database.dat"
@@ -196,15 +197,8 @@ def is_tosa(model: Path) -> bool:
 def read_file(
     path: Path, hashes: list[str] | None = None, mtimes: list[float] | None = None
 ) -> bytes:
-    try:
-        data = path.read_bytes()
-        mtime = path.stat().st_mtime
-    except FileNotFoundError:
-        raise InputError(str(path), "no such file") from None
-    except IsADirectoryError:
-        raise InputError(str(path), "is a folder, expected a file") from None
-    except OSError as error:
-        raise InputError(str(path), f"cannot read: {error.strerror}") from None
+    read = read_named(path, "")
+    data, mtime = read.data, read.mtime
     if hashes is not None:
         hashes.append(sha256_hex(data))
     if mtimes is not None:

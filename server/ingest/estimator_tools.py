@@ -18,6 +18,7 @@ from pathlib import Path
 
 from perfline.core.backends.nx_estimator.vgf_split import single_segment_vgf
 from perfline.core.errors import InputError
+from perfline.server.file_access import Root, make_dirs, write_bytes
 from perfline.server.ingest.estimator_files import (
     DEBUG_SUFFIX,
     ESTIMATOR_FOLDER,
@@ -57,8 +58,7 @@ def convert_tosa(
             "TOSA input needs the model-converter of the ai-ml-sdk-model-converter package; "
             "it was not found on PATH",
         )
-    folder = output_dir / CONVERTER_FOLDER
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = make_dirs(CONVERTER_FOLDER, root=Root(output_dir))
     stem = tosa.name
     for suffix in TOSA_SUFFIXES:
         if stem.lower().endswith(suffix):
@@ -93,21 +93,22 @@ def run_estimator(
         raise InputError(str(estimator), "expected the estimator executable (a runnable file)")
     segments = model_segments(model, check_shapes=True)
     assert segments.vgf is not None
-    workdir = output_dir / ESTIMATOR_FOLDER
-    workdir.mkdir(parents=True, exist_ok=True)
+    written = Root(output_dir)
+    workdir = make_dirs(ESTIMATOR_FOLDER, root=written)
     single = len(segments.graphs) == 1 and not segments.compute_names
     outputs: list[OutputSet] = []
     for graph in segments.graphs:
         name = run_name(model, graph, len(segments.graphs))
         vgf_path = model.resolve()
         if not single:
-            folder = output_dir / SEGMENTS_FOLDER
-            folder.mkdir(parents=True, exist_ok=True)
-            vgf_path = (folder / f"{run_name(model, graph, 2)}.vgf").resolve()
-            vgf_path.write_bytes(
-                single_segment_vgf(segments.data, segments.vgf, graph.index, str(model))
-            )
-        (workdir / name).mkdir(exist_ok=True)
+            single_vgf = single_segment_vgf(segments.data, segments.vgf, graph.index, str(model))
+            vgf_path = write_bytes(
+                Path(SEGMENTS_FOLDER) / f"{run_name(model, graph, 2)}.vgf",
+                single_vgf,
+                root=written,
+                parents=True,
+            ).resolve()
+        make_dirs(workdir / name, root=written)
         command = [str(estimator.resolve()), "-i", str(vgf_path), "-o", name]
         if system_config != "default":
             command += ["-s", str(Path(system_config).resolve())]

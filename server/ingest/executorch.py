@@ -13,7 +13,7 @@ from typing import Any
 
 from perfline.core.backends.executorch.document import InputFile, analyze_etdump
 from perfline.core.envelope import iso_timestamp
-from perfline.core.errors import InputError
+from perfline.server.ingest.named_files import read_named
 
 ETRECORD_SUFFIXES = (".etrecord", ".bin")
 ETDUMP_SUFFIXES = (".etdump", ".etdp")
@@ -21,22 +21,8 @@ ETDUMP_SUFFIXES = (".etdump", ".etdp")
 
 def read_input(path: Path, what: str) -> tuple[InputFile, float]:
     """The file's bytes (as an ``InputFile``) and its modification time."""
-    source = str(path)
-    try:
-        if not path.is_file():
-            raise InputError(
-                source,
-                f"no such {what} file"
-                if not path.exists()
-                else f"is not a regular file (expected the {what})",
-            )
-        data = path.read_bytes()
-        mtime = path.stat().st_mtime
-    except InputError:
-        raise
-    except OSError as error:
-        raise InputError(source, f"cannot read the {what}: {error.strerror}") from None
-    return InputFile(source, data), mtime
+    read = read_named(path, what)
+    return InputFile(str(path), read.data), read.mtime
 
 
 def load_etdump_document(

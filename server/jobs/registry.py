@@ -18,6 +18,7 @@ from perfline.server.jobs.executorch_job import ExecuTorchJob
 from perfline.server.jobs.onnxruntime_job import OnnxRuntimeJob
 from perfline.server.jobs.standardized_job import StandardizedOutputJob
 from perfline.server.jobs.static_job import StaticCostJob
+from perfline.server.jobs.torch_trace_job import TorchTraceJob
 
 #: Every job type, in the order their conventions are tried.
 JOB_TYPES: tuple[JobType, ...] = (
@@ -26,6 +27,7 @@ JOB_TYPES: tuple[JobType, ...] = (
     CaptureJob(),
     EstimatorJob(),
     OnnxRuntimeJob(),
+    TorchTraceJob(),
     StaticCostJob(),
 )
 

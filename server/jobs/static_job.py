@@ -14,6 +14,7 @@ from typing import Any
 
 from perfline.core.envelope import iso_timestamp
 from perfline.core.errors import InputError, Problem
+from perfline.core.finite_numbers import read_number
 from perfline.server.jobs.context import DiscoveredJob, JobContext
 from perfline.server.jobs.onnxruntime_job import external_warnings
 from perfline.server.jobs.two_stage import processed_stage
@@ -27,13 +28,12 @@ def roofline_options(options: Any, where: str | None) -> tuple[float | None, flo
     rates: list[float | None] = []
     for key in _RATES:
         value = options.get(key)
-        if value is not None and (
-            isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0
-        ):
-            raise InputError(
-                where, Problem(f"options.{key}", f"expected a positive number, got {value!r}")
-            )
-        rates.append(float(value) if value is not None else None)
+        number = (
+            read_number(value, where, f"options.{key}", positive=True)
+            if value is not None
+            else None
+        )
+        rates.append(number)
     name = options.get("target_name", "roofline target")
     if not isinstance(name, str) or not name:
         raise InputError(where, Problem("options.target_name", "expected a non-empty string"))

@@ -23,6 +23,8 @@ import logging
 import secrets
 from typing import Any, Final
 
+from perfline.server.lsp.preauth import PROBLEMS
+
 log = logging.getLogger(__name__)
 
 AUTHENTICATE: Final = "perfline/authenticate"
@@ -74,7 +76,7 @@ class TokenGate:
         return isinstance(given, str) and hmac.compare_digest(given.encode("utf-8"), self._token)
 
     def _refused(self, msg_id: Any, why: str) -> Verdict:
-        log.info("refused a TCP connection: %s", why)
+        PROBLEMS.log(logging.INFO, "refused", "refused a TCP connection: %s", why)
         error = {
             "code": UNAUTHENTICATED,
             "message": (

@@ -13,7 +13,8 @@ It never loses its footing: a line that is not a header (the rest of a body whos
 ``Content-Length`` was too short, noise) is skipped, and a ``Content-Length`` header that
 starts inside it starts the next frame, so the next valid request is answered. A body
 declared longer than the limit is refused before any of it is read (the caller answers
-and closes the connection); a header line is at most ``MAX_HEADER_LINE`` bytes, so
+and closes the connection; ``first_body``: a smaller limit for the first body, the one a
+connection not yet admitted may send); a header line is at most ``MAX_HEADER_LINE`` bytes, so
 nothing is buffered beyond one frame plus one read. Pure: no I/O; linear in the bytes
 fed (each byte is looked at a bounded number of times).
 """
@@ -74,8 +75,11 @@ Event = Frame | FrameProblem | HttpRequest
 class FrameReader:
     """Splits a byte stream into frames; ``feed`` the bytes as they come."""
 
-    def __init__(self, max_body: int = DEFAULT_MAX_BODY) -> None:
+    def __init__(self, max_body: int = DEFAULT_MAX_BODY, first_body: int | None = None) -> None:
         self.max_body = max_body
+        #: The limit of the first body only (a connection not yet admitted), if smaller.
+        self.first_body = first_body
+        self.frames = 0  # bodies read so far
         self.skipped = 0  # bytes of noise skipped so far (for the log)
         self._buffer = bytearray()
         self._start = 0  # where the unread bytes begin in the buffer
@@ -113,6 +117,7 @@ class FrameReader:
         if len(self._buffer) < end:
             return None
         body = bytes(self._buffer[self._start : end])
+        self.frames += 1
         self._start = end
         self._in_body, self._length, self._headers = False, None, 0
         return Frame(body)
@@ -172,11 +177,12 @@ class FrameReader:
                         INVALID_REQUEST, "a message without a Content-Length header"
                     )
                 return True  # blank lines between messages
-            if self._length > self.max_body:
+            limit = self._limit()
+            if self._length > limit:
                 return FrameProblem(
                     INVALID_REQUEST,
                     f"the message body of {self._length} bytes is over the limit of "
-                    f"{self.max_body} bytes; the connection is closed",
+                    f"{limit} bytes; the connection is closed",
                     close=True,
                 )
             self._in_body = True
@@ -198,6 +204,11 @@ class FrameReader:
                 )
             self._length = int(value)
         return True
+
+    def _limit(self) -> int:
+        if self.first_body is not None and self.frames == 0:
+            return min(self.first_body, self.max_body)
+        return self.max_body
 
     def _noise(self, line: bytes) -> bool | Event:
         """A line that is not a header: skipped, up to a ``Content-Length`` inside it."""

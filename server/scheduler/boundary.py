@@ -3,9 +3,11 @@
 Inputs and path maps named in ``perfline.toml``, convention inputs (which may be
 symlinks) and client-given paths must resolve, after following symlinks, inside the
 workspace root or one of the extra roots the user allowed (command line or user
-settings only: never the workspace itself). ``resolve_client_path`` is the one helper
-for paths sent by clients: length-limited, NUL and loops refused, then resolved once
-(linear in the path's length). Cost: one ``realpath`` per path.
+settings only: never the workspace itself). ``WorkspaceBoundary`` is the
+``file_access.Root`` of those folders: the engine reads through it.
+``resolve_client_path`` is the one helper for paths sent by clients: length-limited,
+NUL and loops refused, then resolved once (linear in the path's length).
+Cost: one ``realpath`` per path.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import errno
 import os
 from collections.abc import Sequence
 from pathlib import Path
+
+from perfline.server.file_access import Root
 
 #: The longest client-given path accepted (Linux's PATH_MAX).
 MAX_PATH_LENGTH = 4096
@@ -27,24 +31,22 @@ class PathOutside(PathRefused):
     """A client-given path that resolves outside the workspace (and the allowed roots)."""
 
 
-class WorkspaceBoundary:
-    """The workspace root and the extra roots allowed by the user, resolved."""
+class WorkspaceBoundary(Root):
+    """The workspace root and the extra roots allowed by the user, resolved: the
+    ``file_access.Root`` every read of the engine goes through."""
 
     def __init__(self, root: Path, allowed_roots: Sequence[Path | str] = ()) -> None:
-        self.root = os.path.realpath(root)
-        self.roots = (self.root, *(os.path.realpath(extra) for extra in allowed_roots))
+        super().__init__(root, allowed_roots)
 
-    def contains(self, real: str) -> bool:
-        """Whether the resolved path ``real`` lies under one of the roots."""
-        return any(real == root or real.startswith(root.rstrip("/") + "/") for root in self.roots)
+    @property
+    def root(self) -> str:
+        """The workspace, resolved."""
+        return self.real
 
-    def outside(self, path: Path | str) -> str | None:
-        """``None`` if ``path`` resolves inside, else where it resolves to."""
-        try:
-            real = os.path.realpath(path)
-        except (OSError, ValueError):
-            return str(path)
-        return None if self.contains(real) else real
+    @property
+    def roots(self) -> tuple[str, ...]:
+        """The workspace and the allowed roots, resolved."""
+        return self.reals
 
     def resolve_client_path(self, text: str) -> Path:
         """The real path of a client-given path inside the boundary (relative paths are

@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 from perfline.core.errors import InputError
+from perfline.server.file_access import Root
 from perfline.server.scheduler.bounded_reads import InputLimits, ReadFile, file_key, read_input
 
 #: A file changed this recently (seconds) before it was hashed is hashed again.
@@ -37,9 +38,10 @@ def digest_of(data: bytes) -> str:
 class ContentHashes:
     """Workspace-relative path -> SHA-256 of its content (or a marker)."""
 
-    def __init__(self, root: Path, limits: InputLimits) -> None:
+    def __init__(self, root: Path, limits: InputLimits, files: Root | None = None) -> None:
         self.root = root
         self.limits = limits
+        self.files = files if files is not None else Root(root)
         self._cache: dict[str, tuple[tuple[int, int, int, int, int], int, str]] = {}
         self._reads: dict[str, tuple[str, ReadFile]] = {}
 
@@ -56,7 +58,7 @@ class ContentHashes:
             return cached[2]
         hashed_at = time.time_ns()
         try:
-            read = read_input(path, rel, self.limits)
+            read = read_input(path, rel, self.limits, self.files)
         except InputError as error:
             self._cache.pop(rel, None)
             return f"refused: {error.render()}"

@@ -56,7 +56,7 @@ class GroundState:
         self.registry = registry
         self.limits = limits
         self.boundary = boundary
-        self.hashes = ContentHashes(root, limits)
+        self.hashes = ContentHashes(root, limits, boundary)
         self.files: list[str] = []
         self.file_set: frozenset[str] = frozenset()
         self.config = WorkspaceConfig()
@@ -70,7 +70,11 @@ class GroundState:
         """Load ``perfline.toml``; returns whether an error was or is reported."""
         before = self.config_error
         loaded = load_config(
-            self.root, self.config, known_backends=list(self.registry), limits=self.limits
+            self.root,
+            self.config,
+            known_backends=list(self.registry),
+            limits=self.limits,
+            files=self.boundary,
         )
         self.config = loaded.config
         self.config_error = loaded.error or self._boundary_problems(loaded.config)

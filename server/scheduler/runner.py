@@ -26,8 +26,10 @@ from typing import Any
 from perfline.core.cancellation import Cancelled, cancellable
 from perfline.core.errors import InputError
 from perfline.core.pipeline import PipelineSettings
+from perfline.server.file_access import Root
+from perfline.server.ingest.named_files import reading_under
 from perfline.server.jobs.context import JobContext, JobInput, JobType
-from perfline.server.line_index import build_index
+from perfline.server.line_index import build_line_index
 from perfline.server.paths import PathResolver
 from perfline.server.scheduler.bounded_reads import InputLimits, ReadFile, read_input
 from perfline.server.scheduler.content_hashes import digest_of
@@ -50,6 +52,8 @@ class RunRequest:
     job_type: JobType | None
     root: Path
     limits: InputLimits
+    #: Where inputs may be read from (the workspace and the allowed roots).
+    files: Root
     settings: PipelineSettings
     resolver: PathResolver
     metric: str | None
@@ -100,7 +104,7 @@ def _read_inputs(request: RunRequest) -> tuple[JobInput, ...]:
         path = request.root / rel
         hashed = request.reads.get(rel)
         if hashed is None:
-            read = read_input(path, rel, request.limits)
+            read = read_input(path, rel, request.limits, request.files)
             digest = digest_of(read.data)
         else:  # the bytes the loop hashed when it scheduled this run
             digest, read = hashed
@@ -123,19 +127,22 @@ def _analyse(
         memos.stage,
         request.cancel,
         request.fresh,
-        memos.structure,
-        retired,
+        pipeline_memo=memos.pipeline,
+        read_cache=memos.read_cache,
+        retired=retired,
+        resolver=request.resolver,
     )
-    document = request.job_type.run(context)
+    with reading_under(request.files):  # a backend reading by path stays inside
+        document = request.job_type.run(context)
     context.check_cancelled()
     backend = time.monotonic()
-    index = build_index(
+    index = build_line_index(
         request.job,
         document,
         request.resolver.resolve,
         request.metric,
         memos.index,
-        memos.structure,
+        context.layouts_of(document),
     )
     timing = RunTiming(*request.trigger, started, read, backend, time.monotonic())
     digests = tuple(item.digest for item in inputs)

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from perfline.core.workspace_config import WorkspaceConfigError
-from perfline.server.line_index import JobIndex, LineDiagnostic, LineEntry
+from perfline.server.file_access import Root
+from perfline.server.line_entries import JobIndex, LineDiagnostic, LineEntry
 
 
 class JobErrorView(Protocol):
@@ -85,6 +86,11 @@ class EngineSurface(Protocol):
 
     @property
     def root(self) -> Path: ...
+    @property
+    def boundary(self) -> Root:
+        """The folders files are read from: the workspace and the allowed roots."""
+        ...
+
     @property
     def version(self) -> int: ...
     @property

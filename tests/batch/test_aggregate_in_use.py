@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from lsprotocol import types as t
+from lsprotocol import types
 
 from perfline.clients.cli import cli
 from tests.batch._runs import DATA, PORTABLE, make_runs, perfline, processed
@@ -184,7 +184,7 @@ async def test_the_editor_shows_p50_and_n(workspace: Path) -> None:
             rf"{_line_value(document, 26):.3g} ms p50 n={RUNS} · \d+%", str(hints[26])
         )
         hover = await session.client.text_document_hover_async(
-            t.HoverParams(t.TextDocumentIdentifier(uri), t.Position(25, 8))
+            types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(25, 8))
         )
-        assert hover is not None and isinstance(hover.contents, t.MarkupContent)
+        assert hover is not None and isinstance(hover.contents, types.MarkupContent)
         assert "p50" in hover.contents.value

@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 import socket
 from pathlib import Path
 from typing import Any
 
-import pyarrow.csv as pa_csv
-import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner, Result
+from pyarrow import csv, parquet
 
 from perfline.clients.cli import cli
-from tests.batch._runs import ORT, PORTABLE, RERUN, XNNPACK, perfline
+from tests.batch._runs import DATA, ORT, PORTABLE, RERUN, XNNPACK, perfline
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -140,9 +140,9 @@ def test_group_by_and_where(store: Path, tmp_path: Path) -> None:
 
 def test_table_formats(store: Path, tmp_path: Path) -> None:
     where = "runtime = 'onnxruntime' AND entity_kind = 'code_line'"
-    csv = _run("batch", "summarize", "--store", str(store), "--format", "csv", "--where", where)
-    assert csv.exit_code == 0, csv.output
-    table = pa_csv.read_csv(io.BytesIO(csv.stdout_bytes))
+    printed = _run("batch", "summarize", "--store", str(store), "--format", "csv", "--where", where)
+    assert printed.exit_code == 0, printed.output
+    table = csv.read_csv(io.BytesIO(printed.stdout_bytes))
     assert {
         "runtime",
         "entity_id",
@@ -172,7 +172,7 @@ def test_table_formats(store: Path, tmp_path: Path) -> None:
         where,
     )
     assert f"wrote {out}" in written.stderr
-    assert pq.read_table(out).num_rows == table.num_rows
+    assert parquet.read_table(out).num_rows == table.num_rows
 
 
 def test_bad_arguments_are_one_line(store: Path, tmp_path: Path) -> None:
@@ -238,3 +238,36 @@ def test_an_unreachable_scheduler_is_one_clear_error(tmp_path: Path) -> None:
         f"error: perfline batch run: --scheduler: cannot reach the Dask scheduler at "
         f"tcp://127.0.0.1:{port} within 5 s"
     )
+
+
+def test_torch_profiler_traces_are_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A trace with its statement sidecar, and a perfline profile run folder holding the same
+    files: one run (same content), its figures on the model's lines."""
+    traces = DATA / "torch_profiler" / "traces"
+    shutil.copytree(DATA / "torch_profiler" / "models", tmp_path / "models")
+    (tmp_path / "perfline.toml").write_text("", encoding="utf-8")
+    run = tmp_path / ".perfline" / "runs" / "20261204-000000-ab"
+    run.mkdir(parents=True)
+    for name in ("cnn.pt.trace.json", "cnn.pt.trace.json.perfline.json"):
+        shutil.copy(traces / name, tmp_path / name)
+        shutil.copy(traces / name, run / name)
+    monkeypatch.chdir(tmp_path)
+    result = _run("batch", "run", "--in-process", "--store", "s", "cnn.pt.trace.json", str(run))
+    assert result.exit_code == 0, result.output
+    assert "2 runs (stored 1, skipped 1, failed 0)" in result.stderr
+    (stored,) = _sql(tmp_path / "s", "SELECT runtime, target, input FROM runs")
+    assert stored == {
+        "runtime": "pytorch",
+        "target": "torch.profiler",
+        "input": str(tmp_path / "cnn.pt.trace.json"),
+    }
+    lines = _sql(
+        tmp_path / "s",
+        "SELECT DISTINCT file, line FROM figures WHERE entity_kind = 'code_line' ORDER BY line",
+    )
+    assert {row["file"] for row in lines} == {"models/cnn.py"} and len(lines) >= 5
+    # the sidecar is part of the run: another sidecar makes another run
+    sidecar = tmp_path / "cnn.pt.trace.json.perfline.json"
+    sidecar.write_bytes(sidecar.read_bytes().replace(b"{", b"{ ", 1))
+    again = _run("batch", "run", "--in-process", "--store", "s", "cnn.pt.trace.json")
+    assert "1 runs (stored 1, skipped 0, failed 0)" in again.stderr, again.output

@@ -7,12 +7,21 @@ import json
 import os
 from pathlib import Path
 
-import pyarrow as pa
-import pyarrow.parquet as pq
+import pyarrow
 import pytest
 from click.testing import CliRunner, Result
+from pyarrow import parquet
 
-from perfline.clients.batch import store as stores
+from perfline.clients.batch.store import (
+    MARKER,
+    ROWS,
+    RUNS,
+    STRUCTURES,
+    open_store,
+    part_path,
+    runs_path,
+    scan,
+)
 from perfline.clients.cli import cli
 from tests.batch._runs import ORT, PORTABLE, XNNPACK
 
@@ -55,7 +64,7 @@ def test_foreign_and_damaged_files_are_named_and_left_out(store: Path) -> None:
     notes.write_text("my notes", encoding="utf-8")
     other = store / "rows" / "runtime=other" / "target=t" / f"part-{'0' * 32}-0.parquet"
     other.parent.mkdir(parents=True)
-    pq.write_table(pa.table({"x": [1, 2]}), other)
+    parquet.write_table(pyarrow.table({"x": [1, 2]}), other)
     (runs_file,) = (store / "runs").iterdir()
     link = store / "runs" / f"runs-{'1' * 32}-0.parquet"
     link.symlink_to(runs_file)
@@ -96,20 +105,20 @@ def test_a_missing_structure_leaves_its_group_out(store: Path) -> None:
 
 def test_the_marker_guards_the_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    assert stores.open_store(str(tmp_path / "new"), create=True) == tmp_path / "new"
-    assert (tmp_path / "new" / stores.MARKER).is_file()
+    assert open_store(str(tmp_path / "new"), create=True) == tmp_path / "new"
+    assert (tmp_path / "new" / MARKER).is_file()
     # a relative path: the store's folders are made where it names
-    assert stores.open_store("relative", create=True) == tmp_path / "relative"
+    assert open_store("relative", create=True) == tmp_path / "relative"
     assert sorted(p.name for p in (tmp_path / "relative").iterdir()) == sorted(
-        [stores.MARKER, stores.ROWS, stores.RUNS, stores.STRUCTURES]
+        [MARKER, ROWS, RUNS, STRUCTURES]
     )
     for name, text in (("bad", '{"perfline_batch_store": 99}'), ("broken", "{")):
         folder = tmp_path / name
         folder.mkdir()
-        (folder / stores.MARKER).write_text(text, encoding="utf-8")
+        (folder / MARKER).write_text(text, encoding="utf-8")
         result = _run("batch", "summarize", "--store", str(folder))
         assert result.exit_code == 2
-        assert result.stderr.startswith(f"error: {folder / stores.MARKER}: not a perfline")
+        assert result.stderr.startswith(f"error: {folder / MARKER}: not a perfline")
     missing = _run("batch", "summarize", "--store", str(tmp_path / "nothing"))
     assert missing.exit_code == 2
     assert "not a perfline batch store (no perfline-batch-store.json)" in missing.stderr
@@ -117,28 +126,28 @@ def test_the_marker_guards_the_folder(tmp_path: Path, monkeypatch: pytest.Monkey
     racing = tmp_path / "racing"
     (racing / "rows").mkdir(parents=True)
     (racing / ".perfline-batch-store.json.abc.tmp").write_bytes(b"")
-    assert stores.open_store(str(racing), create=True) == racing
-    assert os.path.isfile(racing / stores.MARKER)
+    assert open_store(str(racing), create=True) == racing
+    assert os.path.isfile(racing / MARKER)
 
 
 def test_a_rerun_task_replaces_every_part_of_its_first_attempt(tmp_path: Path) -> None:
     from perfline.clients.batch.worker import ChunkTask, run_chunk
 
-    root = stores.open_store(str(tmp_path / "store"), create=True)
+    root = open_store(str(tmp_path / "store"), create=True)
     task = ChunkTask(str(root), "a" * 32, 7, (PORTABLE,))
     # the first attempt wrote a part for a partition, then died before its runs file
-    ghost = stores.part_path(root, "ghost", "t", task.batch_id, task.chunk)
+    ghost = part_path(root, "ghost", "t", task.batch_id, task.chunk)
     first = run_chunk(task)
     (part,) = root.glob("rows/*/*/part-*.parquet")
     ghost.parent.mkdir(parents=True)
     ghost.write_bytes(part.read_bytes())
-    stores.runs_path(root, task.batch_id, task.chunk).unlink()
-    hidden = stores.scan(root)
+    runs_path(root, task.batch_id, task.chunk).unlink()
+    hidden = scan(root)
     assert hidden.row_files == () and hidden.run_files == ()  # parts without runs: not read
     again = run_chunk(task)
     assert (first.stored, again.stored, again.again) == (1, 1, False)
-    assert pq.read_table(ghost).num_rows == 0
-    assert pq.read_table(part).num_rows == first.rows
+    assert parquet.read_table(ghost).num_rows == 0
+    assert parquet.read_table(part).num_rows == first.rows
     # and a third attempt finds the chunk written: it reads the summary back
     third = run_chunk(task)
     assert (third.stored, third.rows, third.again) == (1, first.rows, True)

@@ -48,6 +48,7 @@ RUNNERS = {
     "api-client": "tests/docs/test_every_snippet.py::test_the_api_client_snippet_runs",
     "mcp-config": "tests/docs/test_every_snippet.py::test_the_agent_configuration_starts_perfline",
     "batch": "tests/batch/test_batch_doc.py",
+    "torch-api": "tests/torch_profiler/test_torch_api.py::test_the_guides_snippet_runs",
 }
 
 #: Files whose every ``toml`` block is a ``perfline.toml``, read here by the real reader.
@@ -76,6 +77,21 @@ NOT_RUN: dict[tuple[str, str], str] = {
         "python3 -m venv ort && ort/bin/pip install torch==2.13.0 onnx==1.23.2 "
         "onnxscript==0.7.2 onnxruntime==1.32.0",
     ): "installs torch and ONNX Runtime (network); their outputs are bundled",
+    (
+        "guide.md",
+        "python3 -m venv ~/perfline && ~/perfline/bin/pip install /path/to/perfline   # this "
+        "checkout",
+    ): "installs perfline and torch into new environments of the reader's home; the suite's "
+    "own torch environment is scripts/torch-venv.sh",
+    (
+        "guide.md",
+        "perfline profile --python ~/torch/bin/python --output-dir base train.py",
+    ): "the reader's own script, twice, then compare and check; the same commands run on a "
+    "script written for the test in tests/torch_profiler/test_profile_cli.py "
+    "(test_compare_and_check_between_two_profile_runs_judge_each_line_by_its_steps)",
+    ("guide.md", "perfline profile --python ~/torch/bin/python train.py"): "the reader's own "
+    "scripts and torch environment; the same command runs on a model written for the test in "
+    "tests/torch_profiler/test_profile_cli.py (with PERFLINE_TORCH_PYTHON)",
     ("guide.md", "perfline analyze dscnn.vgf estimates/ --output-dir build"): "needs the VGF "
     "the estimator ran on next to its databases; the bundled estimator databases are run "
     "by the 'run nx-estimator' block and tests/nx_estimator",

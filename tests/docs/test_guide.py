@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import ast
+import gzip
 import json
 import os
 import re
@@ -43,6 +44,7 @@ DSCNN = DATA / "formats" / "dscnn"
 PORTABLE = DATA / "measured" / "portable"
 ORT = DATA / "onnxruntime"
 NX = DATA / "nx_estimator"
+TORCH = DATA / "torch_profiler"
 
 
 def _analyzed_portable(tmp: Path) -> bytes:
@@ -96,6 +98,12 @@ WORKSPACES: dict[str, dict[str, Source]] = {
     "mlia": {
         "dscnn.py": DSCNN / "dscnn.py",
         "results/mlia-output.json": _analyzed_portable,
+    },
+    "torch-trace": {
+        "models/cnn.py": TORCH / "models" / "cnn.py",
+        "traces/cnn.pt.trace.json.gz": lambda _: gzip.compress(
+            (TORCH / "traces" / "cnn.pt.trace.json").read_bytes()
+        ),
     },
 }
 

@@ -282,7 +282,8 @@ def test_an_output_dir_under_a_file_is_one_line(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["report", str(CASE), "--output-dir", str(where)])
     assert result.exit_code == 2
     assert result.stderr.splitlines() == [
-        f"error: {where / 'mlia-output' / 'mlia-output.json'}: cannot write: Not a directory"
+        f"error: {where / 'mlia-output' / 'mlia-output.json'}: "
+        f"cannot use the folder {where}: Not a directory"
     ]
 
 

@@ -87,7 +87,7 @@ def test_entries_that_are_not_private_files_of_this_user_are_ignored(
     folder = discovery.runtime_dir()
     workspace = tmp_path / "ws"
     workspace.mkdir()
-    entry = folder / discovery.entry_name(workspace)
+    entry = folder / discovery.entry_name(workspace, os.getpid())
     planted = {"pid": os.getpid(), "workspace": str(workspace), "tcp": ["127.0.0.1", 9]}
     entry.write_text(json.dumps(planted))
     os.chmod(entry, 0o644)  # anyone could have written it
@@ -125,7 +125,7 @@ def test_the_daemon_starts_with_a_hostile_folder_and_clients_find_it(
         assert endpoint is not None and endpoint.token
         with Client.connect(endpoint) as client:
             assert client.request("perfline/status")["workspace"] == root.as_posix()
-        assert (folders["fallback"] / discovery.entry_name(root)).exists()
+        assert (folders["fallback"] / discovery.entry_name(root, process.pid)).exists()
     finally:
         process.terminate()
         process.wait(15)

@@ -41,7 +41,7 @@ def test_the_token_is_only_in_the_private_discovery_entry(daemon: Daemon) -> Non
     from perfline.server.discovery import entry_name
 
     folder = daemon.runtime / "perfline"
-    entry = folder / entry_name(daemon.root)
+    entry = folder / entry_name(daemon.root, daemon.process.pid)
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700
     assert stat.S_IMODE(entry.stat().st_mode) == 0o600
     token = json.loads(entry.read_text())["token"]

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from perfline.clients.cli import cli
 from perfline.core.workspace_config import PathMap
+from perfline.server.file_access import Root
 from perfline.server.paths import PathResolver
 from perfline.server.report_sources import read_sources, render_document_html
 from tests.html._documents import RECORDED, SOURCE, example_document
@@ -92,7 +93,7 @@ def test_sources_never_come_from_outside_the_workspace(workspace: Path) -> None:
         if entity["kind"] == "code_line":
             entity["attributes"]["file"] = "/etc/passwd"
     resolver = PathResolver(workspace, (), (".",), ["model/dscnn.py"])
-    sources = read_sources(document, resolver.resolve, root=workspace)
+    sources = read_sources(document, resolver.resolve, files=Root(workspace), root=workspace)
     assert sources == {"/etc/passwd": sources["/etc/passwd"]}
     assert sources["/etc/passwd"].text is None
 
@@ -102,7 +103,12 @@ def test_daemon_entry_point_names_local_files(workspace: Path) -> None:
     mapped = (PathMap(str(PurePosixPath(RECORDED).parent), "model"),)
     resolver = PathResolver(workspace, mapped, (".",), ["model/dscnn.py"])
     page = render_document_html(
-        example_document(), resolver.resolve, root=workspace, locations=True, nonce="n0nce123"
+        example_document(),
+        resolver.resolve,
+        files=Root(workspace),
+        root=workspace,
+        locations=True,
+        nonce="n0nce123",
     )
     (file,) = _data(page)["views"][0]["files"]
     assert file["location"] == str((workspace / "model" / "dscnn.py").resolve())

@@ -623,7 +623,7 @@ def test_a_config_file_that_is_not_a_regular_file_is_a_config_problem(
     try:
         error = engine.config_error
         assert error is not None and [p.line for p in error.config_problems] == [1]
-        what = "named pipe (FIFO)" if kind == "fifo" else "character device"
+        what = "named pipe (FIFO)" if kind == "fifo" else "outside the workspace (to /dev/zero)"
         assert what in error.config_problems[0].message
         assert engine.result("a") is not None  # the defaults stay in force
     finally:

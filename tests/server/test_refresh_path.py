@@ -12,11 +12,13 @@ from typing import Any
 
 import pytest
 
+from perfline.core.known_structure_reading import StructureReadCache
 from perfline.core.pipeline import PipelineSettings
-from perfline.core.structure_memo import StructureMemo
+from perfline.core.pipeline_memo import PipelineMemo
 from perfline.server.engine import Engine
+from perfline.server.file_access import Root
 from perfline.server.jobs.context import JobContext, JobInput, is_processed
-from perfline.server.jobs.stage_memo import Memo
+from perfline.server.jobs.stage_memo import StageMemo
 from perfline.server.jobs.standardized_job import StandardizedOutputJob
 from perfline.server.scheduler import runner
 from perfline.server.scheduler.bounded_reads import InputLimits, ReadFile
@@ -53,9 +55,9 @@ def test_the_run_analyses_the_bytes_the_loop_hashed(
         reads: list[str] = []
         real = runner.read_input
 
-        def counted(path: Path, source: str, limits: InputLimits) -> ReadFile:
+        def counted(path: Path, source: str, limits: InputLimits, root: Root) -> ReadFile:
             reads.append(source)
-            return real(path, source, limits)
+            return real(path, source, limits, root)
 
         monkeypatch.setattr(runner, "read_input", counted)
         text = json.dumps(with_value(load(INPUT_DOC), 7))
@@ -110,9 +112,11 @@ def test_a_processed_document_is_served_as_the_file_writes_it() -> None:
                 for metric in record["metrics"]
             ]
     data = json.dumps(document).encode()
-    structure = StructureMemo()
+    pipeline, cache = PipelineMemo(), StructureReadCache()
     for _ in range(2):
         item = JobInput("a.mlia.json", data, "digest")
-        context = JobContext((item,), {}, PipelineSettings(), Memo(), structure=structure)
+        context = JobContext(
+            (item,), {}, PipelineSettings(), StageMemo(), pipeline_memo=pipeline, read_cache=cache
+        )
         served = StandardizedOutputJob().run(context)
         assert marshal.dumps(served, 0) == marshal.dumps(json.loads(data), 0)

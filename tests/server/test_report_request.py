@@ -141,7 +141,7 @@ def test_the_compare_view_with_a_baseline(engine: Engine) -> None:
         ({"baseline": "perfline.toml"}, BAD_BASELINE, "perfline.toml: not JSON"),
         ({"baseline": "other.json"}, BAD_BASELINE, "nothing to compare with the baseline"),
         ({"baseline": "list.json"}, BAD_BASELINE, "list.json: not a standardized-output"),
-        ({"baseline": "."}, BAD_BASELINE, "not a file"),
+        ({"baseline": "."}, BAD_BASELINE, "is a directory"),
         ({"nonce": "bad nonce!"}, api.INVALID_PARAMS, "parameter 'nonce'"),
         ({"job": "nope"}, api.UNKNOWN_JOB, "unknown job 'nope'"),
         ({"metric": 3}, api.INVALID_PARAMS, "'metric' must be a non-empty string"),

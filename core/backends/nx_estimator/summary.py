@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from perfline.core.backends.nx_common.records import Number
 from perfline.core.backends.nx_common.totals import ModelTotals
 from perfline.core.errors import InputError, Problem
+from perfline.core.finite_numbers import read_number
 
 _COUNTS = ("compute_cycles", "dram_footprint", "total_cycles")
 _RATES = ("inference_time", "infs_per_sec")
@@ -102,7 +103,7 @@ def _figure(source: str, value: object, path: str, *, integral: bool) -> Number 
                 raise InputError(source, Problem(where, f"expected an integer, got {raw!r}"))
             return int(raw)
         return raw
-    return float(raw)
+    return read_number(raw, source, where)
 
 
 def _type_name(value: object) -> str:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from perfline.core.errors import InputError, Problem
+from perfline.core.finite_numbers import read_number
 from perfline.core.json_codec import limit_problem
 
 KERNEL_SUFFIX = "_kernel_time"
@@ -119,9 +120,7 @@ def _load(data: bytes, source: str) -> list[Any]:
 
 
 def _number(value: Any, source: str, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-        raise InputError(source, Problem(where, f"expected a non-negative number, got {value!r}"))
-    return float(value)
+    return read_number(value, source, where, non_negative=True)
 
 
 def _shapes(value: Any) -> tuple[Shape, ...]:

@@ -28,6 +28,7 @@ from perfline.core.backends.source_model.provenance import (
 from perfline.core.backends.static_cost.formulas import OperatorCost
 from perfline.core.envelope import build_document, model_info, run_id_for, sha256_hex
 from perfline.core.errors import InputError, Problem
+from perfline.core.finite_numbers import read_number
 from perfline.core.formats.identity import source_operator_id
 from perfline.core.formats.models import detect_format, model_operators
 
@@ -83,7 +84,13 @@ def analyze_static(
             Problem("format", f"static cost reads ONNX, PT2 and TOSA models, not {kind.upper()}"),
         )
     listed = model_operators(model.data, model.path)
-    costs = operator_costs(model.data, model.path, kind)
+    try:
+        costs = operator_costs(model.data, model.path, kind)
+    except OverflowError:  # int x float of a shape's element count past the float range
+        raise InputError(
+            model.path,
+            Problem("shapes", "a tensor's shape holds more elements than a number can count"),
+        ) from None
     costed = {identity for identity, _, _ in costs}
     operators = [op for op in listed.operators if op.id in costed]
     warnings = list(extra_warnings)
@@ -99,18 +106,24 @@ def analyze_static(
             unknown.append(f"{label} ({reason or 'a figure is unknown'})")
             continue
         metrics: list[dict[str, Any]] = []
+        operator = names.get(identity)
+        place = f"operator {operator.name if operator else identity}"
         for name, unit in _FIGURES:
             value = getattr(cost, name)
+            read_number(value, model.path, f"{place}: {name}", non_negative=True)
             metrics.append({"name": name, "unit": unit, "value": value, "aggregation": "sum"})
             totals[name] = totals.get(name, 0) + value
         if target is not None:
             time_ms, bound = target.time_ms(cost.macs, cost.total_bytes)
+            read_number(time_ms, model.path, f"{place}: predicted_time", non_negative=True)
             metrics.append(
                 {"name": "predicted_time", "unit": "ms", "value": time_ms, "aggregation": "sum"}
             )
             totals["predicted_time"] = totals.get("predicted_time", 0.0) + time_ms
             bounds[identity] = {"roofline_bound": bound}
         breakdowns.append({"entity_id": identity, "metrics": metrics, "id": identity})
+    for name, total in totals.items():
+        read_number(total, model.path, f"the model's total {name}", non_negative=True)
     if unknown:
         warnings.append(
             f"{len(unknown)} of {len(costs)} operators have no cost (perfline knows no formula "

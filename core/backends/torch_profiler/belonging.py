@@ -1,0 +1,68 @@
+"""Whether traces can be put on the workspace's lines at all: the one place that decides it.
+
+Two refusals, each an ``InputError`` naming the trace(s):
+
+* the traces record no Python frame (``python_function`` events come only with
+  ``with_stack=True``) and no statement sidecar gives stacks: nothing can be put on a line;
+* they record Python frames but none of the files those frames name is in the workspace:
+  the trace is of another program, or its source sits elsewhere (``[[path_map]]`` in
+  ``perfline.toml`` maps recorded paths onto the workspace). The verdict is the shared one
+  (``backends.run_match``): each named file is evidence, agreeing when it resolves; while any
+  does, the others (torch, the standard library) are not judged.
+
+Pure; cost: linear in the recorded file names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from perfline.core.backends.run_match import Evidence, Wording, judge_run
+from perfline.core.errors import InputError, Problem
+
+WITH_STACK_HINT = (
+    "the trace records no Python frames (no 'python_function' events): profile with "
+    "torch.profiler.profile(..., with_stack=True), or use 'perfline profile', which records "
+    "statement-level stacks"
+)
+
+
+def check_belongs(
+    sources: Sequence[str],
+    frame_count: int,
+    recorded: Sequence[str],
+    resolved: Mapping[str, str | None],
+    *,
+    has_statements: bool,
+    workspace: str,
+) -> None:
+    """Refuse traces that cannot be put on the workspace's lines (module docstring)."""
+    where = ", ".join(sources)
+    if frame_count == 0 and not has_statements:
+        raise InputError(where, Problem("traceEvents", WITH_STACK_HINT))
+    if has_statements and not recorded:
+        return
+    any_found = any(resolved.get(name) is not None for name in recorded)
+    evidence = [
+        Evidence(
+            label=name,
+            mismatch=None if resolved.get(name) is not None else "not in the workspace",
+            # a file outside the workspace (torch, the standard library) tells nothing about
+            # the program while some of its files are in it
+            judged=resolved.get(name) is not None or not any_found,
+        )
+        for name in recorded
+    ]
+    judge_run(
+        evidence,
+        Wording(
+            run=where,
+            items="source files the trace's Python frames name",
+            model=f"a file of the workspace {workspace}",
+            conclusion=(
+                "the trace is of another program, or its source sits elsewhere (map the "
+                "recorded paths with [[path_map]] in perfline.toml)"
+            ),
+            unit="frames",
+        ),
+    )

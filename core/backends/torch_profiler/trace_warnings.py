@@ -1,0 +1,87 @@
+"""The result warnings of one trace: what was left out or could not be joined, with counts
+and the time involved, so no figure is lost without a word.
+
+* events without a usable time (``ts``/``dur`` missing, a negative duration), by kind;
+* slices whose edges cross the slice holding them (the Python tracer's and the op
+  recorder's clocks), with the time cut;
+* CPU time outside every ``ProfilerStep`` window (not in any step's figures);
+* CPU time of slices with no Python frame above them (threads the Python tracer did not
+  follow, such as autograd's device threads): in the totals, on no line;
+* GPU activities whose launching op was not found, backward nodes whose forward op is not
+  in the trace, allocations outside every slice.
+
+Pure; cost: a pass over the leaves.
+"""
+
+from __future__ import annotations
+
+from perfline.core.backends.torch_profiler.attribution import US_PER_MS, Attribution
+from perfline.core.backends.torch_profiler.trace_table import TraceTable
+
+
+def _ms(us: float) -> str:
+    return f"{us / US_PER_MS:.4g} ms"
+
+
+def trace_warnings(source: str, table: TraceTable, attribution: Attribution) -> list[str]:
+    """The warnings of one trace (see the module docstring)."""
+    warnings: list[str] = []
+    if table.skipped:
+        listed = ", ".join(f"{count} {kind}" for kind, count in sorted(table.skipped.items()))
+        warnings.append(
+            f"{source}: {sum(table.skipped.values())} events have no usable time (missing "
+            f"'ts' or 'dur', or a negative duration) and are left out: {listed}."
+        )
+    timeline = attribution.timeline
+    if timeline.crossings:
+        warnings.append(
+            f"{source}: {timeline.crossings} slices end after the slice that holds them "
+            f"(separate clocks of the Python tracer and the op recorder); {_ms(timeline.cut_us)} "
+            "past those ends is not counted."
+        )
+    if attribution.outside_steps_us > 0 and len(table.steps):
+        warnings.append(
+            f"{source}: {_ms(attribution.outside_steps_us)} of CPU time in "
+            f"{attribution.outside_steps} slices lies outside every ProfilerStep window and is "
+            "in no step's figures."
+        )
+    frameless = _frameless_ms(attribution)
+    if frameless > 0:
+        warnings.append(
+            f"{source}: {frameless:.4g} ms per step of CPU time ran with no Python frame above "
+            "it (threads the Python tracer does not follow, such as autograd's backward "
+            "threads): it counts in the totals and on no source line."
+        )
+    device = attribution.device
+    if device.unlinked:
+        warnings.append(
+            f"{source}: {device.unlinked} GPU activities ({_ms(device.unlinked_us)}) have no "
+            "launching op in the trace (no 'External id', 'correlation' or 'ac2g' flow that "
+            "joins them): they are in no figure."
+        )
+    backward = attribution.backward
+    if backward.unmatched:
+        warnings.append(
+            f"{source}: {backward.unmatched} backward ops ({_ms(backward.unmatched_us)}) have "
+            "no forward op in the trace (it ran before the profiler started): their time "
+            "stays on the backward() call only."
+        )
+    allocations = attribution.allocations
+    if allocations.outside:
+        warnings.append(
+            f"{source}: {allocations.outside} allocations ({allocations.outside_bytes:,} "
+            "bytes) happened outside every slice or step and are in no figure."
+        )
+    return warnings
+
+
+def _frameless_ms(attribution: Attribution) -> float:
+    timeline = attribution.timeline
+    rows = attribution.values.get("cpu_time", {})
+    total = 0.0
+    for leaf, context in enumerate(timeline.leaf_context):
+        if timeline.contexts.context_stack[context] == 0:
+            row = rows.get(leaf)
+            if row:
+                total += sum(row)
+    return total / max(attribution.steps, 1)

@@ -1,0 +1,388 @@
+"""``perfline profile`` end to end, as users run it: perfline's own Python (no torch) runs the
+capture helper with a Python that has torch (``PERFLINE_TORCH_PYTHON``, which
+``scripts/test.sh`` sets from ``scripts/torch-venv.sh``), on a model written only for these
+tests; the trace and the sidecar it leaves are checked against torch's own per-op timings."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from perfline.core.backends.torch_profiler.sidecar import Sidecar, read_sidecar
+
+TORCH_PYTHON = os.environ.get("PERFLINE_TORCH_PYTHON")
+needs_torch = pytest.mark.skipif(not TORCH_PYTHON, reason="PERFLINE_TORCH_PYTHON is not set")
+
+# A model nobody wrote before these tests. Markers in comments name the statements.
+MODEL = """\
+import sys
+
+import torch
+from torch import nn
+
+import sibling
+
+
+class Inner(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(768, 768))
+
+    def forward(self, x):
+        # a comment: no code, no figure
+        y = x @ self.w  # HEAVY
+
+        return y.relu()  # LIGHT
+
+
+class Outer(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.inner = Inner()
+
+    def forward(self, x):
+        h = self.inner(x)  # CALL
+        s = h.sum(dim=0, keepdim=True)  # SUM
+        return h - s  # SUB
+
+
+def main() -> None:
+    print("argv", sys.argv[1:], __name__, sibling.NAME)
+    torch.manual_seed(0)
+    model = Outer()
+    x = torch.randn(512, 768)
+    with torch.no_grad():
+        for _ in range(int(sys.argv[1])):
+            out = model(x)  # TOP
+    print("done", tuple(out.shape))
+
+
+main()
+"""
+
+
+def _line(marker: str) -> int:
+    for number, text in enumerate(MODEL.splitlines(), start=1):
+        if text.endswith(f"# {marker}"):
+            return number
+    raise AssertionError(marker)
+
+
+def _profile(
+    folder: Path, *arguments: str, python: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "perfline", "profile"]
+    if python is not None:
+        command += ["--python", python]
+    return subprocess.run(
+        [*command, *arguments], capture_output=True, text=True, timeout=300, cwd=folder
+    )
+
+
+def _workspace(tmp_path: Path) -> Path:
+    (tmp_path / "mixer.py").write_text(MODEL)
+    (tmp_path / "sibling.py").write_text('NAME = "sibling imported"\n')
+    return tmp_path
+
+
+def _run_files(folder: Path) -> tuple[Path, Sidecar]:
+    runs = list((folder / ".perfline" / "runs").iterdir())
+    assert len(runs) == 1
+    trace = runs[0] / "mixer.pt.trace.json"
+    sidecar_file = Path(str(trace) + ".perfline.json")
+    return trace, read_sidecar(sidecar_file.read_bytes(), str(sidecar_file))
+
+
+def _line_figures(document: dict[str, Any], metric: str) -> dict[int, float]:
+    """mixer.py line -> its figure of ``metric`` in the document's first result."""
+    result = document["results"][0]
+    lines = {
+        entity["id"]: entity["attributes"]["line"]
+        for entity in result["entities"]
+        if entity["kind"] == "code_line" and entity["attributes"]["file"].endswith("mixer.py")
+    }
+    found = {}
+    for breakdown in result["breakdowns"]:
+        if breakdown["entity_id"] in lines:
+            for figure in breakdown["metrics"]:
+                if figure["name"] == metric:
+                    found[lines[breakdown["entity_id"]]] = figure["value"]
+    return found
+
+
+def _top_level_ops(trace: Path) -> list[dict[str, Any]]:
+    """The trace's cpu_op events not nested in another op of their thread (torch's own
+    timings: nested ops' time is inside their parent's)."""
+    events = json.loads(trace.read_bytes())["traceEvents"]
+    by_thread: dict[Any, list[dict[str, Any]]] = defaultdict(list)
+    for event in events:
+        if event.get("cat") == "cpu_op":
+            by_thread[(event["pid"], event["tid"])].append(event)
+    top = []
+    for ops in by_thread.values():
+        ops.sort(key=lambda event: (event["ts"], -event["dur"]))
+        end = float("-inf")
+        for event in ops:
+            if event["ts"] >= end:
+                top.append(event)
+                end = event["ts"] + event["dur"]
+    return top
+
+
+@needs_torch
+def test_profile_puts_each_op_on_its_statement_in_a_fresh_model(tmp_path: Path) -> None:
+    folder = _workspace(tmp_path)
+    assert TORCH_PYTHON is not None
+    done = _profile(folder, "--steps", "3", "--warmup", "1", "mixer.py", "8", python=TORCH_PYTHON)
+    assert done.returncode == 0, done.stderr
+    # the script ran as `python mixer.py 8`: argv, __main__, its folder first on sys.path;
+    # its stdout passes through; it was stopped after the recorded steps
+    assert "argv ['8'] __main__ sibling imported" in done.stdout
+    assert "done" not in done.stdout
+    assert "recorded 3 step(s) (a step: module)" in done.stderr
+    assert "statement level" in done.stderr
+    trace, sidecar = _run_files(folder)
+    assert f"wrote {trace}: the torch.profiler trace" in done.stderr
+    assert "wrote mlia-output/mlia-output.json" in done.stderr
+    assert "Source lines: heaviest first" in done.stdout
+    assert sidecar.level == "statement" and sidecar.steps["recorded"] == 3
+
+    per_statement: dict[int, float] = defaultdict(float)
+    for event in _top_level_ops(trace):
+        stack = sidecar.stacks_by_external_id.get(event["args"]["External id"])
+        ours = [frame for frame in stack or () if frame.file.endswith("mixer.py")]
+        if ours:
+            assert not ours[-1].entry
+            per_statement[ours[-1].line] += event["dur"]
+    statements = {_line(m) for m in ("HEAVY", "LIGHT", "SUM", "SUB")}
+    # every statement that calls tensor work has time; lines without code have none
+    assert statements <= set(per_statement)
+    code = {n for n, text in enumerate(MODEL.splitlines(), 1) if text.strip()}
+    assert set(per_statement) <= code
+    assert not set(per_statement) & {
+        n for n, text in enumerate(MODEL.splitlines(), 1) if text.strip().startswith(("#", "def "))
+    }
+    # the heaviest statement by torch's own op timings is the 512x768x768 matmul (about 40x
+    # the work of any other statement: room for a light op preempted on a busy machine)
+    heaviest = max(per_statement, key=per_statement.__getitem__)
+    assert heaviest == _line("HEAVY"), dict(per_statement)
+
+    # the call line `h = self.inner(x)` is in the stack of exactly the ops of Inner's lines
+    call = _line("CALL")
+    under_call = set()
+    for stack in sidecar.stacks_by_external_id.values():
+        ours = [frame for frame in stack if frame.file.endswith("mixer.py")]
+        if any(frame.line == call for frame in ours):
+            under_call.add(ours[-1].line)
+    assert under_call == {_line("HEAVY"), _line("LIGHT")}
+
+    # the figures perfline wrote (mlia-output.json, per step) say the same on the lines
+    document = json.loads((folder / "mlia-output" / "mlia-output.json").read_bytes())
+    figures = _line_figures(document, "cpu_time")
+    assert statements <= set(figures)
+    blank_or_comment = {
+        n
+        for n, text in enumerate(MODEL.splitlines(), 1)
+        if not text.strip() or text.strip().startswith("#")
+    }
+    assert not set(figures) & blank_or_comment
+    calls = {_line("CALL"), _line("TOP"), len(MODEL.splitlines())}
+    plain = {line: value for line, value in figures.items() if line not in calls}
+    assert max(plain, key=plain.__getitem__) == _line("HEAVY")
+    steps = sidecar.steps["recorded"]
+    ops_per_step = per_statement[_line("HEAVY")] / 1000 / steps
+    assert 0.999 * ops_per_step <= figures[_line("HEAVY")] <= 1.5 * ops_per_step
+    # a call line carries its callees' total
+    assert figures[_line("CALL")] >= figures[_line("HEAVY")] + figures[_line("LIGHT")]
+
+
+LIMIT = ("--max-regression", "5%")
+SLOWED = """\
+import sys
+
+import torch
+from torch import nn
+
+REPEAT = int(sys.argv[1])
+torch.set_num_threads(1)
+
+
+class Inner(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(256, 256))
+
+    def forward(self, x):
+        y = sum(x @ self.w for _ in range(REPEAT))  # SLOWED
+        return y.relu()  # SAME
+
+
+torch.manual_seed(0)
+model, x = Inner(), torch.randn(256, 256)
+with torch.no_grad():
+    for _ in range(14):
+        model(x)
+"""
+
+
+@needs_torch
+def test_compare_and_check_between_two_profile_runs_judge_each_line_by_its_steps(
+    tmp_path: Path,
+) -> None:
+    """Two `perfline profile` runs of one script, the second with one statement doing thirty
+    times the work (a margin for a busy machine, whose load changes between the runs):
+    compare and check name that line, judged on its per-step values."""
+    (tmp_path / "slowed.py").write_text(SLOWED)
+    assert TORCH_PYTHON is not None
+    for side, repeat in (("base", "1"), ("new", "30")):
+        done = _profile(
+            tmp_path, "--steps", "8", "--output-dir", side, "slowed.py", repeat, python=TORCH_PYTHON
+        )
+        assert done.returncode == 0, done.stderr
+    slowed = next(n for n, text in enumerate(SLOWED.splitlines(), 1) if text.endswith("# SLOWED"))
+    compared = subprocess.run(
+        [sys.executable, "-m", "perfline", "compare", "base", "new", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    assert compared.returncode == 0, compared.stderr
+    (result,) = json.loads(compared.stdout)["results"]
+    lines = {
+        entity["new_line"]: entity["metrics"][0]
+        for entity in result["entities"]
+        if entity["kind"] == "code_line" and entity["metrics"]
+    }
+    judged = lines[slowed]
+    assert judged["name"] == "cpu_time" and judged["method"] == "samples"
+    assert (judged["base_runs"], judged["new_runs"]) == (8, 8)  # one value per recorded step
+    assert judged["verdict"] == "regression" and judged["significant"], str(judged)
+    assert judged["ratio"] > 5
+    assert lines[slowed + 1]["ratio"] < judged["ratio"]  # the unchanged statement, changed less
+    checked = subprocess.run(
+        [sys.executable, "-m", "perfline", "check", "--baseline", "base", "new", *LIMIT],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    assert checked.returncode == 1, checked.stdout + checked.stderr
+    report = checked.stdout + checked.stderr
+    assert f"slowed.py:{slowed}: cpu_time" in report and "over 8 and 8 runs" in report
+
+
+ACCUMULATING = """\
+import torch
+from torch import nn
+
+model = nn.Linear(32, 32)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for _ in range(8):
+    for _ in range(2):  # gradient accumulation: two forwards per optimizer step
+        model(torch.randn(4, 32)).sum().backward()
+    optimizer.step()
+    optimizer.zero_grad()
+"""
+
+
+@needs_torch
+def test_optimizer_steps_win_over_module_calls_counted_before_them(tmp_path: Path) -> None:
+    """The module calls before the first optimizer step looked like steps; once the optimizer
+    steps, the capture starts again, and each recorded step is one optimizer step."""
+    (tmp_path / "accumulate.py").write_text(ACCUMULATING)
+    assert TORCH_PYTHON is not None
+    done = _profile(tmp_path, "--steps", "2", "accumulate.py", python=TORCH_PYTHON)
+    assert done.returncode == 0, done.stderr
+    assert "recorded 2 step(s) (a step: optimizer)" in done.stderr
+    trace = next((tmp_path / ".perfline" / "runs").glob("*/accumulate.pt.trace.json"))
+    events = json.loads(trace.read_bytes())["traceEvents"]
+    names = [event["name"] for event in events if event.get("cat") in ("cpu_op", "user_annotation")]
+    assert names.count("aten::linear") == 4
+    assert sum(name.startswith("Optimizer.step#SGD") for name in names) == 2
+    assert sorted(n for n in names if n.startswith("ProfilerStep#")) == [
+        "ProfilerStep#1",
+        "ProfilerStep#2",
+    ]
+
+
+@needs_torch
+def test_a_failing_script_is_reported_with_its_exit_status(tmp_path: Path) -> None:
+    (tmp_path / "broken.py").write_text("import sys\nprint('before')\nsys.exit(7)\n")
+    (tmp_path / "raises.py").write_text("raise ValueError('bad shape')\n")
+    assert TORCH_PYTHON is not None
+    done = _profile(tmp_path, "broken.py", python=TORCH_PYTHON)
+    assert done.returncode == 1
+    assert "before" in done.stdout
+    assert "broken.py failed with exit status 7" in done.stderr
+    done = _profile(tmp_path, "raises.py", python=TORCH_PYTHON)
+    assert done.returncode == 1
+    # the script's own traceback, from its first frame (not the helper's)
+    assert 'File "' in done.stderr and "raises.py" in done.stderr
+    assert "ValueError: bad shape" in done.stderr and "runpy" not in done.stderr
+    assert "raises.py failed with exit status 1" in done.stderr
+
+
+@needs_torch
+def test_cuda_without_a_cuda_device_is_refused_before_the_script_runs(tmp_path: Path) -> None:
+    (tmp_path / "train.py").write_text("print('never runs')\n")
+    assert TORCH_PYTHON is not None
+    done = _profile(tmp_path, "--cuda", "train.py", python=TORCH_PYTHON)
+    assert done.returncode == 2, done.stderr
+    assert "error: perfline profile: --cuda: torch 2.13.0" in done.stderr
+    assert "sees no CUDA device" in done.stderr and "never runs" not in done.stdout
+
+
+@needs_torch
+def test_too_few_steps_is_one_clear_line(tmp_path: Path) -> None:
+    folder = _workspace(tmp_path)
+    assert TORCH_PYTHON is not None
+    done = _profile(folder, "--warmup", "2", "mixer.py", "1", python=TORCH_PYTHON)
+    assert done.returncode == 2
+    assert "no trace: the script ended after 1 step(s)" in done.stderr
+    assert "--warmup 2" in done.stderr and "Traceback" not in done.stderr
+
+
+@needs_torch
+def test_an_unchecked_torch_version_falls_back_to_function_level(tmp_path: Path) -> None:
+    """The private event-tree API is gated on the torch version: a torch outside the checked
+    range gets a function-level sidecar that says why (here torch claims to be 9.0)."""
+    folder = _workspace(tmp_path)
+    from perfline.clients.cli.profile import capture_helper
+
+    launcher = tmp_path / "launcher.py"
+    launcher.write_text(
+        "import runpy, sys, torch\n"
+        "torch.__version__ = '9.0.0'\n"
+        f"sys.argv = [{str(capture_helper())!r}, *sys.argv[1:]]\n"
+        "runpy.run_path(sys.argv[0], run_name='__main__')\n"
+    )
+    assert TORCH_PYTHON is not None
+    command = [TORCH_PYTHON, str(launcher), "--out", str(tmp_path / "run"), "--", "mixer.py", "6"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=folder)
+    assert done.returncode == 0, done.stderr
+    sidecar_file = tmp_path / "run" / "mixer.pt.trace.json.perfline.json"
+    sidecar = read_sidecar(sidecar_file.read_bytes(), str(sidecar_file))
+    assert sidecar.level == "function" and not sidecar.stacks_by_external_id
+    assert sidecar.reason is not None and "torch 9.0.0 is outside" in sidecar.reason
+    assert (tmp_path / "run" / "mixer.pt.trace.json").stat().st_size > 0
+
+
+@pytest.mark.skipif(importlib.util.find_spec("torch") is not None, reason="this Python has torch")
+def test_without_torch_here_the_error_names_the_python_option(tmp_path: Path) -> None:
+    (tmp_path / "train.py").write_text("print('never runs')\n")
+    done = _profile(tmp_path, "train.py")
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: perfline profile: --python: this Python (")
+    assert "has no torch" in done.stderr and "never runs" not in done.stdout
+    assert not (tmp_path / ".perfline").exists()
+    done = _profile(tmp_path, "train.py", python=str(tmp_path / "no-such-python"))
+    assert done.returncode == 2 and "no-such-python: no such program" in done.stderr

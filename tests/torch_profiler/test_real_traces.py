@@ -1,0 +1,76 @@
+"""The real CPU traces of the test models (torch 2.13): every figure on a model line equals
+what the trace's own events give, computed independently (``_independent``)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from tests.torch_profiler._independent import (
+    def_line_totals,
+    frame_lines,
+    statement_line_totals,
+)
+from tests.torch_profiler._real import (
+    CAPTURED,
+    DATA,
+    MODELS,
+    line_figures,
+    processed,
+    sidecar_path,
+    trace_path,
+)
+
+
+@pytest.mark.parametrize("name", CAPTURED)
+def test_function_level_def_lines_carry_their_frames_summed(name: str) -> None:
+    document = processed(trace_path(name), statements=False)
+    file = f"{MODELS}/{name}.py"
+    found = line_figures(document, file)
+    expected = def_line_totals(trace_path(name), file)
+    assert expected and set(found) == set(expected)
+    for line, value in expected.items():
+        assert math.isclose(found[line], value, rel_tol=1e-6, abs_tol=1e-5), line
+    warnings = document["results"][0]["warnings"]
+    assert any(w.startswith("function level") for w in warnings)
+
+
+@pytest.mark.parametrize("name", CAPTURED)
+def test_statement_lines_carry_what_ran_at_them(name: str) -> None:
+    document = processed(trace_path(name), statements=True)
+    file = f"{MODELS}/{name}.py"
+    found = line_figures(document, file)
+    expected = statement_line_totals(trace_path(name), sidecar_path(name), file)
+    frames = frame_lines(trace_path(name), file)
+    for line, value in expected.items():
+        if line in frames:  # a frame's line: also that frame's own Python time
+            assert found[line] >= value * (1 - 1e-6), line
+        else:
+            assert math.isclose(found[line], value, rel_tol=1e-6, abs_tol=1e-5), line
+    # the other lines are the frames' lines, with the functions' own Python time
+    assert set(found) - set(expected) <= frames
+    assert not any(w.startswith("function level") for w in document["results"][0]["warnings"])
+
+
+@pytest.mark.parametrize("name", CAPTURED)
+def test_both_levels_account_for_the_same_time(name: str) -> None:
+    function = processed(trace_path(name), statements=False)["results"][0]["metrics"]
+    statement = processed(trace_path(name), statements=True)["results"][0]["metrics"]
+    total = {m["name"]: m["value"] for m in function if "value" in m}["cpu_time"]
+    assert math.isclose(
+        total, {m["name"]: m["value"] for m in statement if "value" in m}["cpu_time"]
+    )
+    steps = {m["name"]: m["value"] for m in function if "value" in m}["inference_time"]
+    assert total <= steps * 1.0001 * (2 if name == "threaded" else 1)
+
+
+@pytest.mark.parametrize("name", CAPTURED)
+def test_lines_without_code_carry_nothing(name: str) -> None:
+    document = processed(trace_path(name), statements=True)
+    file = f"{MODELS}/{name}.py"
+    source = (DATA / "models" / f"{name}.py").read_text().splitlines()
+    for metric in ("cpu_time", "cpu_time_backward", "allocated_bytes"):
+        for line in line_figures(document, file, metric):
+            text = source[line - 1].strip()
+            assert text and not text.startswith(("#", '"""', ")", "]")), (metric, line, text)

@@ -29,6 +29,20 @@ processes beside it (``*_hog_<k>.json.gz``, default: one per CPU); and of
 ``attention_big_mlp2x.onnx`` twice idle and twice loaded
 (``attention_big_mlp2x_{idle,hog}_{1,2}.json.gz``). Each session is a process of its own.
 The profiles are ONNX Runtime's files, gzip-compressed unchanged (the tests decompress them).
+
+``extra``: ``attention_big_extra.onnx``, the block of ``attention_big.onnx`` with one statement
+added to ``forward`` after line 41 (``EXTRA_STATEMENT``, line 42: a second MLP,
+``Linear(256, 1024)``, ReLU, ``Linear(1024, 256)``, whose two layers are set on the built model
+so that no line above it moves), exported from ``/home/dev/attn/attention.py`` holding that
+source; profiled once idle and once beside the hogs
+(``attention_big_extra_{idle,hog}_1.json.gz``, as above): a line that only the new run has.
+
+``unet``: ``unet.py`` of this folder (a small U-Net whose pooling, upsampling and
+concatenation lines hold a few microseconds each), exported from ``/home/dev/unet/unet.py``
+to ``unet.onnx`` and profiled as the noise pairs above, three sessions idle and three beside
+the hogs (``unet_{idle,hog}_{1,2,3}.json.gz``), and three *pinned*: the session and two
+busy-looping processes all bound to CPU 0 (``unet_pin_{1,2,3}.json.gz``: the session gets
+about a third of one CPU, the harshest load).
 """
 
 from __future__ import annotations
@@ -48,8 +62,10 @@ DSCNN_SOURCE = DATA / "formats" / "dscnn" / "dscnn.py"
 DSCNN_ONNX = DATA / "formats" / "dscnn" / "dscnn.onnx"
 ATTENTION_SOURCE = DATA / "onnxruntime" / "attention.py"
 ATTENTION_ONNX = DATA / "onnxruntime" / "attention.onnx"
+UNET_SOURCE = HERE / "unet.py"
 KWS_BUILD = Path("/home/dev/kws")
 ATTN_BUILD = Path("/home/dev/attn")
+UNET_BUILD = Path("/home/dev/unet")
 NOISE_RUNS = 20
 WIDE_RUNS = 10
 PAIRS = 3
@@ -120,6 +136,39 @@ def export_big(hidden: int, stem: str) -> Path:
     return target
 
 
+#: The statement ``extra`` adds to ``attention.py``'s ``forward`` after line 41.
+EXTRA_STATEMENT = "        x = x + self.extra_out(F.relu(self.extra_in(x)))\n"
+EXTRA_AFTER = 41
+
+
+def export_extra() -> Path:
+    """``attention_big_extra.onnx``: ``export_big``'s block (MLP ``BIG_HIDDEN``) with
+    ``EXTRA_STATEMENT`` added to its source after line 41; its two layers are attributes
+    set after construction (``__init__``'s lines stay as they are)."""
+    import torch
+    from torch import nn
+
+    ATTN_BUILD.mkdir(parents=True, exist_ok=True)
+    lines = ATTENTION_SOURCE.read_text().splitlines(keepends=True)
+    assert lines[EXTRA_AFTER - 1].strip() == "x = x + self.fc2(h)", lines[EXTRA_AFTER - 1]
+    lines.insert(EXTRA_AFTER, EXTRA_STATEMENT)
+    (ATTN_BUILD / "attention.py").write_text("".join(lines))
+    sys.path.insert(0, str(ATTN_BUILD))
+    from attention import EncoderBlock
+
+    torch.manual_seed(0)
+    model = EncoderBlock(dim=BIG_DIM, heads=4, hidden=BIG_HIDDEN).eval()
+    model.extra_in = nn.Linear(BIG_DIM, BIG_HIDDEN)
+    model.extra_out = nn.Linear(BIG_HIDDEN, BIG_DIM)
+    model.eval()
+    torch.manual_seed(1)
+    inputs = (torch.randn(1, BIG_TOKENS, BIG_DIM),)
+    program = torch.onnx.export(model, inputs, dynamo=True, optimize=True)
+    target = HERE / "attention_big_extra.onnx"
+    program.save(str(target), external_data=True)
+    return target
+
+
 def profile_once(model: str, target: str, runs: int, optimise: bool) -> None:
     """One ONNX Runtime session in this process: warm-up + ``runs``, profile to ``target``."""
     import numpy as np
@@ -148,12 +197,19 @@ def profile_once(model: str, target: str, runs: int, optimise: bool) -> None:
         written.replace(target)
 
 
-def _session(model: Path, target: Path, runs: int, *, optimise: bool = False) -> None:
-    """A separate process per session (a new ONNX Runtime session, as on another day)."""
+def _on_cpu_0() -> None:
+    os.sched_setaffinity(0, {0})
+
+
+def _session(
+    model: Path, target: Path, runs: int, *, optimise: bool = False, pinned: bool = False
+) -> None:
+    """A separate process per session (a new ONNX Runtime session, as on another day);
+    ``pinned``: bound to CPU 0."""
     command = [sys.executable, __file__, "--session", str(model), str(target), str(runs)]
     if optimise:
         command.append("--optimise")
-    subprocess.run(command, check=True)
+    subprocess.run(command, check=True, preexec_fn=_on_cpu_0 if pinned else None)
     events = json.loads(
         gzip.decompress(target.read_bytes()) if target.suffix == ".gz" else target.read_bytes()
     )
@@ -161,8 +217,14 @@ def _session(model: Path, target: Path, runs: int, *, optimise: bool = False) ->
     print(f"{target.name}: {runs_seen} runs, {target.stat().st_size} bytes", flush=True)
 
 
-def _start_hogs(count: int) -> list[subprocess.Popen[bytes]]:
-    hogs = [subprocess.Popen([sys.executable, "-c", "while True:\n    pass"]) for _ in range(count)]
+def _start_hogs(count: int, *, pinned: bool = False) -> list[subprocess.Popen[bytes]]:
+    hogs = [
+        subprocess.Popen(
+            [sys.executable, "-c", "while True:\n    pass"],
+            preexec_fn=_on_cpu_0 if pinned else None,
+        )
+        for _ in range(count)
+    ]
     time.sleep(1.0)
     return hogs
 
@@ -206,12 +268,46 @@ def make_noise(hogs: int) -> None:
         _loaded(big_mlp2x, HERE / f"attention_big_mlp2x_hog_{pair}.json.gz", hogs)
 
 
+def export_unet() -> Path:
+    """``unet.onnx``: ``unet.py``'s U-Net (seed 0), exported from ``/home/dev/unet/unet.py``."""
+    import torch
+
+    UNET_BUILD.mkdir(parents=True, exist_ok=True)
+    shutil.copy(UNET_SOURCE, UNET_BUILD / "unet.py")
+    sys.path.insert(0, str(UNET_BUILD))
+    from unet import example_inputs, make_model
+
+    program = torch.onnx.export(make_model(), example_inputs(), dynamo=True, optimize=True)
+    target = HERE / "unet.onnx"
+    program.save(str(target))
+    return target
+
+
+def make_unet(hogs: int) -> None:
+    unet = export_unet()
+    for pair in range(1, PAIRS + 1):
+        _session(unet, HERE / f"unet_idle_{pair}.json.gz", NOISE_RUNS)
+        _loaded(unet, HERE / f"unet_hog_{pair}.json.gz", hogs)
+    for number in range(1, PAIRS + 1):
+        started = _start_hogs(2, pinned=True)
+        try:
+            _session(unet, HERE / f"unet_pin_{number}.json.gz", NOISE_RUNS, pinned=True)
+        finally:
+            _stop_hogs(started)
+
+
+def make_extra(hogs: int) -> None:
+    extra = export_extra()
+    _session(extra, HERE / "attention_big_extra_idle_1.json.gz", NOISE_RUNS)
+    _loaded(extra, HERE / "attention_big_extra_hog_1.json.gz", hogs)
+
+
 def main() -> None:
     if sys.argv[1:2] == ["--session"]:
         model, target, runs = sys.argv[2], sys.argv[3], int(sys.argv[4])
         profile_once(model, target, runs, "--optimise" in sys.argv)
         return
-    parts = set(sys.argv[1:]) or {"wide", "mlp2x", "noise"}
+    parts = set(sys.argv[1:]) or {"wide", "mlp2x", "noise", "extra", "unet"}
     hogs = int(os.environ.get("HOGS", os.cpu_count() or 2))
     if "wide" in parts:
         make_wide()
@@ -219,6 +315,10 @@ def main() -> None:
         make_mlp2x(hogs)
     if "noise" in parts:
         make_noise(hogs)
+    if "extra" in parts:
+        make_extra(hogs)
+    if "unet" in parts:
+        make_unet(hogs)
     import numpy
     import onnxruntime
     import torch

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Make tests/data/trust with pinned PyPI packages (CPU only). VENV defaults to
-# ~/.cache/perfline-trust-venv (kept between runs, outside git). Arguments: wide, mlp2x, noise
-# (default all); HOGS: busy processes beside the loaded sessions (default: one per CPU).
+# ~/.cache/perfline-trust-venv (kept between runs, outside git). Arguments: wide, mlp2x, noise,
+# extra, unet (default all); HOGS: busy processes beside the loaded sessions (default: one
+# per CPU).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 venv="${VENV:-$HOME/.cache/perfline-trust-venv}"

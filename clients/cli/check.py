@@ -33,6 +33,7 @@ from perfline.clients.cli.files import replace_text
 from perfline.core.compare.ci_reports import junit_text, sarif_text
 from perfline.core.compare.deltas import CompareSettings
 from perfline.core.compare.gate import (
+    DEFAULT_MIN_SHARE,
     MODEL_WIDE_POLICIES,
     ModelWidePolicy,
     Verdict,
@@ -41,6 +42,7 @@ from perfline.core.compare.gate import (
     judge,
     runs_needed,
 )
+from perfline.core.compare.new_lines import NEW_LINES_POLICIES, describe_new_line
 from perfline.core.errors import InputError
 from perfline.core.escaping import terminal_text
 
@@ -102,6 +104,21 @@ def _cannot_judge(verdict: Verdict, settings: CompareSettings) -> str:
     help="Whether a change of every line alike (the model-wide factor) beyond the limit "
     "fails the gate, or is only reported.",
 )
+@click.option(
+    "--min-share",
+    default=f"{DEFAULT_MIN_SHARE:.1%}",
+    show_default=True,
+    metavar="PERCENT",
+    help="Share of the model a line's own change (or a new line) must exceed to fail.",
+)
+@click.option(
+    "--new-lines",
+    type=click.Choice(NEW_LINES_POLICIES),
+    default="fail",
+    show_default=True,
+    help="Whether a line only the new run has, above --min-share of the model, fails the "
+    "gate, or is only reported.",
+)
 @click.option("--sarif", default=None, metavar="OUT.sarif", help="Write a SARIF 2.1.0 log.")
 @click.option("--junit", default=None, metavar="OUT.xml", help="Write a JUnit XML report.")
 @comparison_options
@@ -111,6 +128,8 @@ def command(
     base: str,
     max_regression: str,
     model_wide: str,
+    min_share: str,
+    new_lines: str,
     sarif: str | None,
     junit: str | None,
     **options: Any,
@@ -122,10 +141,18 @@ def command(
         --max-regression 5% --sarif perfline.sarif --junit perfline.xml
     """
     limit = parse_percent(max_regression, "--max-regression")
+    floor = parse_percent(min_share, "--min-share")
     comparison, sources = run_comparison(base, new, CompareRequest(**options))
     report_warnings(comparison, sources)
     policy: ModelWidePolicy = "fail" if model_wide == "fail" else "warn"
-    verdict = judge(comparison, limit, options["metrics"], policy)
+    verdict = judge(
+        comparison,
+        limit,
+        options["metrics"],
+        policy,
+        min_share=floor,
+        new_lines="warn" if new_lines == "warn" else "fail",
+    )
     if verdict.judged_nothing:
         raise InputError(comparison.new_source, _nothing_judged(verdict))
     if verdict.blind:
@@ -155,10 +182,12 @@ def command(
             "call; their changes are judged on those lines (see perfline compare)",
             err=True,
         )
+    _report_floor_and_new_lines(verdict)
     if regressions:
         click.echo(f"perfline check: {len(regressions)} line(s) regress by more than {limit:.1%}:")
         for line in regressions:
             click.echo(f"  {terminal_text(describe(line))}")
+    if regressions or verdict.new_line_failures:
         sys.exit(EXIT_REGRESSION)
     if not verdict.passed:
         click.echo(
@@ -166,7 +195,44 @@ def command(
             "(--model-wide fail)"
         )
         sys.exit(EXIT_REGRESSION)
+    new_lines_text = f" and {len(verdict.new_lines)} new line(s)" if verdict.new_lines else ""
     click.echo(
         f"perfline check: no significant regression beyond {limit:.1%} on "
-        f"{len(verdict.lines)} judged line(s)"
+        f"{len(verdict.lines)} judged line(s){new_lines_text}"
     )
+
+
+def _report_floor_and_new_lines(verdict: Verdict) -> None:
+    """The lines below ``--min-share`` (a note) and the new lines beyond it (failing, or
+    reported with ``--new-lines warn``), largest first."""
+    floor = verdict.min_share
+    if verdict.below_floor:
+        click.echo(
+            f"note: {len(verdict.below_floor)} line(s) regress beyond the limit by "
+            f"{floor:.1%} of the model or less each; they do not fail the gate (--min-share)",
+            err=True,
+        )
+    beyond = verdict.new_lines_beyond
+    small = len(verdict.new_lines) - len(beyond)
+    if small:
+        click.echo(
+            f"note: {small} line(s) that only the new run has add {floor:.1%} of the model or "
+            "less each; they do not fail the gate (--min-share)",
+            err=True,
+        )
+    if not beyond:
+        return
+    how = "" if verdict.new_line_failures else " (--new-lines warn: reported, not failing)"
+    click.echo(
+        f"perfline check: {len(beyond)} line(s) that only the new run has add more than "
+        f"{floor:.1%} of the model each{how}:"
+    )
+    for line in beyond:
+        click.echo(f"  {terminal_text(describe_new_line(line))}")
+    removed = verdict.one_sided
+    if removed:
+        click.echo(
+            f"  ({removed} line(s) have a figure in the baseline only: if code moved, give "
+            "the baseline's sources, --base-rev or --base-source, so that its lines map onto "
+            "the new ones; or --new-lines warn)"
+        )

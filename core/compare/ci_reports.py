@@ -1,10 +1,13 @@
 """SARIF 2.1.0 and JUnit XML forms of the gate's verdict (``perfline check``).
 
-SARIF: one run of the ``perfline`` driver with two rules,
+SARIF: one run of the ``perfline`` driver with three rules,
 ``perfline/line-regression``: one result per regressing line (level
-``error``), located at the line's source file and new line number; and
+``error``), located at the line's source file and new line number;
 ``perfline/model-wide-change``: one result per model-wide change beyond the
-limit (no location; ``error`` with ``--model-wide fail``, else ``warning``). The file
+limit (no location; ``error`` with ``--model-wide fail``, else ``warning``); and
+``perfline/new-line``: one result per line only the new run has that adds more than
+``--min-share`` of the model (located; ``error``, or ``warning`` with
+``--new-lines warn``). The file
 is given as the caller resolved it: a path relative to the repository root
 (``uriBaseId`` ``%SRCROOT%``), which code hosts use to annotate pull requests,
 else the recorded path as a ``file`` URI (absolute) or as written. Each result's
@@ -13,7 +16,7 @@ file's name), line and metric: no absolute path, so the same line fingerprints a
 every machine.
 
 JUnit: one ``testsuite`` (``perfline check``) with one ``testcase`` per judged
-line and metric; a regressing line's test case holds a ``failure``.
+line and metric (new lines included); a regressing line's test case holds a ``failure``.
 
 Pure: the caller passes the file locations and writes the text. Cost: linear
 in the judged lines.
@@ -35,6 +38,7 @@ from perfline.core.compare.gate import (
     describe,
     describe_model_wide,
 )
+from perfline.core.compare.new_lines import NewLine, describe_new_line
 from perfline.core.escaping import xml_text
 
 SARIF_SCHEMA: Final = (
@@ -55,6 +59,20 @@ MODEL_WIDE_RULE: Final = {
         )
     },
     "defaultConfiguration": {"level": "warning"},
+}
+NEW_LINE_RULE_ID: Final = "perfline/new-line"
+NEW_LINE_RULE: Final = {
+    "id": NEW_LINE_RULE_ID,
+    "name": "NewLine",
+    "shortDescription": {"text": "A source line only the new run has adds to the model's cost."},
+    "fullDescription": {
+        "text": (
+            "The line has a figure in the new run only (a statement added, or one that now "
+            "runs), and its share of the new run's model total exceeds the minimum share a "
+            "change must have to fail the gate."
+        )
+    },
+    "defaultConfiguration": {"level": "error"},
 }
 SOURCE_ROOT: Final = "%SRCROOT%"
 
@@ -89,12 +107,14 @@ def sarif_log(verdict: Verdict, locate: Locate = plain_location) -> dict[str, An
     }
     results = [_sarif_result(line, limit, locate) for line in verdict.regressions]
     results.extend(_model_wide_result(item, verdict) for item in verdict.model_wide_regressions)
+    level = "error" if verdict.new_line_failures else "warning"
+    results.extend(_new_line_result(line, level, locate) for line in verdict.new_lines_beyond)
     run: dict[str, Any] = {
         "tool": {
             "driver": {
                 "name": "perfline",
                 "version": __version__,
-                "rules": [rule, MODEL_WIDE_RULE],
+                "rules": [rule, MODEL_WIDE_RULE, NEW_LINE_RULE],
             }
         },
         "results": results,
@@ -138,6 +158,41 @@ def _sarif_result(line: JudgedLine, limit: str, locate: Locate) -> dict[str, Any
     }
 
 
+def _new_line_result(line: NewLine, level: str, locate: Locate) -> dict[str, Any]:
+    """A line only the new run has, beyond the minimum share: located at the line."""
+    entity = line.entity
+    uri, relative = locate(entity.file or entity.name)
+    artifact: dict[str, Any] = {"uri": uri}
+    if relative:
+        artifact["uriBaseId"] = SOURCE_ROOT
+    delta = line.delta
+    return {
+        "ruleId": NEW_LINE_RULE_ID,
+        "ruleIndex": 2,
+        "level": level,
+        "message": {"text": describe_new_line(line)},
+        "locations": [
+            {
+                "physicalLocation": {
+                    "artifactLocation": artifact,
+                    "region": {"startLine": int(entity.new_line or 1)},
+                }
+            }
+        ],
+        "partialFingerprints": {
+            "perflineNewLine/v1": f"{_fingerprint_path(uri, relative)}:{entity.new_line}:"
+            f"{delta.name}",
+        },
+        "properties": {
+            "metric": delta.name,
+            "unit": delta.unit,
+            "new": delta.new,
+            "share": line.share,
+            "modelTotal": line.total,
+        },
+    }
+
+
 def _model_wide_result(item: ModelWideJudged, verdict: Verdict) -> dict[str, Any]:
     """A model-wide change beyond the limit: no source location (every line alike); an
     ``error`` when it fails the gate (``--model-wide fail``), else a ``warning``."""
@@ -176,8 +231,9 @@ def junit_text(verdict: Verdict) -> str:
     """The JUnit XML report of the verdict (a test case per judged line, and one per
     model-wide estimate: failed with ``--model-wide fail`` and a change beyond the limit)."""
     failing_model = verdict.model_wide_regressions if verdict.policy == "fail" else ()
-    failures = len(verdict.regressions) + len(failing_model)
-    tests = len(verdict.lines) + len(verdict.model_wide)
+    failing_new = verdict.new_line_failures
+    failures = len(verdict.regressions) + len(failing_model) + len(failing_new)
+    tests = len(verdict.lines) + len(verdict.model_wide) + len(verdict.new_lines)
     suites = ElementTree.Element(
         "testsuites", name="perfline", tests=str(tests), failures=str(failures)
     )
@@ -207,6 +263,24 @@ def junit_text(verdict: Verdict) -> str:
         else:
             output = ElementTree.SubElement(case, "system-out")
             output.text = xml_text(describe(line))
+    for new_line in verdict.new_lines:
+        case = ElementTree.SubElement(
+            suite,
+            "testcase",
+            classname=xml_text(new_line.entity.file or "model"),
+            name=xml_text(f"line {new_line.entity.new_line} {new_line.delta.name} (new)"),
+        )
+        text = xml_text(describe_new_line(new_line))
+        if new_line in failing_new:
+            failure = ElementTree.SubElement(
+                case,
+                "failure",
+                message=f"new line beyond {verdict.min_share:.1%} of the model",
+                type="regression",
+            )
+            failure.text = text
+        else:
+            ElementTree.SubElement(case, "system-out").text = text
     for item in verdict.model_wide:
         case = ElementTree.SubElement(
             suite,

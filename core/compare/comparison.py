@@ -57,6 +57,7 @@ class ResultComparison:
         "_by_id",
         "_lines",
         "base_index",
+        "base_result",
         "base_runs",
         "counts",
         "entities",
@@ -64,10 +65,12 @@ class ResultComparison:
         "mode",
         "model",
         "new_index",
+        "new_result",
         "new_runs",
         "overlap",
         "producer",
         "sampled",
+        "totals",
         "warnings",
     )
 
@@ -85,8 +88,15 @@ class ResultComparison:
         warnings: list[str],
         base_runs: EntitySamples | None = None,
         new_runs: EntitySamples | None = None,
+        base_result: Mapping[str, Any] | None = None,
     ) -> None:
         self.base_index = base_index
+        #: The two processed results compared (what a line's figure is a share of is read
+        #: from them: ``model_share``); the baseline's is ``None`` when not given.
+        self.base_result = base_result
+        self.new_result = result
+        #: (metric, unit, side) -> the model's total, as ``model_share`` computed it.
+        self.totals: dict[tuple[str, str, str], float | None] = {}
         self.new_index = new_index
         self.kind = str(result.get("kind"))
         self.producer = str(result.get("producer"))
@@ -319,6 +329,7 @@ def compare_results(
         warnings=warnings,
         base_runs=base_derived,
         new_runs=new_derived,
+        base_result=base,
     )
 
 

@@ -15,10 +15,19 @@ fails no line:
 
 and a line **regresses** when its change is significant, slower than predicted, its excess
 over the prediction (``ratio / factor - 1``, the ratio of its per-run medians) is larger than
-``max_regression`` (0.05 = 5%), and its ratio lies more than ``model_wide.SPREAD_LIMIT``
+``max_regression`` (0.05 = 5%), its ratio lies more than ``model_wide.SPREAD_LIMIT``
 times the lines' scatter above the factor (a line is not singled out for a slowdown the
-other lines show in as much measure). With fewer than ``model_wide.MIN_LINES`` lines there
+other lines show in as much measure), and its own change is more than ``min_share`` (0.005 =
+0.5%) of the model: ``excess x base / the baseline's model total`` (``model_share``; a
+few microseconds more on a line that holds 2% of the model fail no gate, however large a
+share of that line they are). With fewer than ``model_wide.MIN_LINES`` lines there
 is no factor (1): lines are judged against the baseline as they are.
+
+A line that only the new run has is judged by ``new_lines``: it fails the gate when its
+share of the new run's model total exceeds ``min_share`` (``new_lines="fail"``, the
+default; ``"warn"`` reports it only). A new *call line* is not: its figure includes the
+lines it calls, which are judged (a script that gained a line above the model's call moves
+the call line, and every line of the model is still judged where it is).
 
 The model-wide change itself is a regression when its interval lies above 1 and the factor
 exceeds the limit; ``model_wide="fail"`` makes such a change fail the gate, ``"warn"`` (the
@@ -52,6 +61,7 @@ from perfline.core.compare.deltas import (
     differs,
     higher_is_better,
 )
+from perfline.core.compare.model_share import total, typical
 from perfline.core.compare.model_wide import (
     LineRatio,
     ModelWide,
@@ -61,11 +71,14 @@ from perfline.core.compare.model_wide import (
     line_runs,
     model_wide_text,
 )
+from perfline.core.compare.new_lines import NewLine, NewLinesPolicy, is_new, judge_new_line
 from perfline.core.compare.selection import line_metrics, ranked_lines
 from perfline.core.compare.significance import adjust, mann_whitney_p, smallest_p
 
 ModelWidePolicy = Literal["fail", "warn"]
 MODEL_WIDE_POLICIES: Final = ("fail", "warn")
+#: The share of the model a line's own change must exceed to fail the gate (0.5%).
+DEFAULT_MIN_SHARE: Final = 0.005
 
 
 class JudgedLine(NamedTuple):
@@ -81,6 +94,11 @@ class JudgedLine(NamedTuple):
     """The adjusted p-value of the line against ``factor x base`` (sampled figures)."""
     measured: LineRatio | None = None
     """The line's ratio new / base (``model_wide.line_ratio``: of its per-run medians)."""
+    share: float | None = None
+    """The line's own change (``excess x base``) as a share of the baseline's model total
+    (``None``: no total, or no change to measure)."""
+    below_floor: bool = False
+    """It would regress but its own change is ``min_share`` of the model or less."""
 
     @property
     def ratio(self) -> float | None:
@@ -124,11 +142,31 @@ class Verdict(NamedTuple):
     """Call lines whose change the lines they call account for (not judged: those are)."""
     model_wide: tuple[ModelWideJudged, ...] = ()
     policy: ModelWidePolicy = "warn"
+    new_lines: tuple[NewLine, ...] = ()
+    """Lines with a figure of a judged metric in the new run only, each with its share."""
+    new_policy: NewLinesPolicy = "fail"
+    min_share: float = DEFAULT_MIN_SHARE
 
     @property
     def regressions(self) -> tuple[JudgedLine, ...]:
         """The lines that fail the gate, largest change first."""
         return tuple(line for line in self.lines if line.regressed)
+
+    @property
+    def below_floor(self) -> tuple[JudgedLine, ...]:
+        """Lines that regress beyond the limit by too small a part of the model to fail."""
+        return tuple(line for line in self.lines if line.below_floor)
+
+    @property
+    def new_lines_beyond(self) -> tuple[NewLine, ...]:
+        """New lines that add more than ``min_share`` of the model, largest first."""
+        beyond = [line for line in self.new_lines if line.beyond]
+        return tuple(sorted(beyond, key=lambda line: -(line.share or 0.0)))
+
+    @property
+    def new_line_failures(self) -> tuple[NewLine, ...]:
+        """The new lines that fail the gate (policy ``fail``)."""
+        return self.new_lines_beyond if self.new_policy == "fail" else ()
 
     @property
     def model_wide_regressions(self) -> tuple[ModelWideJudged, ...]:
@@ -140,19 +178,21 @@ class Verdict(NamedTuple):
         """Whether no line regresses beyond the limit (nor, with ``fail``, the model)."""
         if self.policy == "fail" and self.model_wide_regressions:
             return False
-        return not self.regressions
+        return not self.regressions and not self.new_line_failures
 
     @property
     def judged_nothing(self) -> bool:
         """No line was judged: the gate has not passed anything."""
-        return not self.lines
+        return not self.lines and not self.new_lines
 
     @property
     def blind(self) -> bool:
-        """Every judged line has too few runs for any change to be significant (and the
-        model-wide change does not fail the gate): it could not have found a regression."""
+        """Every judged line has too few runs for any change to be significant (and neither
+        the model-wide change nor a new line fails the gate): it could not have found a
+        regression."""
         blind = bool(self.lines) and self.underpowered >= len(self.lines)
-        return blind and not (self.policy == "fail" and self.model_wide_regressions)
+        found = (self.policy == "fail" and self.model_wide_regressions) or self.new_line_failures
+        return blind and not found
 
 
 def runs_needed(lines: int, level: float, correction: str) -> int:
@@ -171,9 +211,13 @@ def judge(
     max_regression: float,
     metrics: Sequence[str] = (),
     model_wide: ModelWidePolicy = "warn",
+    *,
+    min_share: float = DEFAULT_MIN_SHARE,
+    new_lines: NewLinesPolicy = "fail",
 ) -> Verdict:
     """Judge every code line of every result pair (see the module docstring)."""
     judged: list[JudgedLine] = []
+    added: list[NewLine] = []
     estimates: list[ModelWideJudged] = []
     underpowered = one_sided = inclusive = 0
     settings = comparison.settings
@@ -197,6 +241,12 @@ def judge(
             )
             pending: list[tuple[EntityDelta, MetricDelta, float | None]] = []
             for entity, delta in rows:
+                if is_new(delta) and entity.calls:
+                    inclusive += 1  # its figure includes its callees': judged on those
+                    continue
+                if is_new(delta):
+                    added.append(judge_new_line(result, entity, delta, min_share))
+                    continue
                 if delta.base is None or delta.new is None:
                     one_sided += 1
                     continue
@@ -219,7 +269,7 @@ def judge(
                             line_ratio(result, entity, delta),
                         ),
                         found,
-                        max_regression,
+                        (max_regression, min_share),
                         comparison,
                     )
                 )
@@ -231,6 +281,9 @@ def judge(
         inclusive,
         tuple(estimates),
         model_wide,
+        tuple(added),
+        new_lines,
+        min_share,
     )
 
 
@@ -249,8 +302,10 @@ def _p_value(
 
 
 def _judged(
-    line: JudgedLine, found: ModelWide, max_regression: float, comparison: Comparison
+    line: JudgedLine, found: ModelWide, limits: tuple[float, float], comparison: Comparison
 ) -> JudgedLine:
+    max_regression, min_share = limits
+    line = line._replace(share=_share(line))
     delta = line.delta
     p_adjusted = line.p_adjusted
     expected = line.expected
@@ -271,7 +326,23 @@ def _judged(
     regressed = significant and worse and (excess is None or abs(excess) > max_regression)
     if regressed and line.measured is not None and not upward:
         regressed = found.beyond_spread(line.measured)
+    if regressed and line.share is not None and abs(line.share) <= min_share:
+        return line._replace(below_floor=True)  # too small a part of the model to fail
     return line._replace(regressed=regressed)
+
+
+def _share(line: JudgedLine) -> float | None:
+    """The line's own change as a share of the baseline's model total (``excess x base /
+    total``, the line's and the model's run medians where they have runs: load-independent,
+    as the excess is against the model-wide factor)."""
+    excess = line.excess
+    delta = line.delta
+    if excess is None or delta.base is None:
+        return None
+    found = total(line.result, delta.name, delta.unit, "base")
+    if found is None:
+        return None
+    return excess * typical(line.result, line.entity, delta, "base") / found
 
 
 def _regressed(found: ModelWide, max_regression: float, higher_is_better: bool) -> bool:
@@ -303,6 +374,8 @@ def describe(line: JudgedLine) -> str:
     excess = line.excess
     if line.factor != 1.0 and excess is not None:
         text += f"; {excess:+.1%} against the model-wide {line.factor - 1:+.1%}"
+    if line.share is not None:
+        text += f"; {line.share:+.2%} of the model"
     text += ")"
     if delta.method == SAMPLES:
         against = " against the model-wide factor" if line.factor != 1.0 else ""

@@ -1,4 +1,5 @@
-"""``perfline profile [--python PY] [--cuda] [--steps N] [--warmup N] SCRIPT [ARGS...]``.
+"""``perfline profile [--python PY] [--cuda] [--all-threads] [--steps N] [--warmup N] SCRIPT
+[ARGS...]``.
 
 Runs the user's PyTorch script under torch.profiler with the user's own interpreter and the
 capture helper (``clients/torch_capture/helper.py``: torch and the standard library only), into
@@ -80,6 +81,8 @@ def capture_command(
     command += ["--steps", str(options["steps"]), "--warmup", str(options["warmup"])]
     if options["cuda"]:
         command.append("--cuda")
+    if options["all_threads"]:
+        command.append("--all-threads")
     if options["run_to_end"]:
         command.append("--run-to-end")
     return [*command, "--", os.path.abspath(script), *arguments]
@@ -137,6 +140,11 @@ def _level_line(sidecar: Sidecar) -> str:
 )
 @click.option("--python", "python", default=None, metavar="PY", help="The Python that has torch.")
 @click.option("--cuda", is_flag=True, help="Also record CUDA kernels (torch with CUDA).")
+@click.option(
+    "--all-threads",
+    is_flag=True,
+    help="Record the ops of every thread (torch then records no memory allocations).",
+)
 @click.option("--steps", type=click.IntRange(min=1), default=3, help="Steps recorded (3).")
 @click.option("--warmup", type=click.IntRange(min=0), default=1, help="Steps skipped first (1).")
 @click.option("--run-to-end", is_flag=True, help="Let the script finish after the recorded steps.")
@@ -147,6 +155,7 @@ def _level_line(sidecar: Sidecar) -> str:
 def command(
     python: str | None,
     cuda: bool,
+    all_threads: bool,
     steps: int,
     warmup: int,
     run_to_end: bool,
@@ -163,7 +172,13 @@ def command(
         raise InputError(script, "no such script")
     interpreter = choose_python(python)
     run = new_run_folder(output_dir or ".")
-    options = {"steps": steps, "warmup": warmup, "cuda": cuda, "run_to_end": run_to_end}
+    options = {
+        "steps": steps,
+        "warmup": warmup,
+        "cuda": cuda,
+        "all_threads": all_threads,
+        "run_to_end": run_to_end,
+    }
     click.echo(
         f"perfline: profiling {script} with {interpreter} ({warmup} warm-up, {steps} "
         f"recorded step(s)) into {run}",

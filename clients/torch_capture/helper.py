@@ -1,6 +1,7 @@
 """The capture helper of ``perfline profile``, run by path with the user's interpreter:
 
-    PY helper.py --out DIR [--steps N] [--warmup N] [--cuda] [--run-to-end] -- SCRIPT [ARGS...]
+    PY helper.py --out DIR [--steps N] [--warmup N] [--cuda] [--all-threads] [--run-to-end]
+        -- SCRIPT [ARGS...]
 
 It runs SCRIPT as ``python SCRIPT ARGS`` would (``runpy.run_path`` as ``__main__``,
 ``sys.argv = [SCRIPT, *ARGS]``, ``sys.path[0]`` = the script's folder) under torch.profiler
@@ -37,6 +38,7 @@ def _arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--warmup", type=int, default=1)
     parser.add_argument("--cuda", action="store_true")
+    parser.add_argument("--all-threads", action="store_true")
     parser.add_argument("--run-to-end", action="store_true")
     parser.add_argument("--name", default=None)
     parser.add_argument("script")
@@ -160,6 +162,7 @@ def main(argv: list[str]) -> int:
         steps=options.steps,
         warmup=options.warmup,
         cuda=options.cuda,
+        all_threads=options.all_threads,
         auto_steps=True,
         stop_when_done=not options.run_to_end,
         leading_files=frozenset([os.path.abspath(__file__)]),

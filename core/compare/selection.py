@@ -2,8 +2,9 @@
 
 ``line_metrics(result, requested)``: the requested metric names, else the
 result's *primary* metric: the first of ``total_cycles``, ``op_cycles``,
-``cycles``, ``duration_avg`` found on a code line, else the first summed
-(``aggregation: "sum"``) figure of a line, else the first figure of a line.
+``cycles``, ``duration_avg`` found on a code line, else the first time figure
+of a line (a unit of time, ``ns`` to ``s``: a torch.profiler result's ``cpu_time``
+before its ``allocated_bytes``), else the first figure of a line.
 
 ``ranked_lines(result, metric)``: code lines with that metric, significant
 changes first, then by the size of the relative change (largest first), then
@@ -24,19 +25,23 @@ from perfline.core.compare.comparison import ResultComparison
 from perfline.core.compare.deltas import EntityDelta, MetricDelta
 
 PREFERRED: Final = ("total_cycles", "op_cycles", "cycles", "duration_avg")
+TIME_UNITS: Final = ("ns", "us", "µs", "ms", "s")
 
 
 def line_metrics(result: ResultComparison, requested: Sequence[str] = ()) -> list[str]:
     """The metric names lines are judged by (see the module docstring)."""
     if requested:
         return list(dict.fromkeys(requested))
-    names: dict[str, None] = {}
+    names: dict[str, str] = {}
     for entity in result.lines():
         for delta in entity.metrics:
-            names.setdefault(delta.name, None)
+            names.setdefault(delta.name, delta.unit)
     for preferred in PREFERRED:
         if preferred in names:
             return [preferred]
+    for name, unit in names.items():
+        if unit in TIME_UNITS:
+            return [name]
     return [next(iter(names))] if names else []
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from perfline.core.backends.torch_profiler.document import analyze_traces
 from tests.torch_profiler._analysis import read
-from tests.torch_profiler._build import Trace, frame, kernel, op, step
+from tests.torch_profiler._build import Trace, frame, kernel, memory, op, step
 
 
 def _warnings(trace: Trace) -> list[str]:
@@ -50,3 +50,15 @@ def test_gpu_work_and_backward_ops_with_nothing_to_join() -> None:
     warnings = _warnings(Trace(events))
     assert any("1 GPU activities (0.004 ms) have no launching op" in w for w in warnings)
     assert any("1 backward ops (0.005 ms) have no forward op" in w for w in warnings)
+
+
+def test_profile_memory_without_allocations_says_no_line_has_memory() -> None:
+    """torch records no allocation in its all-threads mode, though the header says
+    ``profile_memory``: the result says why no line has a memory figure."""
+    warned = [w for w in _warnings(Trace(_base())) if "holds no allocation" in w]
+    assert len(warned) == 1 and "profile_all_threads" in warned[0]
+    with_memory = Trace([*_base(), memory(3.0, 64, 64)])
+    assert not [w for w in _warnings(with_memory) if "holds no allocation" in w]
+    plain = Trace(_base())
+    plain.header["profile_memory"] = 0
+    assert not [w for w in _warnings(plain) if "holds no allocation" in w]

@@ -144,7 +144,14 @@ def analyze_traces(
         peaks = _peaks(reads)
         warnings = [*_level_warnings(reads), *extra_warnings]
         for read in reads:
-            warnings.extend(trace_warnings(read.source, read.table, read.attribution))
+            warnings.extend(
+                trace_warnings(
+                    read.source,
+                    read.table,
+                    read.attribution,
+                    profile_memory=bool(read.header.profile_memory),
+                )
+            )
         built = build_result(leaves, metrics, step_ms, peaks=peaks, warnings=warnings)
         result_samples = {**model_run_samples(step_ms), **built.result_samples}
         in_workspace = sorted(

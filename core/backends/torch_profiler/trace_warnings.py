@@ -8,7 +8,10 @@ and the time involved, so no figure is lost without a word.
 * CPU time of slices with no Python frame above them (threads the Python tracer did not
   follow, such as autograd's device threads): in the totals, on no line;
 * GPU activities whose launching op was not found, backward nodes whose forward op is not
-  in the trace, allocations outside every slice.
+  in the trace, allocations outside every slice;
+* a trace recorded with ``profile_memory`` that holds no allocation (torch records none in
+  its all-threads mode, ``_ExperimentalConfig(profile_all_threads=True)``, which
+  ``perfline profile --all-threads`` uses): no memory figure, said so.
 
 Pure; cost: a pass over the leaves.
 """
@@ -23,9 +26,18 @@ def _ms(us: float) -> str:
     return f"{us / US_PER_MS:.4g} ms"
 
 
-def trace_warnings(source: str, table: TraceTable, attribution: Attribution) -> list[str]:
-    """The warnings of one trace (see the module docstring)."""
+def trace_warnings(
+    source: str, table: TraceTable, attribution: Attribution, *, profile_memory: bool = False
+) -> list[str]:
+    """The warnings of one trace (see the module docstring); ``profile_memory``: the trace's
+    header says memory was profiled."""
     warnings: list[str] = []
+    if profile_memory and not len(table.memory):
+        warnings.append(
+            f"{source}: recorded with profile_memory but holds no allocation ('[memory]' "
+            "events): torch records none when it profiles all threads (profile_all_threads, "
+            "'perfline profile --all-threads'); no line has a memory figure."
+        )
     if table.skipped:
         listed = ", ".join(f"{count} {kind}" for kind, count in sorted(table.skipped.items()))
         warnings.append(

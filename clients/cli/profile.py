@@ -4,7 +4,8 @@
 Runs the user's PyTorch script under torch.profiler with the user's own interpreter and the
 capture helper (``clients/torch_capture/helper.py``: torch and the standard library only), into
 a new run folder ``<output-dir>/.perfline/runs/<time>-<random>/`` (the trace, its sidecar of
-statement-level stacks, ``capture.json``); then reads the sidecar back. This is the one place
+statement-level stacks, ``perfline-profile.json``: what the helper did); then reads the
+sidecar back. This is the one place
 perfline runs a program, and only because a person typed this command: nothing in a workspace
 (``perfline.toml`` included) names the interpreter or the script.
 
@@ -101,14 +102,22 @@ def run_capture(command: Sequence[str], cwd: str | None = None) -> int:
         return process.wait()
 
 
+#: What the helper writes into the run folder (``helper.REPORT_FILE``), and the name it had
+#: before (a run folder of an older perfline is still read).
+REPORT_FILE = "perfline-profile.json"
+OLD_REPORT_FILE = "capture.json"
+
+
 def read_capture(run: Path) -> dict[str, Any]:
-    """What the helper said it did (``capture.json``); a missing file: the helper failed."""
+    """What the helper said it did (``perfline-profile.json``, else the older
+    ``capture.json``); no such file: the helper failed."""
     root = Root.user_given(run)
-    target = run / "capture.json"
-    if not target.exists():
-        return {}
-    value = read_json_input(read_bytes(target, root=root, kind="json"), str(target))
-    return value if isinstance(value, dict) else {}
+    for name in (REPORT_FILE, OLD_REPORT_FILE):
+        target = run / name
+        if target.exists():
+            value = read_json_input(read_bytes(target, root=root, kind="json"), str(target))
+            return value if isinstance(value, dict) else {}
+    return {}
 
 
 def read_run_sidecar(run: Path, trace: Path) -> Sidecar:
@@ -191,7 +200,7 @@ def command(
         raise InputError(COMMAND, Problem(capture["refused_option"], capture.get("message", "")))
     if not capture:
         raise click.ClickException(
-            f"the capture helper failed (exit status {status}) before writing {run}/capture.json"
+            f"the capture helper failed (exit status {status}) before writing {run}/{REPORT_FILE}"
         )
     if script_status != 0:
         raise click.ClickException(

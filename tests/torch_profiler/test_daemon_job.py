@@ -29,7 +29,8 @@ def test_discovery() -> None:
         f"{RUNS}/20260101-000000-aa/run.pt.trace.json.perfline.json",
         f"{RUNS}/20260102-000000-bb/run.pt.trace.json",
         f"{RUNS}/20260102-000000-bb/run.pt.trace.json.perfline.json",
-        f"{RUNS}/20260102-000000-bb/capture.json",
+        f"{RUNS}/20260102-000000-bb/perfline-profile.json",
+        f"{RUNS}/20260101-000000-aa/capture.json",  # as an older perfline named it
     ]
     jobs = {job.name: job.inputs for job in REGISTRY["torch-profiler"].discover(files)}
     assert jobs == {
@@ -40,7 +41,7 @@ def test_discovery() -> None:
             f"{RUNS}/20260102-000000-bb/run.pt.trace.json.perfline.json",
         ),
     }
-    # a profile run's capture.json is no NX structured capture
+    # a profile run's report (capture.json in older runs) is no NX structured capture
     planned = plan_jobs(WorkspaceConfig(), files, REGISTRY)
     assert {job.backend for job in planned} == {"torch-profiler"}
 

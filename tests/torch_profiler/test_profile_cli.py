@@ -207,6 +207,10 @@ def test_profile_puts_each_op_on_its_statement_in_a_fresh_model(
     assert "recorded 3 step(s) (a step: module)" in done.stderr
     assert "statement level" in done.stderr
     trace, sidecar = _run_files(folder)
+    # what the helper did, under a name of its own (a folder with capture.json is NX's)
+    report = json.loads((trace.parent / "perfline-profile.json").read_bytes())
+    assert report["trace"] == str(trace) and report["recorded"] == 3
+    assert not (trace.parent / "capture.json").exists()
     assert f"wrote {trace}: the torch.profiler trace" in done.stderr
     assert "wrote mlia-output/mlia-output.json" in done.stderr
     assert "Source lines: heaviest first" in done.stdout
@@ -502,3 +506,14 @@ def test_without_torch_here_the_error_names_the_python_option(tmp_path: Path) ->
     assert not (tmp_path / ".perfline").exists()
     done = _profile(tmp_path, "train.py", python=str(tmp_path / "no-such-python"))
     assert done.returncode == 2 and "no-such-python: no such program" in done.stderr
+
+
+def test_a_run_folder_of_an_older_perfline_is_still_read(tmp_path: Path) -> None:
+    """Run folders written before the helper's report was renamed hold ``capture.json``."""
+    from perfline.clients.cli.profile import read_capture
+
+    assert read_capture(tmp_path) == {}
+    (tmp_path / "capture.json").write_text('{"script_status": 0, "recorded": 2}')
+    assert read_capture(tmp_path)["recorded"] == 2
+    (tmp_path / "perfline-profile.json").write_text('{"script_status": 0, "recorded": 3}')
+    assert read_capture(tmp_path)["recorded"] == 3

@@ -146,7 +146,7 @@ def main() -> None:
         run_helper(model)
     threaded()
     tensorboard_and_export()
-    for leftover in glob.glob(os.path.join(OUT, "capture.json")):
+    for leftover in glob.glob(os.path.join(OUT, "perfline-profile.json")):
         os.remove(leftover)
     traces = sorted(
         glob.glob(os.path.join(OUT, "*.pt.trace.json"))

@@ -259,9 +259,9 @@ class CaptureSession:
         prof.export_chrome_trace(self.trace_path)
         found = None
         reason = self.reason
+        dropped = frozenset(_stripped(self._prefixes, _own_files()))
         if reason is None:
             try:
-                dropped = frozenset(_stripped(self._prefixes, _own_files()))
                 leading = frozenset(_stripped(self._prefixes, self.leading_files)) | {
                     "runpy.py",
                     "<frozen runpy>",
@@ -284,6 +284,9 @@ class CaptureSession:
             self.trace_path, str(torch.__version__), steps, found, reason, resolved
         )
         document["threads"] = "all" if self.all_threads else "capturing"
+        # the capture's own files as torch names them: its mode and hooks run inside the
+        # program, and perfline drops their frames from the trace's nesting
+        document["capture_files"] = sorted(dropped)
         sidecar_writer.write_sidecar(self.trace_path, document)
         self.written = True
 

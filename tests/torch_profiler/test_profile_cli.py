@@ -215,6 +215,7 @@ def test_profile_puts_each_op_on_its_statement_in_a_fresh_model(
     assert "wrote mlia-output/mlia-output.json" in done.stderr
     assert "Source lines: heaviest first" in done.stdout
     assert sidecar.level == "statement" and sidecar.steps["recorded"] == 3
+    assert any(name.endswith("torch_capture/session.py") for name in sidecar.capture_files)
 
     per_statement: dict[int, float] = defaultdict(float)
     for event in _top_level_ops(trace):
@@ -247,6 +248,11 @@ def test_profile_puts_each_op_on_its_statement_in_a_fresh_model(
 
     # the figures perfline wrote (mlia-output.json, per step) say the same on the lines
     document = json.loads((folder / "mlia-output" / "mlia-output.json").read_bytes())
+    # the capture's own frames (its operator mode, its step hooks) are no operator or frame
+    result = document["results"][0]
+    assert not [e for e in result["entities"] if "torch_capture" in json.dumps(e)]
+    assert not [e for e in result["entities"] if "__torch_function__" in e.get("name", "")]
+    assert any("frames of perfline's capture" in w for w in result["warnings"])
     figures = _line_figures(document, "cpu_time")
     assert statements <= set(figures)
     blank_or_comment = {

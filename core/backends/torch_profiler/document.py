@@ -103,12 +103,14 @@ def read_trace(
         if stream.tail.distributed is not None and header.distributed is None:
             header.distributed = stream.tail.distributed
         statements = None
+        dropped: frozenset[str] = frozenset()
         if sidecar is not None:
             name = trace_name if trace_name is not None else source.replace("\\", "/")
             check_trace(sidecar, name.rpartition("/")[2], digest.hexdigest())
             if sidecar.level == STATEMENT_LEVEL:
                 statements = sidecar.stacks_by_external_id
-        attribution = attribute(table, statements)
+            dropped = sidecar.capture_files
+        attribution = attribute(table, statements, dropped)
     return ReadTrace(source, digest.hexdigest(), size, header, table, attribution, sidecar)
 
 

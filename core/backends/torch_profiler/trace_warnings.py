@@ -5,6 +5,8 @@ and the time involved, so no figure is lost without a word.
 * slices whose edges cross the slice holding them (the Python tracer's and the op
   recorder's clocks), with the time cut;
 * CPU time outside every ``ProfilerStep`` window (not in any step's figures);
+* frames of the capture itself dropped (``timeline``), with their own time, which their
+  callers' lines carry;
 * CPU time of slices with no Python frame above them (threads the Python tracer did not
   follow, such as autograd's device threads): in the totals, on no line;
 * GPU activities whose launching op was not found, backward nodes whose forward op is not
@@ -56,6 +58,14 @@ def trace_warnings(
             f"{source}: {_ms(attribution.outside_steps_us)} of CPU time in "
             f"{attribution.outside_steps} slices lies outside every ProfilerStep window and is "
             "in no step's figures."
+        )
+    dropped = timeline.dropped_slices
+    if dropped:
+        own = sum(timeline.self_us[index] for index in dropped)
+        warnings.append(
+            f"{source}: {len(dropped)} frames of perfline's capture (its operator mode and step "
+            f"hooks) are left out of the nesting; their own time ({_ms(own)}, all steps) counts "
+            "where a call into C's would: on the calling line."
         )
     frameless = _frameless_ms(attribution)
     if frameless > 0:

@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from lsprotocol import types as t
+from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -122,12 +122,12 @@ class Bench:
         def refresh(ls: LanguageClient, params: Any) -> None:
             self.refreshes.put_nowait(time.monotonic())
 
-        register(t.WORKSPACE_INLAY_HINT_REFRESH)(refresh)
+        register(types.WORKSPACE_INLAY_HINT_REFRESH)(refresh)
         for method in (
-            t.WORKSPACE_CODE_LENS_REFRESH,
+            types.WORKSPACE_CODE_LENS_REFRESH,
             "perfline/resultChanged",
-            t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
-            t.WINDOW_WORK_DONE_PROGRESS_CREATE,
+            types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
+            types.WINDOW_WORK_DONE_PROGRESS_CREATE,
         ):
             register(method)(_ignoring())
 
@@ -138,16 +138,18 @@ class Bench:
         await self.client.start_io(
             sys.executable, "-m", "perfline", "serve", "--stdio", *logging, cwd=str(root)
         )
-        caps = t.ClientCapabilities(
-            workspace=t.WorkspaceClientCapabilities(
-                inlay_hint=t.InlayHintWorkspaceClientCapabilities(refresh_support=True)
+        caps = types.ClientCapabilities(
+            workspace=types.WorkspaceClientCapabilities(
+                inlay_hint=types.InlayHintWorkspaceClientCapabilities(refresh_support=True)
             ),
-            general=t.GeneralClientCapabilities(position_encodings=[t.PositionEncodingKind.Utf8]),
+            general=types.GeneralClientCapabilities(
+                position_encodings=[types.PositionEncodingKind.Utf8]
+            ),
         )
         await self.client.initialize_async(
-            t.InitializeParams(capabilities=caps, root_uri=root.as_uri())
+            types.InitializeParams(capabilities=caps, root_uri=root.as_uri())
         )
-        self.client.initialized(t.InitializedParams())
+        self.client.initialized(types.InitializedParams())
 
     async def wait_ready(self, jobs: int, timeout: float = 120.0) -> None:
         deadline = time.monotonic() + timeout
@@ -303,25 +305,30 @@ def _unresolved(path: str) -> None:
 
 def in_process(chains: int) -> None:
     """The core pipeline and the line index alone on the same documents, in this process."""
-    from perfline.core.pipeline import PipelineSettings, postprocess
-    from perfline.core.structure_memo import StructureMemo
-    from perfline.server.line_index import IndexMemo, build_index
+    from perfline.core.pipeline import PipelineSettings, postprocess_with_layouts
+    from perfline.core.pipeline_memo import PipelineMemo
+    from perfline.server.index_memo import IndexMemo
+    from perfline.server.line_index import build_line_index
 
     base = nx_document(chains)
     factors = iter(range(2, 100))
 
     def timed(
-        document: dict[str, Any], memo: StructureMemo | None, index_memo: IndexMemo | None
+        document: dict[str, Any], memo: PipelineMemo | None, index_memo: IndexMemo | None
     ) -> tuple[float, float]:
         document = json.loads(json.dumps(document))
         start = time.perf_counter()
-        processed = postprocess(document, PipelineSettings(), source="bench", memo=memo)
+        processed = postprocess_with_layouts(
+            document, PipelineSettings(), source="bench", memo=memo
+        )
         middle = time.perf_counter()
-        build_index("bench", processed, _unresolved, None, index_memo, memo)
+        build_line_index(
+            "bench", processed.document, _unresolved, None, index_memo, processed.layouts
+        )
         return (middle - start) * 1000, (time.perf_counter() - middle) * 1000
 
     cold = [timed(nx_document(chains, seed=200 + i), None, None) for i in range(3)]
-    memo, index_memo = StructureMemo(), IndexMemo()
+    memo, index_memo = PipelineMemo(), IndexMemo()
     timed(base, memo, index_memo)
     warm = [timed(revalued(base, next(factors)), memo, index_memo) for _ in range(3)]
     print(

@@ -1,4 +1,4 @@
-"""Benchmark of a value-only refresh: ``postprocess`` with a structure memo when a job's
+"""Benchmark of a value-only refresh: ``postprocess`` with a pipeline memo when a job's
 capture changes and its model does not.
 
     .venv/bin/python benchmarks/value_refresh.py [--sizes 1000,20000] [--runs 15]
@@ -6,7 +6,7 @@ capture changes and its model does not.
 
 Each size runs in a fresh subprocess (the installed perfline first, as
 ``core_pipeline.py`` does): the NX-shaped document of ``core_pipeline.nx_document``
-is post-processed once with a new ``StructureMemo`` (the job's first run), then
+is post-processed once with a new ``PipelineMemo`` (the job's first run), then
 ``--runs`` times alternately with every breakdown value changed and back (a new
 capture of the same model: integer values times 3, float values times 2, so sums
 change as the values do and equal figures stay equal) and once without the memo
@@ -36,7 +36,7 @@ from core_pipeline import nx_document
 from perfline.build_info import core_build
 from perfline.core.pipeline import PipelineSettings, postprocess
 from perfline.core.projection import ProjectionMemo
-from perfline.core.structure_memo import StructureMemo
+from perfline.core.pipeline_memo import PipelineMemo
 
 chains = int(sys.argv[1])
 first = nx_document(chains, float_values={floats!r})
@@ -47,7 +47,7 @@ for result in second["results"]:
             value = metric["value"]
             metric["value"] = value * 2 if type(value) is float else value * 3
 settings = PipelineSettings(float_sums={float_sums!r})
-memo = StructureMemo()
+memo = PipelineMemo()
 start = time.perf_counter()
 postprocess(first, settings, memo=memo)
 first_run = time.perf_counter() - start
@@ -105,7 +105,7 @@ def main() -> int:
     )
     values = "float" if args.float_values else "integer"
     print(
-        f"value-only refresh of postprocess with a StructureMemo ({values} values, float sums"
+        f"value-only refresh of postprocess with a PipelineMemo ({values} values, float sums"
         f" {args.float_sums}); seconds; each size in a fresh subprocess"
     )
     print(

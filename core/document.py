@@ -46,9 +46,9 @@ from perfline.core.document_shapes import (
     MetricAvailability,
     ResultJson,
     ResultKind,
+    ResultMode,
     ResultStatus,
 )
-from perfline.core.document_shapes import ResultMode as ModeType
 from perfline.core.errors import InputError, Problem
 
 MetricValue = StrictBool | StrictInt | StrictFloat
@@ -180,7 +180,7 @@ class Result(_Frozen):
     errors: tuple[StrictStr, ...] = ()
     metrics: tuple[Metric, ...] = ()
     breakdowns: tuple[Breakdown, ...] = ()
-    mode: ModeType | None = None
+    mode: ResultMode | None = None
     checks: tuple[Check, ...] = ()
     entities: tuple[Entity, ...] = ()
     entity_kinds: tuple[EntityKind, ...] = ()

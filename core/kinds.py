@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from perfline.core.document_shapes import WELL_KNOWN_KINDS as _WELL_KNOWN
+from perfline.core import document_shapes
 from perfline.core.document_shapes import WellKnownKind
 
 SOURCE_OPERATOR: Final[WellKnownKind] = "source_operator"
@@ -26,7 +26,7 @@ MODEL: Final[WellKnownKind] = "model"
 CODE_STACK: Final[WellKnownKind] = "code_stack"
 CODE_LINE: Final[WellKnownKind] = "code_line"
 
-WELL_KNOWN_KINDS: Final[frozenset[str]] = _WELL_KNOWN
+WELL_KNOWN_KINDS: Final[frozenset[str]] = document_shapes.WELL_KNOWN_KINDS
 
 #: Schema-owned parent -> child kind pairs.
 WELL_KNOWN_EDGES: frozenset[tuple[str, str]] = frozenset(

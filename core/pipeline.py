@@ -28,17 +28,26 @@ from perfline.core.document_canonical import canonical_result
 from perfline.core.document_shapes import PERFLINE_EXTENSION, EntityJson, ResultJson
 from perfline.core.errors import InputError, Problem, StageError
 from perfline.core.graph import NumberedGraph, numbered_graph
+from perfline.core.pipeline_memo import STRUCTURE_FIELDS, PipelineMemo
 from perfline.core.pipeline_settings import PipelineSettings
 from perfline.core.projection import (
+    BreakdownLayout,
     FloatSums,
     ProjectionMemo,
     project_breakdowns,
 )
 from perfline.core.projection.index import GraphIndex, index_of_graph
-from perfline.core.structure_memo import STRUCTURE_FIELDS, StructureMemo
+from perfline.core.read_forms import ReadForms
 from perfline.core.validation import KnownGraphs, validate_document
 
-__all__ = ["EXTENSION_KEY", "PipelineSettings", "is_postprocessed", "postprocess"]
+__all__ = [
+    "EXTENSION_KEY",
+    "PipelineSettings",
+    "Processed",
+    "is_postprocessed",
+    "postprocess",
+    "postprocess_with_layouts",
+]
 
 _DEFAULT_SETTINGS = PipelineSettings()
 
@@ -48,7 +57,8 @@ def postprocess(
     settings: PipelineSettings = _DEFAULT_SETTINGS,
     *,
     source: str | None = None,
-    memo: StructureMemo | None = None,
+    memo: PipelineMemo | None = None,
+    read_forms: ReadForms | None = None,
 ) -> dict[str, Any]:
     """Validate, collapse, derive code lines, project, validate again.
 
@@ -59,10 +69,39 @@ def postprocess(
 
     ``memo`` (one per job, kept by the caller between runs) lets a run whose
     results have the same entity graph as the last run's reuse what was derived
-    from it; the output is the same with or without it.
+    from it; the output is the same with or without it. ``read_forms``: what the
+    reader of ``document`` handed over in canonical form (``core.read_forms``).
 
     Raises ``InputError`` naming ``source`` and the JSON path of every problem.
     """
+    return postprocess_with_layouts(
+        document, settings, source=source, memo=memo, read_forms=read_forms
+    ).document
+
+
+class Processed:
+    """A post-processed document and, per result, how its output breakdowns are laid out
+    when the projection's memo knows it (``BreakdownLayout``, data returned with the output
+    it describes; ``None``: not known), for a reader of the output that would otherwise
+    check the layout record by record (the daemon's line index)."""
+
+    __slots__ = ("document", "layouts")
+
+    def __init__(self, document: dict[str, Any], layouts: list[BreakdownLayout | None]) -> None:
+        self.document = document
+        self.layouts = layouts
+
+
+def postprocess_with_layouts(
+    document: Mapping[str, Any],
+    settings: PipelineSettings = _DEFAULT_SETTINGS,
+    *,
+    source: str | None = None,
+    memo: PipelineMemo | None = None,
+    read_forms: ReadForms | None = None,
+) -> Processed:
+    """``postprocess``, and the layout of each result's output breakdowns (see
+    ``Processed``; every layout is ``None`` without ``memo``)."""
     with collection_paused():
         if memo is not None:
             document = _interned(document, memo)
@@ -70,19 +109,26 @@ def postprocess(
         read: KnownGraphs = {}
         _raise_if_invalid(document, source, memo, "validate-input", read, build=True)
         if is_postprocessed(document):
-            return dict(memo.document_as_written(document) if memo is not None else document)
+            if read_forms is not None:
+                document = read_forms.document_as_written(document)
+            return Processed(dict(document), [])
         results = document["results"]
         processed: list[Any] = []
+        layouts: list[BreakdownLayout | None] = []
         graphs: KnownGraphs = {}
         for index, raw in enumerate(results):
-            processed.append(_process_result(raw, index, settings, source, memo, read, graphs))
-        output = dict(document)
-        output["results"] = processed
-        _raise_if_invalid(output, source, memo, "validate-output", graphs)
-        return _with_mark(output)
+            output, layout = _process_result(
+                raw, index, settings, source, memo, read_forms, read, graphs
+            )
+            processed.append(output)
+            layouts.append(layout)
+        output_document = dict(document)
+        output_document["results"] = processed
+        _raise_if_invalid(output_document, source, memo, "validate-output", graphs)
+        return Processed(_with_mark(output_document), layouts)
 
 
-def _interned(document: Mapping[str, Any], memo: StructureMemo) -> Mapping[str, Any]:
+def _interned(document: Mapping[str, Any], memo: PipelineMemo) -> Mapping[str, Any]:
     """``document`` with each result's structure lists replaced by last run's equal ones."""
     results = document.get("results")
     if not isinstance(results, list):
@@ -135,13 +181,16 @@ def _process_result(
     index: int,
     settings: PipelineSettings,
     source: str | None,
-    memo: StructureMemo | None,
+    memo: PipelineMemo | None,
+    read_forms: ReadForms | None,
     read: KnownGraphs,
     graphs: KnownGraphs,
-) -> Any:
+) -> tuple[Any, BreakdownLayout | None]:
+    """The output of result ``index`` and the layout of its output breakdowns (``None``
+    when unknown, and when the result is returned as it came in)."""
     where = f"results[{index}]"
     try:
-        typed = _normalized(raw, index, memo)
+        typed = _normalized(raw, index, memo, read_forms)
     except InputError as error:
         raise InputError(
             source,
@@ -154,7 +203,7 @@ def _process_result(
             ],
         ) from None
     if not typed.get("entities"):
-        return raw if memo is None else memo.as_written(index, raw)
+        return _as_it_came(raw, index, read_forms), None
     rules = effective_rules(
         typed["producer"],
         settings.collapse_rules,
@@ -162,11 +211,10 @@ def _process_result(
     )
     current: dict[str, Any]
     try:
-        layout: object | None = None
+        layout: BreakdownLayout | None = None
         if memo is None:
             current = _stages(typed, rules, settings.float_sums, index, read, graphs)
         else:
-            memo.note_layout(index, None, None)
             current, layout = _stages_with_memo(
                 typed, rules, settings.float_sums, index, memo, read, graphs
             )
@@ -177,10 +225,8 @@ def _process_result(
         ) from None
     if current == typed:
         graphs.pop(index, None)
-        return raw if memo is None else memo.as_written(index, raw)
+        return _as_it_came(raw, index, read_forms), None
     output = _canonical_output(current, typed, index, memo)
-    if memo is not None:
-        memo.note_layout(index, output.get("breakdowns"), layout)
     final = graphs.get(index)
     if final is not None:
         entities = output.get("entities")
@@ -188,7 +234,12 @@ def _process_result(
             graphs[index] = (entities, final[1])
         else:
             del graphs[index]
-    return output
+    return output, layout
+
+
+def _as_it_came(raw: Any, index: int, read_forms: ReadForms | None) -> Any:
+    """A result no stage changed, as the file writes it."""
+    return raw if read_forms is None else read_forms.as_written(index, raw)
 
 
 _GRAPH_FIELDS: Final = ("id", "kind", "parent_ids", "child_ids")
@@ -216,19 +267,29 @@ def _graph_fields_shared(before: list[Any], after: list[Any]) -> bool:
     return True
 
 
-def _normalized(raw: Any, index: int, memo: StructureMemo | None) -> ResultJson:
-    """``normalize_result(raw)``, taking the entity graph's form from ``memo`` when known."""
-    if memo is None:
-        fast = canonical_result(raw)
-        return _models_form(raw) if fast is None else fast
-    known = memo.known_lists(index, "canonical-input")
-    if type(raw) is dict and memo.read_form(index, raw.get("breakdowns")):
+def _normalized(
+    raw: Any, index: int, memo: PipelineMemo | None, read_forms: ReadForms | None
+) -> ResultJson:
+    """``normalize_result(raw)``, taking the entity graph's form from ``memo`` when known
+    and the breakdowns as they are when the reader handed them over in canonical form."""
+    known: dict[str, tuple[list[Any], list[Any]]] = (
+        {} if memo is None else memo.known_lists(index, "canonical-input")
+    )
+    if (
+        read_forms is not None
+        and type(raw) is dict
+        and read_forms.is_canonical(index, raw.get("breakdowns"))
+    ):
         # handed over in canonical form by the reader (``known_structure_reading``)
         known = {**known, "breakdowns": (raw["breakdowns"], raw["breakdowns"])}
+    if memo is None and not known:
+        fast = canonical_result(raw)
+        return _models_form(raw) if fast is None else fast
     fast = canonical_result(raw, known_lists=known)
     if fast is None:
         return _models_form(raw)
-    memo.keep_lists(index, "canonical-input", raw, fast)
+    if memo is not None:
+        memo.keep_lists(index, "canonical-input", raw, fast)
     return fast
 
 
@@ -280,13 +341,13 @@ def _stages_with_memo(
     rules: tuple[CollapseRule, ...],
     float_sums: FloatSums,
     index: int,
-    memo: StructureMemo,
+    memo: PipelineMemo,
     read: KnownGraphs,
     graphs: KnownGraphs,
-) -> tuple[dict[str, Any], object | None]:
+) -> tuple[dict[str, Any], BreakdownLayout | None]:
     """Collapse, code lines and projection, reusing what ``memo`` has of the graph; and
-    the layout token of the projection's output (``ProjectionMemo.layout``; ``None``
-    when the projection had no memo to go by). What the memo does not have is computed
+    the layout of the projection's output breakdowns (``ProjectionMemo.layout``; ``None``
+    when the projection had no row plan to go by). What the memo does not have is computed
     as ``_stages`` computes it: from the input's numbered graph when its validation
     built one (``read``), and the final list's numbered graph kept in ``graphs`` for the
     output's validation."""
@@ -332,7 +393,7 @@ def _final_index(
 
 
 def _canonical_output(
-    current: dict[str, Any], typed: ResultJson, index: int, memo: StructureMemo | None
+    current: dict[str, Any], typed: ResultJson, index: int, memo: PipelineMemo | None
 ) -> ResultJson:
     """``normalize_result(current)``, rechecking only what the stages changed.
 
@@ -362,7 +423,7 @@ def _join(prefix: str, location: str) -> str:
 def _raise_if_invalid(
     document: Mapping[str, Any],
     source: str | None,
-    memo: StructureMemo | None = None,
+    memo: PipelineMemo | None = None,
     stage: str = "validate",
     graphs: KnownGraphs | None = None,
     *,

@@ -33,7 +33,7 @@ from perfline.core.document_shapes import (
 from perfline.core.errors import Problem
 from perfline.core.graph import NumberedGraph, build_graph, kahn_order, numbered_graph
 from perfline.core.kinds import WELL_KNOWN_KINDS, allowed_kind_pairs
-from perfline.core.structure_memo import StructureMemo
+from perfline.core.pipeline_memo import PipelineMemo
 
 #: The document's required fields (``DocumentJson``) in the order the reference
 #: reports them missing (``tests/foundation/test_schema_once.py`` holds the two together).
@@ -67,7 +67,7 @@ KnownGraphs = dict[int, tuple[list[Any], NumberedGraph]]
 
 def validate_document(
     document: Any,
-    memo: StructureMemo | None = None,
+    memo: PipelineMemo | None = None,
     stage: str = "validate",
     graphs: KnownGraphs | None = None,
     *,
@@ -209,7 +209,7 @@ def _check_required_string(
 def validate_result(
     result: Mapping[str, object],
     index: int,
-    memo: StructureMemo | None = None,
+    memo: PipelineMemo | None = None,
     stage: str = "validate",
     known: tuple[list[Any], NumberedGraph] | None = None,
 ) -> list[Problem]:

@@ -48,14 +48,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from perfline.core.backends.settings import TABLES as BACKEND_TABLES
-from perfline.core.backends.settings import BackendSettings, parse_backend_settings
+from perfline.core.backends.settings import TABLES, BackendSettings, parse_backend_settings
 from perfline.core.collapse_rules import CollapseRule
 from perfline.core.errors import InputError, Problem
 
 CONFIG_FILE_NAME = "perfline.toml"
 
-_TOP_KEYS = ("workspace", "path_map", "jobs", "filtering", "display", "float_sums", *BACKEND_TABLES)
+_TOP_KEYS = ("workspace", "path_map", "jobs", "filtering", "display", "float_sums", *TABLES)
 
 FLOAT_SUMS_MODES = ("exact", "reference")
 """``float_sums``: correctly rounded sums (deviation D6, the default) or mlia 0.12.3's."""

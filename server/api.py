@@ -12,19 +12,19 @@ requests through these (``ConnectionView.request``, with its line map); the in-p
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import unquote, urlparse
 
-from perfline.core import dominant_metric
 from perfline.core.compare.deltas import CompareSettings
 from perfline.core.errors import InputError
-from perfline.server.baselines.compare_service import CompareService, service_for
-from perfline.server.line_index import LineEntry
+from perfline.server.baselines.compare_service import CompareService
+from perfline.server.line_entries import LineEntry
 from perfline.server.scheduler.boundary import MAX_PATH_LENGTH, PathOutside, PathRefused
 from perfline.server.scheduler.bounded_reads import read_source_text
-from perfline.server.view import breakdowns, code_blocks, compare_answers, run_summary
+from perfline.server.view import breakdowns, code_blocks, compare_answers, line_labels, run_summary
 from perfline.server.view.compare_options import read_compare_options
 from perfline.server.view.engine_surface import EngineSurface, JobView, LineMap
 from perfline.server.view.hint_settings import HintSettings
@@ -168,18 +168,18 @@ def result(engine: EngineSurface, params: Any, lines: LineMap | None = None) -> 
 
 def entry_json(entry: LineEntry, *, include_metrics: bool = True) -> dict[str, Any]:
     data: dict[str, Any] = {
-        "job": entry.job,
-        "resultIndex": entry.result_index,
-        "entityId": entry.entity_id,
+        "job": entry.facts.job,
+        "resultIndex": entry.facts.result_index,
+        "entityId": entry.facts.entity_id,
         "label": entry.label,
         "value": entry.value,
         "metric": {"name": entry.metric.name, "unit": entry.metric.unit} if entry.metric else None,
         "statistic": entry.statistic,
         "share": entry.share,
-        "stacks": list(entry.stacks),
-        "sourceOperators": [str(o.get("id")) for o in entry.source_operators],
-        "producer": entry.producer,
-        "mode": entry.mode,
+        "stacks": list(entry.facts.stacks),
+        "sourceOperators": [str(o.get("id")) for o in entry.facts.source_operators],
+        "producer": entry.facts.producer,
+        "mode": entry.facts.mode,
     }
     if include_metrics:
         data["metrics"] = [dict(m) for m in entry.metrics]
@@ -196,7 +196,7 @@ def line_annotations(
     job = _job_name(engine, p, required=False)
     found = []
     for number, entries in sorted(engine.line_entries(path).items()):
-        chosen = [e for e in entries if job is None or e.job == job]
+        chosen = [e for e in entries if job is None or e.facts.job == job]
         if not chosen:
             continue
         current = lines(path, number) if lines is not None else number
@@ -275,27 +275,21 @@ def code_lenses(engine: EngineSurface, params: Any, lines: LineMap | None = None
     path = workspace_path(engine, given)
     job = _job_name(engine, p, required=False)
     by_line = {
-        n: [e for e in found if job is None or e.job == job]
+        n: [e for e in found if job is None or e.facts.job == job]
         for n, found in engine.line_entries(path).items()
     }
     try:
         source = read_source_text(path, engine.boundary)
     except InputError as error:
         raise ApiError(NO_RESULT, f"cannot read the source: {error}") from None
-
-    def total_of(entry: LineEntry, key: dominant_metric.MetricKey) -> float | None:
-        good = engine.result(entry.job)
-        results = good.document.get("results") if good is not None else None
-        if not isinstance(results, list) or entry.result_index >= len(results):
-            return None
-        return dominant_metric.model_total(results[entry.result_index], key)
-
+    # the view's lens path (``ConnectionView.lenses``), for the file as saved with the
+    # default hint settings: the same blocks, figures and totals
     blocks = code_blocks.lenses_of(
         source,
         str(path),
         {n: e for n, e in by_line.items() if e},
         HintSettings(),
-        total_of,
+        functools.partial(line_labels.result_total, engine),
         lambda _file, number: number,
     )
     return {"file": path.as_posix(), "lenses": [_lens_json(b) for b in blocks]}
@@ -388,8 +382,10 @@ def reanalyze(engine: EngineSurface, params: Any, lines: LineMap | None = None) 
 
 
 def _service(engine: EngineSurface) -> CompareService:
-    service = service_for(engine)
-    if service is None:
+    """The engine's comparison service (``Engine.comparisons``); an engine without one (a
+    stand-in of the view's tests) compares no baselines."""
+    service = getattr(engine, "comparisons", None)
+    if not isinstance(service, CompareService):
         raise ApiError(NO_RESULT, "this engine compares no baselines")
     return service
 

@@ -3,7 +3,8 @@ value and statistic, and the model total a line's share is of.
 
 Made again for every result (they are its values), by the rules of
 ``core.dominant_metric``. What those rules decide from the result's *layout* alone is kept
-per job and result (``FigureMemo``) and used again only once it is checked to hold:
+per job and result (in the line index's ``index_memo.ResultMemo``) and used again only
+once it is checked to hold:
 
 * the **rows**: which breakdown (by position) is each code line's, and which are the
   non-view entities' (what a model total adds), for results with at most one breakdown
@@ -16,17 +17,23 @@ per job and result (``FigureMemo``) and used again only once it is checked to ho
   same names, units and aggregations, in the same order, as when it was made;
 * the **carriers** of the model total (``_model_total``).
 
+The rows and the choice need no check when the pipeline returned, with this result's
+output, a breakdown layout (``projection.BreakdownLayout``: each breakdown's entity id and
+its metrics' names, units and aggregations, in order) equal to the one they were last
+checked against: equal layouts lay out the breakdowns alike. The comparison is explicit
+(``==`` on the layouts' data); the values are still checked to be finite numbers.
+
 Anything else (another layout, qualifiers or further fields on a code line's metric, a
 value that is not a finite number, several breakdowns on one code line, a malformed
 record) is decided by the rules on the spot. Both routes give the same figures: the memo
 changes time, never answers (``tests/server/test_line_index_memo.py``).
 
 Cost: with the rows and the choice kept, a few passes at C speed (``map`` with
-``operator.itemgetter``) over the breakdowns' entity ids and the code lines' metrics, and
-one addition per top-most carrier (the NX-shaped result: about 3 ms at 1,000 chains,
-70-110 ms at 20,000, most of it checking the 146,000 code-line metrics' names, units and
-aggregations); otherwise one Python pass over the breakdowns, and ``choose_metric`` and
-``value_of`` over the code lines' metrics (about twice that).
+``operator.itemgetter``) over the breakdowns' entity ids and the code lines' metrics (most
+of it checking the code-line metrics' names, units and aggregations, which an equal
+breakdown layout spares), and one addition per top-most carrier; otherwise one Python
+pass over the breakdowns, and ``choose_metric`` and ``value_of`` over the code lines'
+metrics (about twice that).
 """
 
 from __future__ import annotations
@@ -35,10 +42,14 @@ import math
 from collections.abc import Mapping, Sequence
 from itertools import chain, repeat
 from operator import eq, itemgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from perfline.core import dominant_metric
 from perfline.core.dominant_metric import MetricKey
+
+if TYPE_CHECKING:
+    from perfline.core.projection import BreakdownLayout
+    from perfline.server.index_memo import ResultMemo
 
 _ENTITY_ID = itemgetter("entity_id")
 _METRICS = itemgetter("metrics")
@@ -72,7 +83,7 @@ class LineGraph:
         self.children = children
 
 
-class ResultFigures:
+class CodeLineFigures:
     """The figures of one result: per code line slot its metrics, value and statistic."""
 
     __slots__ = ("key", "metrics", "statistics", "total", "values")
@@ -92,7 +103,7 @@ class ResultFigures:
         self.statistics = statistics
 
 
-class _Rows:
+class Rows:
     """Where each code line's breakdown and the non-view entities' breakdowns are."""
 
     __slots__ = ("entity_ids", "graph", "line_rows", "near", "other_rows")
@@ -109,7 +120,7 @@ class _Rows:
         self.near: tuple[set[str], list[int]] | None = None
 
 
-class _Choice:
+class Choice:
     """The dominant metric decided for one layout of plain code-line metrics."""
 
     __slots__ = ("configured", "flat_at", "key", "layout", "statistics")
@@ -131,7 +142,7 @@ class _Choice:
         self.statistics = statistics
 
 
-class _Totals:
+class Totals:
     """How the last model total was found: its metric, the top-most carriers (no other
     carrier above them) and every entity below those."""
 
@@ -143,35 +154,20 @@ class _Totals:
         self.below = below
 
 
-class FigureMemo:
-    """What one result's last figures were decided from (see the module docstring)."""
-
-    __slots__ = ("choice", "layout", "rows", "totals", "trusted")
-
-    def __init__(self) -> None:
-        self.rows: _Rows | None = None
-        self.choice: _Choice | None = None
-        self.totals: _Totals | None = None
-        #: The core's layout token of the breakdowns the rows and choice were last checked
-        #: against (``StructureMemo.layout_token``), or None.
-        self.layout: object | None = None
-        #: Runs whose layout checks the token made unnecessary (what tests observe).
-        self.trusted = 0
-
-
 def result_figures(
     result: Mapping[str, Any],
     graph: LineGraph,
     configured: str | None,
-    memo: FigureMemo,
-    layout: object | None = None,
-) -> ResultFigures:
-    """The figures of ``result`` (whose entity graph is ``graph``); ``layout``: the core's
-    token for the layout of its breakdowns (``StructureMemo.layout_token``): when it is the
-    one the kept rows and choice were checked against, they hold without the checks."""
+    memo: ResultMemo,
+    layout: BreakdownLayout | None = None,
+) -> CodeLineFigures:
+    """The figures of ``result`` (whose entity graph is ``graph``); ``layout``: how the
+    pipeline laid out its breakdowns, returned with its output (``None``: not known);
+    when it equals the layout the kept rows and choice were checked against, they hold
+    without the checks."""
     breakdowns = result.get("breakdowns") or ()
     trusted = _trusted(memo, layout, graph, configured, len(breakdowns))
-    memo.layout = None
+    memo.checked = None
     rows = memo.rows if trusted else _rows(breakdowns, graph, memo)
     lists = _line_lists(breakdowns, rows) if rows is not None else None
     if lists is None or rows is None:
@@ -179,28 +175,34 @@ def result_figures(
         key, values, statistics = _by_rules(line_lists, configured)
         metrics = list(map(tuple, line_lists))
         total = _model_total(result, key, others, None, graph, memo)
-        return ResultFigures(key, total, metrics, values, statistics)
+        return CodeLineFigures(key, total, metrics, values, statistics)
     key, values, statistics = _chosen(lists, configured, memo, trusted)
     total = _model_total(result, key, breakdowns, rows, graph, memo)
     if memo.choice is not None and memo.rows is rows:
-        memo.layout = layout
+        memo.checked = layout
         memo.trusted += trusted
-    return ResultFigures(key, total, list(map(tuple, lists)), values, statistics)
+    return CodeLineFigures(key, total, list(map(tuple, lists)), values, statistics)
 
 
 def _trusted(
-    memo: FigureMemo, layout: object | None, graph: LineGraph, configured: str | None, size: int
+    memo: ResultMemo,
+    layout: BreakdownLayout | None,
+    graph: LineGraph,
+    configured: str | None,
+    size: int,
 ) -> bool:
-    """Whether the kept rows and choice hold by the layout token alone."""
-    rows, choice = memo.rows, memo.choice
+    """Whether the kept rows and choice hold by the breakdown layout alone: it equals the
+    one they were checked against (compared as data)."""
+    rows, choice, checked = memo.rows, memo.choice, memo.checked
     return (
         layout is not None
-        and memo.layout is layout
+        and checked is not None
         and rows is not None
         and rows.graph is graph
         and len(rows.entity_ids) == size
         and choice is not None
         and choice.configured == configured
+        and layout == checked
     )
 
 
@@ -245,7 +247,7 @@ def _by_rules(
 # -- the kept route: rows and choice, checked ---------------------------------------------
 
 
-def _rows(breakdowns: Any, graph: LineGraph, memo: FigureMemo) -> _Rows | None:
+def _rows(breakdowns: Any, graph: LineGraph, memo: ResultMemo) -> Rows | None:
     """The rows of ``breakdowns`` (kept ones when they still hold), or None when a record
     is not a breakdown with an entity id or a code line has several breakdowns (an id
     that is not text is skipped, as the full route skips it)."""
@@ -275,11 +277,11 @@ def _rows(breakdowns: Any, graph: LineGraph, memo: FigureMemo) -> _Rows | None:
             line_rows[slot] = position
         elif entity_id in non_view:
             other_rows.append(position)
-    memo.rows = _Rows(graph, entity_ids, line_rows, other_rows)
+    memo.rows = Rows(graph, entity_ids, line_rows, other_rows)
     return memo.rows
 
 
-def _line_lists(breakdowns: Any, rows: _Rows) -> list[Metrics] | None:
+def _line_lists(breakdowns: Any, rows: Rows) -> list[Metrics] | None:
     """Each code line's metrics by slot (its breakdown's list), or None when one holds
     something else than dicts (the full route filters those) or is missing."""
     try:
@@ -295,7 +297,7 @@ def _line_lists(breakdowns: Any, rows: _Rows) -> list[Metrics] | None:
 
 
 def _chosen(
-    lists: list[Metrics], configured: str | None, memo: FigureMemo, trusted: bool = False
+    lists: list[Metrics], configured: str | None, memo: ResultMemo, trusted: bool = False
 ) -> tuple[MetricKey | None, list[float | None], list[str | None]]:
     """The dominant metric and each line's value and statistic: the kept choice when its
     layout is this one (``trusted``: known to be), else by the rules (kept for next time
@@ -327,7 +329,7 @@ def _chosen(
 
 
 def _same_layout(
-    kept: _Choice, configured: str | None, lists: list[Metrics], flat: list[Mapping[str, Any]]
+    kept: Choice, configured: str | None, lists: list[Metrics], flat: list[Mapping[str, Any]]
 ) -> bool:
     """Whether ``flat`` (the metrics of ``lists``, line after line) has the kept choice's
     layout (compared metric by metric, nothing built)."""
@@ -357,7 +359,7 @@ def _plain_numbers(flat: list[Mapping[str, Any]]) -> list[Any] | None:
 
 def _choice(
     lists: list[Metrics], configured: str | None, layout: tuple[list[int], list[tuple[Any, ...]]]
-) -> _Choice:
+) -> Choice:
     """The choice for plain ``lists``, by the rules."""
     key = dominant_metric.choose_metric(lists, configured)
     flat_at: list[int] = []
@@ -368,7 +370,7 @@ def _choice(
         flat_at.append(start + at if at != -1 else -1)
         statistics.append(dominant_metric.statistic_of(metrics[at]) if at != -1 else None)
         start += len(metrics)
-    return _Choice(configured, layout, key, flat_at, statistics)
+    return Choice(configured, layout, key, flat_at, statistics)
 
 
 # -- the model total ------------------------------------------------------------------------
@@ -378,9 +380,9 @@ def _model_total(
     result: Mapping[str, Any],
     key: MetricKey | None,
     source: Any,
-    rows: _Rows | None,
+    rows: Rows | None,
     graph: LineGraph,
-    memo: FigureMemo,
+    memo: ResultMemo,
 ) -> float | None:
     """``dominant_metric.model_total`` over the non-view breakdowns: ``source`` is their
     (entity id, metrics) list, or with ``rows`` the breakdowns these rows are of.
@@ -405,11 +407,11 @@ def _model_total(
     children = graph.children
     covered = dominant_metric.entities_below(carrying, children)
     top = [entity_id for entity_id in carrying if entity_id not in covered]
-    memo.totals = _Totals(key, frozenset(top), dominant_metric.entities_below(top, children))
+    memo.totals = Totals(key, frozenset(top), dominant_metric.entities_below(top, children))
     return dominant_metric.positive_sum(carrying[entity_id] for entity_id in top)
 
 
-def _outside(source: Any, rows: _Rows | None, below: set[str]) -> list[Carrier]:
+def _outside(source: Any, rows: Rows | None, below: set[str]) -> list[Carrier]:
     """The carriers of ``source`` whose entity is not in ``below``."""
     if rows is None:
         return [carrier for carrier in source if carrier[0] not in below]
@@ -419,6 +421,6 @@ def _outside(source: Any, rows: _Rows | None, below: set[str]) -> list[Carrier]:
     return _carriers(source, rows, rows.near[1])
 
 
-def _carriers(breakdowns: Any, rows: _Rows, positions: list[int]) -> list[Carrier]:
+def _carriers(breakdowns: Any, rows: Rows, positions: list[int]) -> list[Carrier]:
     ids = rows.entity_ids
     return [(ids[p], breakdowns[p].get("metrics") or ()) for p in positions]

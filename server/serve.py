@@ -34,14 +34,13 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from pygls.io_ import StdoutWriter
-
 from perfline.core.errors import InputError
 from perfline.server.discovery import DiscoveryError, advertise, withdraw
 from perfline.server.file_access import Root, remove_tree, rename
 from perfline.server.host import EngineHost
 from perfline.server.lsp import PerflineServer, preauth
 from perfline.server.lsp.admission import TokenGate, new_token
+from perfline.server.lsp.connection import StreamWriter
 from perfline.server.lsp.frame_reader import DEFAULT_MAX_BODY
 from perfline.server.lsp.message_loop import CHUNK, FramedReplies, run_connection, stdin_chunks
 from perfline.server.lsp.protocol import PerflineProtocol
@@ -73,8 +72,7 @@ def run_stdio(host: EngineHost, *, max_body: int = DEFAULT_MAX_BODY) -> None:
     """Serve one editor over stdin/stdout (logs must never go to stdout)."""
     server = PerflineServer(host)
     stop = threading.Event()
-    server._stop_event = stop  # what pygls' ``shutdown`` sets
-    server.protocol.set_writer(StdoutWriter(sys.stdout.buffer))
+    server.write_to_stdout(stop)
 
     async def serve() -> None:
         reader = stdin_chunks(sys.stdin.buffer)
@@ -94,20 +92,6 @@ def run_stdio(host: EngineHost, *, max_body: int = DEFAULT_MAX_BODY) -> None:
 # ------------------------------------------------------------ shared daemon
 
 
-class _StreamWriter:
-    """pygls writer interface over an asyncio StreamWriter."""
-
-    def __init__(self, writer: asyncio.StreamWriter) -> None:
-        self._writer = writer
-
-    def write(self, data: bytes) -> None:
-        if not self._writer.is_closing():
-            self._writer.write(data)
-
-    def close(self) -> None:
-        self._writer.close()
-
-
 async def _serve_connection(
     host: EngineHost,
     reader: asyncio.StreamReader,
@@ -123,7 +107,7 @@ async def _serve_connection(
 
     def make() -> PerflineProtocol:  # once admitted: a language server costs milliseconds
         server = PerflineServer(host)
-        server.protocol.set_writer(_StreamWriter(writer))
+        server.write_to_stream(writer)
 
         def closed() -> None:
             stop.set()
@@ -147,7 +131,7 @@ async def _serve_connection(
             peer=_peer(writer),
             waiting=ticket,
             drain=writer.drain,
-            early=FramedReplies(_StreamWriter(writer).write),
+            early=FramedReplies(StreamWriter(writer).write),
         )
     except (ConnectionError, asyncio.IncompleteReadError):
         pass

@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'out/**', 'node_modules/**', 'test/e2e/**', '*.mjs'] },
+  { ignores: ['dist/**', 'out/**', 'node_modules/**', 'test/e2e/**', '*.mjs', 'page-script-globals.d.ts'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   ...tseslint.configs.stylisticTypeChecked,

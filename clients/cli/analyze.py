@@ -80,13 +80,13 @@ def input_kind(
             "perfline analyze",
             Problem("arguments", "expected a model and/or backend output files"),
         )
-    from perfline.server.ingest import estimator as nx
+    from perfline.server.ingest.estimator import is_estimator_output, is_model
 
     for item in inputs:
         path = Path(item)
         if not path.exists():
             raise InputError(item, "no such file or folder")
-        if not (nx.is_model(path) or nx.is_estimator_output(path)):
+        if not (is_model(path) or is_estimator_output(path)):
             from perfline.clients.cli.analyze_routes import unrecognized_message
 
             raise InputError(item, unrecognized_message(item, command=command))
@@ -106,15 +106,21 @@ def run_estimator_route(
     cli_arguments: Sequence[str],
 ) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """Build, post-process and return the NX estimator document and statistics."""
-    from perfline.server.ingest import estimator as nx
+    from perfline.server.ingest.estimator import (
+        VGF_SUFFIXES,
+        analyze_outputs,
+        classify_inputs,
+        convert_tosa,
+        run_estimator,
+    )
 
-    found = nx.classify_inputs([Path(item) for item in inputs])
+    found = classify_inputs([Path(item) for item in inputs])
     model = found.model
     converted = False
     source_model: Path | None = None
-    if model is not None and not model.name.lower().endswith(nx.VGF_SUFFIXES):
+    if model is not None and not model.name.lower().endswith(VGF_SUFFIXES):
         source_model = model
-        model = nx.convert_tosa(model, output_dir)
+        model = convert_tosa(model, output_dir)
         wrote(model, f"the VGF of {source_model}")
         converted = True
     outputs = found.outputs
@@ -128,7 +134,7 @@ def run_estimator_route(
                 "perfline analyze",
                 Problem("--estimator", "give either estimator output files or --estimator"),
             )
-        outputs = nx.run_estimator(
+        outputs = run_estimator(
             model,
             output_dir,
             estimator=Path(estimator),
@@ -137,7 +143,7 @@ def run_estimator_route(
         )
         for folder in dict.fromkeys(output.performance.parent for output in outputs):
             wrote(f"{folder}/", "the estimator's outputs")
-    analysis = nx.analyze_outputs(
+    analysis = analyze_outputs(
         model,
         outputs,
         performance=performance,
@@ -353,9 +359,9 @@ def command(
             cli_arguments=cli_arguments,
         )
     if statistics is not None:
-        from perfline.server.ingest import estimator as nx
+        from perfline.server.ingest.estimator import write_statistics
 
-        wrote(nx.write_statistics(folder, statistics))
+        wrote(write_statistics(folder, statistics))
     retain(processed)  # freed by the end of the process, not object by object
     write_output(processed, output_dir, echo=as_json)
     if html is not None:

@@ -41,9 +41,9 @@ COMMAND = "perfline profile"
 
 def capture_helper() -> Path:
     """The capture helper's file (run by path with the user's interpreter)."""
-    import perfline.clients.torch_capture as capture
+    from perfline.clients import torch_capture
 
-    return Path(capture.__file__).resolve().parent / "helper.py"
+    return Path(torch_capture.__file__).resolve().parent / "helper.py"
 
 
 def choose_python(python: str | None) -> str:

@@ -216,12 +216,12 @@ class CaptureSession:
             raise CaptureDone()
 
     def _install_step_hooks(self) -> None:
-        from torch.nn.modules import module as modules
+        from torch.nn.modules import module
         from torch.optim import optimizer
 
-        self._handles.append(modules.register_module_forward_pre_hook(self._module_starts))
+        self._handles.append(module.register_module_forward_pre_hook(self._module_starts))
         self._handles.append(
-            modules.register_module_forward_hook(self._module_ends, always_call=True)
+            module.register_module_forward_hook(self._module_ends, always_call=True)
         )
         self._handles.append(optimizer.register_optimizer_step_post_hook(self._optimizer_stepped))
 

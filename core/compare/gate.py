@@ -56,9 +56,7 @@ from perfline.core.compare.model_wide import (
     line_ratio,
     line_ratios,
     line_runs,
-)
-from perfline.core.compare.model_wide import (
-    text as model_wide_text,
+    model_wide_text,
 )
 from perfline.core.compare.selection import line_metrics, ranked_lines
 from perfline.core.compare.significance import adjust, mann_whitney_p, smallest_p
@@ -291,5 +289,5 @@ def describe(line: JudgedLine) -> str:
 
 
 def describe_model_wide(item: ModelWideJudged, max_regression: float) -> str:
-    """The model-wide line of a result pair (``model_wide.text``)."""
+    """The model-wide line of a result pair (``model_wide.model_wide_text``)."""
     return model_wide_text(item.estimate, max_regression)

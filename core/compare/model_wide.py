@@ -220,7 +220,7 @@ def model_wide_changes(
     return estimates
 
 
-def text(model_wide: ModelWide, limit: float | None = None) -> str:
+def model_wide_text(model_wide: ModelWide, limit: float | None = None) -> str:
     """One line for a report (``limit``: the gate's largest allowed regression, if any)."""
     if model_wide.factor is None or model_wide.change is None:
         return (

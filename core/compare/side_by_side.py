@@ -7,7 +7,7 @@ paired with the first run's (``align.pair_files``: same recorded path, else the 
 unique path suffix), so runs recorded in different folders meet on one line.
 
 ``side_by_side({"portable": doc, "xnnpack": doc2})`` -> ``{(file, line): {label:
-LineFigures}}`` with ``file`` in the first run's terms; a run without a figure on a line
+LineInRun}}`` with ``file`` in the first run's terms; a run without a figure on a line
 is absent from that line's mapping. Documents must be post-processed.
 
 Cost: linear in the runs' entities and figures, plus the per-run derivation of each
@@ -25,7 +25,7 @@ from perfline.core.compare.deltas import metric_table
 from perfline.core.compare.run_samples import derive_run_samples, read_run_samples
 
 
-class LineFigures(NamedTuple):
+class LineInRun(NamedTuple):
     """One run's figures on one line."""
 
     result: int
@@ -43,9 +43,9 @@ class LineFigures(NamedTuple):
 
 def side_by_side(
     documents: Mapping[str, Mapping[str, Any]],
-) -> dict[tuple[str, int], dict[str, LineFigures]]:
+) -> dict[tuple[str, int], dict[str, LineInRun]]:
     """Per (file, line): each labelled run's figures (see the module docstring)."""
-    table: dict[tuple[str, int], dict[str, LineFigures]] = {}
+    table: dict[tuple[str, int], dict[str, LineInRun]] = {}
     reference: list[str] | None = None
     for label, document in documents.items():
         samples = read_run_samples(document, label)
@@ -70,7 +70,7 @@ def side_by_side(
                 found = calls.get(entity["id"])
                 table.setdefault((file, line), {}).setdefault(
                     label,
-                    LineFigures(
+                    LineInRun(
                         index,
                         str(result.get("producer")),
                         metrics,

@@ -28,7 +28,7 @@ import math
 from collections.abc import Sequence
 from typing import Final, Literal
 
-import numpy as np
+import numpy
 
 #: Pooled sample size up to which the p-value is computed exactly.
 EXACT_LIMIT: Final = 60
@@ -78,23 +78,23 @@ def _exact_p(doubled: list[int], n1: int, observed: int) -> float:
     top = len(distribution) - 1
     expected = n1 * (total + 1)  # doubled mean rank sum: 2 * n1 * (N + 1) / 2
     distance = abs(observed - expected)
-    sums = np.arange(top + 1)
-    extreme = np.abs(sums - expected) >= distance
+    sums = numpy.arange(top + 1)
+    extreme = numpy.abs(sums - expected) >= distance
     p = float(distribution[extreme].sum() / distribution.sum())
     return min(1.0, p)
 
 
 @functools.lru_cache(maxsize=256)
-def _rank_sum_counts(doubled: tuple[int, ...], n1: int) -> np.ndarray:
+def _rank_sum_counts(doubled: tuple[int, ...], n1: int) -> numpy.ndarray:
     """How many ways n1 of the pooled values have each doubled rank sum 0..max."""
     top = sum(doubled[-n1:])
     # counts[j, s]: ways to pick j of the values seen so far with doubled rank sum s.
-    counts = np.zeros((n1 + 1, top + 1), dtype=np.float64)
+    counts = numpy.zeros((n1 + 1, top + 1), dtype=numpy.float64)
     counts[0, 0] = 1.0
     for seen, rank in enumerate(doubled, start=1):
         for chosen in range(min(seen, n1), 0, -1):
             counts[chosen, rank:] += counts[chosen - 1, : top + 1 - rank]
-    distribution: np.ndarray = counts[n1]
+    distribution: numpy.ndarray = counts[n1]
     distribution.flags.writeable = False
     return distribution
 

@@ -41,8 +41,12 @@ from perfline.core.compare.deltas import (
     EntityDelta,
     MetricDelta,
 )
-from perfline.core.compare.model_wide import estimate, judged_rows, line_ratios
-from perfline.core.compare.model_wide import text as model_wide_text
+from perfline.core.compare.model_wide import (
+    estimate,
+    judged_rows,
+    line_ratios,
+    model_wide_text,
+)
 from perfline.core.compare.selection import line_metrics, ranked_lines
 from perfline.core.figure_text import DOWN, UP
 from perfline.core.text_table import ASCII_FRAME, FRAME, plain_console

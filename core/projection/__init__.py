@@ -26,11 +26,19 @@ from typing import Any
 
 from perfline.core.collection import collection_paused
 from perfline.core.projection.exact_sums import FloatSums
-from perfline.core.projection.index import GraphIndex, build_index
+from perfline.core.projection.index import GraphIndex, build_graph_index
 from perfline.core.projection.stages import project
 from perfline.core.projection.value_refresh import ProjectionMemo
+from perfline.core.projection.value_rows import BreakdownLayout
 
-__all__ = ["FloatSums", "GraphIndex", "ProjectionMemo", "build_index", "project_breakdowns"]
+__all__ = [
+    "BreakdownLayout",
+    "FloatSums",
+    "GraphIndex",
+    "ProjectionMemo",
+    "build_graph_index",
+    "project_breakdowns",
+]
 
 
 def project_breakdowns(
@@ -42,7 +50,7 @@ def project_breakdowns(
 ) -> dict[str, Any]:
     """Project missing breakdowns across the entity graph of one result.
 
-    ``index``, when given, is ``build_index`` of the result's entities (a caller
+    ``index``, when given, is ``build_graph_index`` of the result's entities (a caller
     that keeps it between runs of an unchanged graph saves building it again).
     ``float_sums``: ``"exact"`` (deviation D6) or ``"reference"`` (see ``FloatSums``).
     ``memo``: the caller's ``ProjectionMemo`` of this result, kept between runs with

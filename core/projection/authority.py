@@ -15,9 +15,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from perfline.core.document_canonical import metric_view
 from perfline.core.projection.figure_keys import canonical_json
-from perfline.core.projection.figure_sets import Figures, OriginShapes, metric_view, origin_figures
+from perfline.core.projection.figure_sets import FigureSet
 from perfline.core.projection.index import GraphIndex
+from perfline.core.projection.origin_shapes import OriginShapes, origin_figures
 
 
 class Authority:  # a value: never mutated (see records.py)
@@ -30,7 +32,7 @@ class Authority:  # a value: never mutated (see records.py)
         kept_breakdowns: tuple[Any, ...],
         duplicates_removed: bool,
         authoritative: frozenset[int],
-        figures: dict[int, Figures],
+        figures: dict[int, FigureSet],
         shadowed: frozenset[int],
     ) -> None:
         self.kept_breakdowns = kept_breakdowns
@@ -100,7 +102,7 @@ def find_authority(
         owner = index.position.get(breakdown.get("entity_id"))
         if owner is not None:
             owned.setdefault(owner, []).append(breakdown)
-    figures: dict[int, Figures] = {}
+    figures: dict[int, FigureSet] = {}
     shapes = OriginShapes(exact_sums)
     for owner, records in owned.items():
         figure_set = origin_figures(records, shapes)

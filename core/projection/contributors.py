@@ -21,7 +21,8 @@ its contributors (sealed-source hiding).
 
 from __future__ import annotations
 
-from perfline.core.projection.figure_sets import Figures, OriginSums
+from perfline.core.projection.figure_arithmetic import OriginSums
+from perfline.core.projection.figure_sets import FigureSet
 from perfline.core.projection.index import NO_NODES, GraphIndex
 from perfline.core.projection.records import Entry, Population, Record
 
@@ -33,7 +34,7 @@ class Contributor:  # a value: never mutated (see records.py)
 
     def __init__(
         self,
-        figures: Figures,
+        figures: FigureSet,
         origins: frozenset[int],
         sealed: bool,
         faithful: bool,
@@ -138,7 +139,7 @@ class _Group:
     """Accepted entries with one merge key, and their contributor once built.
 
     Most groups hold one entry: it is kept in ``first`` and a list is made only
-    for a second one (a list per group took about 4% of the projection's memory)."""
+    for a second one (a list per group would cost memory for every group)."""
 
     __slots__ = ("contributor", "first", "more")
 

@@ -30,7 +30,7 @@ from collections.abc import Iterator, Sequence
 
 from perfline.core.mypyc_idioms import int_objects
 from perfline.core.projection.contributors import Contributor
-from perfline.core.projection.figure_sets import Figures
+from perfline.core.projection.figure_sets import FigureSet
 from perfline.core.projection.records import Record
 from perfline.core.projection.scopes import Goal
 from perfline.core.projection.searches import SEARCH_BUDGET
@@ -47,7 +47,7 @@ class _State:
         self,
         covered: int,
         origins: int,
-        figures: Figures | None,
+        figures: FigureSet | None,
         extras: frozenset[int],
         sealed: bool,
         faithful: bool,
@@ -100,7 +100,7 @@ def float_covers(
     states = [start]
     seen: set[tuple[int, int, str, frozenset[int], bool, int]] = set()
     yielded: set[tuple[str, int, bool, frozenset[int]]] = set()
-    totals: dict[tuple[str, str], Figures | None] = {}
+    totals: dict[tuple[str, str], FigureSet | None] = {}
     steps = 0
     while states and steps < SEARCH_BUDGET:
         steps += 1

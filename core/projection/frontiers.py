@@ -12,7 +12,8 @@ Cost: O(parents) per target plus the parents' leaf sets.
 
 from __future__ import annotations
 
-from perfline.core.projection.figure_sets import Figures, OriginSums
+from perfline.core.projection.figure_arithmetic import OriginSums
+from perfline.core.projection.figure_sets import FigureSet
 from perfline.core.projection.index import GraphIndex
 from perfline.core.projection.records import Record
 
@@ -63,10 +64,10 @@ def resolve_frontiers(
 
 def _frontier_record(
     index: GraphIndex, target: int, frontier: list[int], sums: OriginSums
-) -> Figures | None:
+) -> FigureSet | None:
     inside = index.leaves[target]
     figures = sums.figures
-    parts: list[Figures] = []
+    parts: list[FigureSet] = []
     for parent in frontier:
         figure_set = figures.get(parent)
         if figure_set is None:

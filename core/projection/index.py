@@ -98,13 +98,13 @@ class GraphIndex:  # a value: never mutated
         return False
 
 
-def build_index(entities: Sequence[Mapping[str, Any]]) -> GraphIndex:
+def build_graph_index(entities: Sequence[Mapping[str, Any]]) -> GraphIndex:
     """Index a validated, acyclic entity list."""
     return index_of_graph(numbered_graph(entities))
 
 
 def index_of_graph(graph: NumberedGraph) -> GraphIndex:
-    """``build_index`` of the entities ``graph`` is the ``numbered_graph`` of (a caller
+    """``build_graph_index`` of the entities ``graph`` is the ``numbered_graph`` of (a caller
     that needs the graph too, the pipeline's output validation, builds it once)."""
     names = graph.ids
     count = len(names)

@@ -27,13 +27,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from perfline.core.mypyc_idioms import int_objects
+from perfline.core.projection.components import OutcomeMemo
 from perfline.core.projection.contributors import (
     Contributor,
     ContributorCache,
     same_contributors,
 )
-from perfline.core.projection.derivations import OutcomeMemo, all_derivations, resolve
-from perfline.core.projection.figure_sets import OriginSums
+from perfline.core.projection.derivations import all_derivations, resolve
+from perfline.core.projection.figure_arithmetic import OriginSums
 from perfline.core.projection.index import GraphIndex
 from perfline.core.projection.records import Population, Record
 from perfline.core.projection.scopes import Scope

@@ -12,9 +12,9 @@ the figures are exactly the combination of the record's origins' own figures
 Records, contributors, figure sets and derivations are values: nothing
 mutates one after it is built. They are plain slotted classes with their own
 ``__init__`` rather than (frozen) dataclasses, because projection builds
-hundreds of thousands of them: a frozen dataclass costs about 4x as much to
-construct as a plain one (2.2 vs 0.5 us), and in the compiled build a
-dataclass's generated ``__init__`` runs as interpreted Python (463 vs 69 ns).
+hundreds of thousands of them: a frozen dataclass costs several times as much
+to construct as a plain one, and in the compiled build a dataclass's generated
+``__init__`` runs as interpreted Python.
 
 The population keeps a unit -> entries index so a target finds the entries that
 touch its leaves without scanning the whole population. Cost: O(units of the
@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from perfline.core.mypyc_idioms import int_objects
-from perfline.core.projection.figure_sets import Figures
+from perfline.core.projection.figure_sets import FigureSet
 from perfline.core.projection.index import GraphIndex
 
 
@@ -36,7 +36,7 @@ class Record:  # a value: never mutated (see records.py)
     __slots__ = ("faithful", "figures", "origins", "sealed")
 
     def __init__(
-        self, figures: Figures, origins: frozenset[int], sealed: bool, faithful: bool = True
+        self, figures: FigureSet, origins: frozenset[int], sealed: bool, faithful: bool = True
     ) -> None:
         self.figures = figures
         self.origins = origins

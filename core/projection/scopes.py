@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from perfline.core.projection.figure_sets import OriginSums
+from perfline.core.projection.figure_arithmetic import OriginSums
 from perfline.core.projection.index import NO_NODES, GraphIndex
 
 

@@ -16,9 +16,10 @@ from perfline.core.kinds import declared_kind_pairs
 from perfline.core.projection.authority import Authority, find_authority
 from perfline.core.projection.contributors import ContributorCache
 from perfline.core.projection.derivations import resolve
-from perfline.core.projection.figure_sets import FigureLedger, OriginSums
+from perfline.core.projection.figure_arithmetic import OriginSums
+from perfline.core.projection.figure_ledger import FigureSetLedger
 from perfline.core.projection.frontiers import resolve_frontiers
-from perfline.core.projection.index import GraphIndex, build_index
+from perfline.core.projection.index import GraphIndex, build_graph_index
 from perfline.core.projection.recipes import peer_exposures, run_fixed_point, select_producers
 from perfline.core.projection.records import Population, Record
 from perfline.core.projection.scopes import (
@@ -44,7 +45,7 @@ def project(
     breakdowns = result.get("breakdowns") or []
     declared = declared_kind_pairs(result)
     if index is None:
-        index = build_index(entities)
+        index = build_graph_index(entities)
     if memo is not None:
         rows = memo.replay_rows(index, declared, exact_sums, breakdowns)
         if rows is not None:
@@ -55,7 +56,7 @@ def project(
     else:
         replayed = memo.replay(index, declared, exact_sums, authority)
         if replayed is None:
-            ledger = FigureLedger()
+            ledger = FigureSetLedger()
             decided = _decide(index, authority, declared, exact_sums, ledger)
             memo.keep(index, declared, exact_sums, authority, ledger, decided, breakdowns)
         else:
@@ -69,7 +70,7 @@ def _decide(
     authority: Authority,
     declared: frozenset[tuple[str, str]],
     exact_sums: bool,
-    ledger: FigureLedger | None,
+    ledger: FigureSetLedger | None,
 ) -> dict[int, Record]:
     """Stages A, B, C and the final resolution (``ledger``: records the figure sets)."""
     origins = authority.authoritative - authority.shadowed
@@ -119,7 +120,7 @@ def projected_breakdowns(index: GraphIndex, decided: Mapping[int, Record]) -> li
     already in canonical form) or the sums a combination made. Targets that receive
     one figure set share them: the output is a value nobody mutates (invariant 2), as
     the authoritative breakdowns it passes through are the input's own objects; a copy
-    per target would add a dict per metric (200 MB at 20,000 chains)."""
+    per target would add a dict per metric."""
     out: list[dict[str, Any]] = []
     for target in sorted(decided):
         for group in decided[target].figures.groups:

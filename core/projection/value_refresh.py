@@ -7,7 +7,7 @@ the values only through its figure sets: which ones exist, their shapes (qualifi
 groups, which metrics can be added, number types) and which of them are equal (a
 population entry is one per figures key, contributors merge on equal keys, a level
 conflicts on different keys). A ``ProjectionMemo`` keeps, from one run, its ledger
-of figure sets (``figure_sets.FigureLedger``: each origin's own, each combination and
+of figure sets (``figure_ledger.FigureSetLedger``: each origin's own, each combination and
 its parts, each rounded copy, in the order they were made) and what each target
 received. The next run with the same graph, kind declarations and arithmetic:
 
@@ -39,16 +39,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from perfline.core.projection.authority import Authority
-from perfline.core.projection.figure_sets import (
-    ORIGIN_NODE,
-    ROUNDED_NODE,
-    FigureLedger,
-    Figures,
-    combine,
-)
+from perfline.core.projection.figure_arithmetic import combine
+from perfline.core.projection.figure_ledger import ORIGIN_NODE, ROUNDED_NODE, FigureSetLedger
+from perfline.core.projection.figure_sets import FigureSet
 from perfline.core.projection.index import GraphIndex
 from perfline.core.projection.records import Record
-from perfline.core.projection.value_rows import RowPlan, refresh, row_plan
+from perfline.core.projection.value_rows import BreakdownLayout, RowPlan, refresh, row_plan
 
 
 class ProjectionMemo:
@@ -75,25 +71,23 @@ class ProjectionMemo:
         """The run as rows, for a plain result; then ``_plan`` is not kept (a change the
         rows cannot follow is one the figure sets could not follow either, but for a
         number type changing: that runs in full), which saves the ledger's figure sets
-        (about 100 MB at 20,000 chains)."""
+        (the larger part of the memo's memory)."""
         self._written: RowPlan | None = None
-        """The row plan the last projection's breakdowns were written by or for (see
-        ``layout``)."""
+        """The row plan the last projection's breakdowns were written by or for (its
+        layout is theirs: see ``layout``)."""
         self.projected = 0
         self.replayed = 0
         self.rows_replayed = 0
         """Replays that took the plain-row path (``value_rows``)."""
 
-    def layout(self) -> object | None:
-        """A token for the layout of the last projection's output (which breakdown, on
-        which entity, with which metric names, units and aggregations, in which order):
-        the same object after two projections means the same layout, whatever the
-        values. ``None`` when the last projection went by figure sets (no promise).
-
-        It is the row plan: a full run that made one, and every replay by it, write the
-        plan's targets with the plan's columns, in the plan's order, after the input
-        breakdowns, which the replay checked to be written as before up to the values."""
-        return self._written
+    def layout(self) -> BreakdownLayout | None:
+        """How the last projection's output breakdowns are laid out (which breakdown, on
+        which entity, with which metric names, units and aggregations, in which order),
+        as data: the row plan's layout when the last projection was written by or for a
+        row plan (a full run that made one, or a replay by it); ``None`` when it went by
+        figure sets (then nothing is said)."""
+        written = self._written
+        return written.layout if written is not None else None
 
     def replay_rows(
         self,
@@ -162,7 +156,7 @@ class ProjectionMemo:
         declared: frozenset[tuple[str, str]],
         exact_sums: bool,
         authority: Authority,
-        ledger: FigureLedger,
+        ledger: FigureSetLedger,
         decided: dict[int, Record],
         breakdowns: Sequence[Any],
     ) -> None:
@@ -198,7 +192,7 @@ class ProjectionMemo:
         )
 
 
-def usable_figures(authority: Authority) -> dict[int, Figures]:
+def usable_figures(authority: Authority) -> dict[int, FigureSet]:
     """The figure sets of the usable origins (authoritative, not shadowed)."""
     shadowed = authority.shadowed
     return {o: f for o, f in authority.figures.items() if o not in shadowed}
@@ -226,7 +220,7 @@ class _Plan:
         authoritative: frozenset[int],
         shadowed: frozenset[int],
         usable: frozenset[int],
-        ledger: FigureLedger,
+        ledger: FigureSetLedger,
         decided: dict[int, tuple[int, Record]],
     ) -> None:
         self.index = index
@@ -241,11 +235,11 @@ class _Plan:
 
 
 def _replayed(
-    ledger: FigureLedger, usable: dict[int, Figures], exact_sums: bool
-) -> list[Figures | None] | None:
+    ledger: FigureSetLedger, usable: dict[int, FigureSet], exact_sums: bool
+) -> list[FigureSet | None] | None:
     """Every node's figure set with the new origin figures, or ``None`` when a shape, an
     empty combination or an equality between figure sets is not what it was."""
-    fresh: list[Figures | None] = []
+    fresh: list[FigureSet | None] = []
     old_to_new: dict[str, str] = {}
     new_to_old: dict[str, str] = {}
     kinds = ledger.kinds
@@ -253,11 +247,11 @@ def _replayed(
     recorded = ledger.figures
     for node in range(len(recorded)):
         kind = kinds[node]
-        new: Figures | None
+        new: FigureSet | None
         if kind == ORIGIN_NODE:
             new = usable[ledger.origins[node]]
         else:
-            parts: list[Figures] = []
+            parts: list[FigureSet] = []
             for parent in parents[node]:
                 part = fresh[parent]
                 assert part is not None  # only figure sets are parts
@@ -286,7 +280,7 @@ def _replayed(
     return fresh
 
 
-def _same_shape(old: Figures, new: Figures) -> bool:
+def _same_shape(old: FigureSet, new: FigureSet) -> bool:
     """Do two figure sets agree in everything but their values' texts: order-freedom,
     qualifier groups, and in each group the addends, their plain prefixes (name, unit,
     aggregation, a finite number) and which of them carry samples?"""

@@ -2,7 +2,7 @@
 
 A *plain* result is one the NX backends write: every breakdown unqualified, on its own
 entity, with the same metrics in the same order, each a number with ``sum``
-aggregation (``figure_sets._is_plain_sum_view``), every column of one number type.
+aggregation (``origin_shapes.plain_sum_view``), every column of one number type.
 Every figure set of its projection then has one group whose metrics are exactly those
 columns, and is a row of numbers: an origin's row is read from its breakdown, a
 combination's row is the sum of its parts' rows, column by column (integers exactly;
@@ -19,9 +19,17 @@ breakdowns as the full run would (an origin's metrics, or ``name``, ``unit``,
 set, key or authority is built. Anything
 else answers ``None`` and the caller replays with figure sets, or projects in full.
 
+A plan also says, as data, how the breakdowns it writes are laid out (``BreakdownLayout``:
+each output breakdown's entity id and its metrics' names, units and aggregations, in
+order), made once with the plan: a full run that made one, and every replay by it, write
+the input breakdowns as they came (checked, up to the values) and then the plan's targets
+with the plan's columns, in the plan's order. The daemon's line index compares it with the
+layout it last checked (``server.line_figures``) instead of checking every record again.
+
 Cost: one pass over the breakdowns' metrics, one addition per (part, column), one dict
-per projected metric; no numpy: the rows are short (the metrics of one breakdown) and
-one call per node would cost more than the additions.
+per projected metric; the layout, one pass over the output breakdowns per plan; no
+numpy: the rows are short (the metrics of one breakdown) and one call per node would
+cost more than the additions.
 """
 
 from __future__ import annotations
@@ -31,19 +39,36 @@ from typing import Any, Final, cast
 
 from perfline.core.mypyc_idioms import int_objects
 from perfline.core.projection.exact_sums import exact_total
-from perfline.core.projection.figure_sets import (
-    COMBINED_NODE,
-    ORIGIN_NODE,
-    FigureLedger,
-    Figures,
-    plain_sum_view,
-    sum_view_value,
-)
+from perfline.core.projection.figure_ledger import COMBINED_NODE, ORIGIN_NODE, FigureSetLedger
+from perfline.core.projection.figure_sets import FigureSet
 from perfline.core.projection.index import GraphIndex
+from perfline.core.projection.origin_shapes import plain_sum_view, sum_view_value
 from perfline.core.projection.records import Record
 
 INT_COLUMN: Final = 0
 FLOAT_COLUMN: Final = 1
+
+
+class BreakdownLayout:
+    """How a projection's output breakdowns are laid out, whatever their values: each
+    breakdown's entity id and the identities (name, unit, aggregation) of its metrics, in
+    output order. Plain data, compared by value (``==``; the very same layout object is
+    equal at once): equal layouts lay out breakdowns alike."""
+
+    __slots__ = ("entity_ids", "metrics")
+
+    def __init__(self, entity_ids: list[str], metrics: list[tuple[Any, ...]]) -> None:
+        self.entity_ids = entity_ids
+        """Each output breakdown's entity id, in order."""
+        self.metrics = metrics
+        """Each output breakdown's metric identities: a tuple of (name, unit, aggregation)."""
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, BreakdownLayout):
+            return NotImplemented
+        return self.entity_ids == other.entity_ids and self.metrics == other.metrics
 
 
 class RowPlan:
@@ -54,6 +79,7 @@ class RowPlan:
         "entity_ids",
         "kinds",
         "labels",
+        "layout",
         "names",
         "order",
         "origin_rows",
@@ -98,12 +124,31 @@ class RowPlan:
         """Each node's class of equal figure sets in the full run."""
         self.targets = targets
         """(entity id, node) of each target that received figures, in output order."""
+        self.layout = _layout(self)
+        """How the breakdowns written by this plan are laid out."""
+
+
+def _layout(plan: RowPlan) -> BreakdownLayout:
+    """The layout of what ``refresh`` writes: the input breakdowns (each with the plan's
+    columns), then each target's metrics (an origin's own, in row order, or the sums)."""
+    columns = plan.columns
+    written: tuple[Any, ...] = tuple(columns)
+    copied: tuple[Any, ...] = tuple([columns[position] for position in plan.order])
+    summed: tuple[Any, ...] = tuple(
+        [(plan.names[column], plan.units[column], "sum") for column in range(len(plan.order))]
+    )
+    entity_ids = list(plan.entity_ids)
+    metrics: list[tuple[Any, ...]] = [written] * len(entity_ids)
+    for entity, node in plan.targets:
+        entity_ids.append(entity)
+        metrics.append(copied if plan.sources[node] >= 0 else summed)
+    return BreakdownLayout(entity_ids, metrics)
 
 
 def row_plan(
     index: GraphIndex,
     breakdowns: Sequence[Any],
-    ledger: FigureLedger,
+    ledger: FigureSetLedger,
     decided: dict[int, Record],
     exact_sums: bool,
 ) -> RowPlan | None:
@@ -155,7 +200,7 @@ def row_plan(
     )
 
 
-def _one_full_group(figures: Figures, width: int) -> bool:
+def _one_full_group(figures: FigureSet, width: int) -> bool:
     """One unqualified group whose every metric is a plain addend."""
     if len(figures.groups) != 1:
         return False

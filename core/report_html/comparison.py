@@ -67,7 +67,7 @@ INCLUSIVE_NOTE: Final = "inclusive: the lines this line calls account for the ch
 
 
 @dataclass(frozen=True)
-class FigureDelta:
+class PageDelta:
     """One entity's figure in the baseline and now, and what the difference means."""
 
     entity_id: str
@@ -115,10 +115,10 @@ class ResultDeltas:
     base_result: int = 0
     metric: str = ""
     unit: str = ""
-    deltas: tuple[FigureDelta, ...] = ()
+    deltas: tuple[PageDelta, ...] = ()
     added: tuple[EntityChange, ...] = ()
     removed: tuple[EntityChange, ...] = ()
-    model: tuple[FigureDelta, ...] = ()
+    model: tuple[PageDelta, ...] = ()
     """The result-level metrics (inference time...), every one both runs have or either has."""
     counts: Mapping[str, Mapping[str, int]] | None = None
     """kind -> common / added / removed entity counts (figures or not), from the comparison."""
@@ -199,9 +199,9 @@ def judge(
 
 def _figure(
     entity_id: str, delta: MetricDelta, family: int, settings: CompareSettings
-) -> FigureDelta:
+) -> PageDelta:
     significance, note = judge(delta, family, settings)
-    return FigureDelta(
+    return PageDelta(
         entity_id,
         delta.name,
         delta.unit,
@@ -240,7 +240,7 @@ def result_deltas(
 ) -> ResultDeltas:
     """What the page shows of one result pair for ``metric`` (see the module docstring)."""
     families = _families(compared.entities)
-    deltas: list[FigureDelta] = []
+    deltas: list[PageDelta] = []
     added: list[EntityChange] = []
     removed: list[EntityChange] = []
     for entity in compared.entities:
@@ -340,7 +340,7 @@ def comparison_view(deltas: ResultDeltas | None, entities: EntityTable) -> dict[
     }
 
 
-def _figure_cells(figure: FigureDelta, strings: _Strings) -> list[Any]:
+def _figure_cells(figure: PageDelta, strings: _Strings) -> list[Any]:
     """A figure's cells of a compare row: ``[base, new, delta, significance, p, note]``."""
     return [
         rounded(figure.baseline),

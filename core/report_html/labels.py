@@ -16,9 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from perfline.core import dominant_metric, figure_text
-from perfline.core.dominant_metric import VIEW_KINDS
-from perfline.core.dominant_metric import numeric as number
-from perfline.core.dominant_metric import statistic_of as statistic
+from perfline.core.dominant_metric import VIEW_KINDS, numeric, statistic_of
 from perfline.core.figure_text import compact, format_share, format_value
 
 __all__ = [
@@ -30,8 +28,8 @@ __all__ = [
     "format_value",
     "label",
     "model_total",
-    "number",
-    "statistic",
+    "numeric",
+    "statistic_of",
     "value_in",
 ]
 

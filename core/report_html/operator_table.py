@@ -15,7 +15,7 @@ from typing import Any
 
 from perfline.core.report_html.entity_table import EntityTable, rounded
 from perfline.core.report_html.hierarchy import operator_line, operator_module
-from perfline.core.report_html.labels import number
+from perfline.core.report_html.labels import numeric
 from perfline.core.report_html.result_index import ResultIndex
 from perfline.core.report_html.source_text import SourceText
 
@@ -29,7 +29,7 @@ def _columns(index: ResultIndex) -> list[tuple[str, str]]:
             qualifiers = metric.get("qualifiers")
             if isinstance(qualifiers, Mapping) and "execution" in qualifiers:
                 continue
-            if number(metric) is None:
+            if numeric(metric) is None:
                 continue
             seen.setdefault((str(metric.get("name", "")), str(metric.get("unit", ""))), None)
     return list(seen)
@@ -73,7 +73,7 @@ def operator_rows(
             qualifiers = metric.get("qualifiers")
             if isinstance(qualifiers, Mapping) and "execution" in qualifiers:
                 continue
-            value = number(metric)
+            value = numeric(metric)
             if value is not None:
                 by_column.setdefault((str(metric.get("name")), str(metric.get("unit"))), value)
         units = [u for u in index.units.get(operator, ()) if u != operator]

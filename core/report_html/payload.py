@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from perfline.core.report_html.annotated import annotated_files
 from perfline.core.report_html.entity_table import EntityTable, rounded
 from perfline.core.report_html.hierarchy import build_hierarchy
-from perfline.core.report_html.labels import Metric, format_value, number
+from perfline.core.report_html.labels import Metric, format_value, numeric
 from perfline.core.report_html.operator_table import operator_rows
 from perfline.core.report_html.result_index import ResultIndex, index_document
 from perfline.core.report_html.source_text import SourceText, function_names
@@ -37,7 +37,7 @@ def _text(value: object) -> str | None:
 
 
 def _result_metric(metric: Mapping[str, Any]) -> dict[str, Any]:
-    value = number(metric)
+    value = numeric(metric)
     unit = str(metric.get("unit", ""))
     return {
         "name": str(metric.get("name", "")),

@@ -21,7 +21,7 @@ from perfline.core.report_html.labels import (
     Metric,
     choose_metric,
     model_total,
-    number,
+    numeric,
 )
 
 OPERATOR_KIND = "source_operator"
@@ -77,7 +77,7 @@ def _values(metrics: Mapping[str, Sequence[Mapping[str, Any]]], metric: Metric) 
     for entity_id, items in metrics.items():
         for item in items:
             if item.get("name") == metric.name and item.get("unit") == metric.unit:
-                value = number(item)
+                value = numeric(item)
                 if value is not None:
                     values[entity_id] = value
                     break

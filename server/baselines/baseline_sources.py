@@ -25,7 +25,7 @@ from typing import Any
 from perfline.core.compare.align import pair_files, source_files
 from perfline.core.compare.line_map import LineMapping, identical, map_lines
 from perfline.core.errors import InputError
-from perfline.server.baselines import baseline_store as store
+from perfline.server.baselines import baseline_store
 from perfline.server.scheduler.boundary import WorkspaceBoundary
 from perfline.server.scheduler.bounded_reads import InputLimits, read_input
 from perfline.server.view.engine_surface import ResultView
@@ -53,7 +53,7 @@ def capture(
             continue
         for entries in lines.values():
             for entry in entries:
-                recorded.setdefault(entry.recorded_file, relative)
+                recorded.setdefault(entry.facts.recorded_file, relative)
         try:
             data = read_input(Path(file), relative, limits, boundary).data
         except InputError:
@@ -68,10 +68,10 @@ def configured_manifest(
     digest: str,
     document: Mapping[str, Any],
     captured: Captured,
-) -> store.Manifest:
+) -> baseline_store.Manifest:
     """The texts kept for a perfline.toml baseline of this content: read, or kept now."""
-    folder = store.configured_folder(root, digest)
-    manifest = store.read_manifest(root, folder, limits)
+    folder = baseline_store.configured_folder(root, digest)
+    manifest = baseline_store.read_manifest(root, folder, limits)
     if manifest is not None:
         return manifest
     base_files = [f for r in document.get("results", ()) for f in source_files(r)]
@@ -81,22 +81,22 @@ def configured_manifest(
     }
     texts = {rel: captured.texts[rel] for rel in sources.values() if rel in captured.texts}
     content = {
-        "perfline_baseline": store.FORMAT,
+        "perfline_baseline": baseline_store.FORMAT,
         "job": "",
         "origin": "perfline.toml",
-        "set_at": store.now_iso(),
+        "set_at": baseline_store.now_iso(),
         "digest": digest,
         "sources": sources,
     }
-    store.write_baseline(root, folder, content, None, texts)
-    written = store.read_manifest(root, folder, limits)
+    baseline_store.write_baseline(root, folder, content, None, texts)
+    written = baseline_store.read_manifest(root, folder, limits)
     if written is None:
-        raise store.StoreError(f"{folder}: the manifest just written cannot be read back")
+        raise baseline_store.StoreError(f"{folder}: the manifest just written cannot be read back")
     return written
 
 
 def line_maps(
-    root: Path, limits: InputLimits, manifest: store.Manifest, captured: Captured
+    root: Path, limits: InputLimits, manifest: baseline_store.Manifest, captured: Captured
 ) -> tuple[dict[str, LineMapping], list[str]]:
     """Base recorded file -> line mapping for each file changed since the baseline, and
     those files (workspace-relative)."""
@@ -104,7 +104,7 @@ def line_maps(
     mapped: list[str] = []
     for recorded, relative in sorted(manifest.sources.items()):
         new_text = captured.texts.get(relative)
-        old_text = store.read_source(root, manifest, relative, limits)
+        old_text = baseline_store.read_source(root, manifest, relative, limits)
         if new_text is None or old_text is None or identical(old_text, new_text):
             continue
         maps[recorded] = map_lines(old_text, new_text)

@@ -3,7 +3,7 @@
 A job type turns the bytes of its inputs into a *processed* standardized
 document (core pipeline applied). It gets a ``JobContext`` holding the inputs
 (path, bytes, content hash), the job's options, the pipeline settings, a
-content-keyed ``Memo`` for intermediate stages (so a model is parsed once for
+content-keyed ``StageMemo`` for intermediate stages (so a model is parsed once for
 many captures) and a cancellation flag, which the run also installs for the
 core's own checkpoints (``core.cancellation``). Each type also says which
 workspace files form a job on their own (``discover``), used when
@@ -21,10 +21,12 @@ from typing import Any, Protocol
 from perfline.core.cancellation import Cancelled
 from perfline.core.errors import InputError, Problem
 from perfline.core.json_codec import read_json_input
-from perfline.core.known_structure_reading import read_with_known_structure
-from perfline.core.pipeline import PipelineSettings, postprocess
-from perfline.core.structure_memo import StructureMemo
-from perfline.server.jobs.stage_memo import Memo
+from perfline.core.known_structure_reading import StructureReadCache, read_with_known_structure
+from perfline.core.pipeline import PipelineSettings, Processed, postprocess_with_layouts
+from perfline.core.pipeline_memo import PipelineMemo
+from perfline.core.projection import BreakdownLayout
+from perfline.core.read_forms import ReadForms
+from perfline.server.jobs.stage_memo import StageMemo
 from perfline.server.paths import PathResolver
 
 __all__ = [
@@ -35,6 +37,7 @@ __all__ = [
     "JobType",
     "is_processed",
     "parse_json_input",
+    "read_standardized",
 ]
 
 
@@ -57,27 +60,50 @@ class JobContext:
     inputs: tuple[JobInput, ...]
     options: Mapping[str, Any]
     settings: PipelineSettings
-    memo: Memo
+    memo: StageMemo
     cancelled: threading.Event = field(default_factory=threading.Event)
     #: A forced reanalysis: recompute every stage instead of reusing memoized outputs.
     fresh: bool = False
-    #: The job's graph-derived products of its last run (see ``core.structure_memo``).
-    structure: StructureMemo | None = None
+    #: The job's pipeline memo: what its stages derived from the graph last run
+    #: (``core.pipeline_memo``; ``None`` for a forced reanalysis).
+    pipeline_memo: PipelineMemo | None = None
+    #: The job's read cache: its document's structure texts read last time
+    #: (``core.known_structure_reading``; ``None`` for a forced reanalysis).
+    read_cache: StructureReadCache | None = None
     #: Objects the run is done with, freed by the engine after the result is out.
     retired: list[Any] = field(default_factory=list)
     #: The workspace's path resolution (root, path maps, source roots, Python files), for
     #: job types whose inputs name source files by partial paths (torch.profiler traces).
     resolver: PathResolver | None = None
+    #: What this run's post-processings returned: each document with its layouts.
+    processed: list[Processed] = field(default_factory=list)
 
-    def postprocess(self, document: Mapping[str, Any], source: str | None) -> dict[str, Any]:
-        """The core pipeline on ``document`` with this run's settings and structure memo
-        (none for a forced reanalysis: everything is derived again)."""
-        return postprocess(
+    def postprocess(
+        self,
+        document: Mapping[str, Any],
+        source: str | None,
+        read_forms: ReadForms | None = None,
+    ) -> dict[str, Any]:
+        """The core pipeline on ``document`` with this run's settings and pipeline memo
+        (none for a forced reanalysis: everything is derived again); the layouts it
+        returns with the document are kept for the line index (``layouts_of``)."""
+        processed = postprocess_with_layouts(
             document,
             self.settings,
             source=source,
-            memo=None if self.fresh else self.structure,
+            memo=None if self.fresh else self.pipeline_memo,
+            read_forms=read_forms,
         )
+        self.processed.append(processed)
+        return processed.document
+
+    def layouts_of(self, document: Mapping[str, Any]) -> list[BreakdownLayout | None]:
+        """The layouts the pipeline returned with ``document`` in this run (none when this
+        run did not post-process it: a document memoized by content, say)."""
+        for processed in self.processed:
+            if processed.document is document:
+                return processed.layouts
+        return []
 
     def retire(self, value: Any) -> None:
         """Hand over ``value`` (a raw parse, say) for release after the result is out:
@@ -114,17 +140,30 @@ class JobType(Protocol):
     def discover(self, files: Sequence[str]) -> list[DiscoveredJob]: ...
 
 
-def parse_json_input(item: JobInput, structure: StructureMemo | None = None) -> Any:
+def parse_json_input(item: JobInput) -> Any:
     """JSON of an input, or ``InputError`` naming the file and the place: not UTF-8,
     invalid JSON, nesting too deep, an integer of too many digits, or a number JSON cannot
-    hold (``NaN``, ``Infinity``, ``1e400``: what the daemon serves is strict JSON).
-    ``structure``: the job's structure memo, for a standardized document whose entity
-    lists are likely written as last run (``core.known_structure_reading``)."""
+    hold (``NaN``, ``Infinity``, ``1e400``: what the daemon serves is strict JSON)."""
+    _refuse_empty(item)
+    return read_json_input(item.data, item.path)
+
+
+def read_standardized(
+    item: JobInput, cache: StructureReadCache | None
+) -> tuple[Any, ReadForms | None]:
+    """``parse_json_input`` of a standardized document whose entity lists are likely
+    written as in the last read (``cache``: the job's read cache,
+    ``core.known_structure_reading``), and which breakdowns the read handed over in
+    canonical form (``None`` without a cache)."""
+    if cache is None:
+        return parse_json_input(item), None
+    _refuse_empty(item)
+    return read_with_known_structure(item.data, item.path, cache)
+
+
+def _refuse_empty(item: JobInput) -> None:
     if not item.data.strip():
         raise InputError(item.path, Problem("byte 0", "the file is empty; expected a JSON object"))
-    if structure is not None:
-        return read_with_known_structure(item.data, item.path, structure)
-    return read_json_input(item.data, item.path)
 
 
 def is_processed(document: Mapping[str, Any]) -> bool:

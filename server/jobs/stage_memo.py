@@ -19,7 +19,7 @@ FINAL_STAGE_KEEP = 8
 RAW_STAGE_KEEP = 32
 
 
-class Memo:
+class StageMemo:
     """A bounded, thread-safe LRU of stage outputs keyed by content (hashes + options).
 
     ``misses`` counts computations per stage name, which makes incrementality observable.

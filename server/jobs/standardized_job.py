@@ -13,7 +13,7 @@ from perfline.server.jobs.context import (
     DiscoveredJob,
     JobContext,
     is_processed,
-    parse_json_input,
+    read_standardized,
 )
 from perfline.server.jobs.stage_memo import FINAL_STAGE_KEEP
 
@@ -38,16 +38,16 @@ class StandardizedOutputJob:
         item = context.inputs[0]
 
         def compute() -> dict[str, Any]:
-            structure = None if context.fresh else context.structure
-            document = parse_json_input(item, structure)
+            cache = None if context.fresh else context.read_cache
+            document, forms = read_standardized(item, cache)
             if not isinstance(document, dict):
                 raise InputError(item.path, Problem("$", "expected a JSON object at the top level"))
             if is_processed(document):
                 # served as the file writes it (the reader may have put breakdowns in
                 # canonical key order for the pipeline)
-                return document if structure is None else structure.document_as_written(document)
+                return document if forms is None else forms.document_as_written(document)
             context.check_cancelled()
-            processed = context.postprocess(document, item.path)
+            processed = context.postprocess(document, item.path, forms)
             context.retire(document)
             return processed
 

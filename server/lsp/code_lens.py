@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lsprotocol import types as t
+from lsprotocol import types
 
 from perfline.server.lsp import convert
 from perfline.server.lsp.features import Feature
@@ -18,14 +18,14 @@ if TYPE_CHECKING:
     from perfline.server.lsp.connection import PerflineServer
 
 
-def code_lens(ls: PerflineServer, params: t.CodeLensParams) -> list[t.CodeLens]:
+def code_lens(ls: PerflineServer, params: types.CodeLensParams) -> list[types.CodeLens]:
     uri = params.text_document.uri
     path = ls.client_path(uri)
     lenses = ls.view.lenses(path) if path is not None else ()
     return [
-        t.CodeLens(
+        types.CodeLens(
             range=convert.line_range(None, lens.line, 0, 0),
-            command=t.Command(
+            command=types.Command(
                 title=lens.title,
                 command=lens.command,
                 arguments=[uri, lens.line, lens.end_line],
@@ -36,5 +36,7 @@ def code_lens(ls: PerflineServer, params: t.CodeLensParams) -> list[t.CodeLens]:
 
 
 FEATURES = (
-    Feature(t.TEXT_DOCUMENT_CODE_LENS, code_lens, t.CodeLensOptions(resolve_provider=False)),
+    Feature(
+        types.TEXT_DOCUMENT_CODE_LENS, code_lens, types.CodeLensOptions(resolve_provider=False)
+    ),
 )

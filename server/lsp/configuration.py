@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from lsprotocol import types as t
+from lsprotocol import types
 
 from perfline.server.lsp import convert
 from perfline.server.lsp.features import Feature
@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 
 
 async def did_change_configuration(
-    ls: PerflineServer, params: t.DidChangeConfigurationParams
+    ls: PerflineServer, params: types.DidChangeConfigurationParams
 ) -> None:
     change = ls.view.apply_settings(await pull(ls), params.settings)
     ls.log_problems(change.problems)
@@ -41,13 +41,13 @@ async def pull(ls: PerflineServer) -> Any:
     if workspace is None or not workspace.configuration:
         return None
     scope = convert.uri_of(str(ls.engine().root))
-    item = t.ConfigurationItem(section=SECTION, scope_uri=scope)
+    item = types.ConfigurationItem(section=SECTION, scope_uri=scope)
     try:
-        answers = await ls.workspace_configuration_async(t.ConfigurationParams([item]))
+        answers = await ls.workspace_configuration_async(types.ConfigurationParams([item]))
     except Exception as error:
         log.warning("workspace/configuration failed: %s", error)
         return None
     return answers[0] if answers else None
 
 
-FEATURES = (Feature(t.WORKSPACE_DID_CHANGE_CONFIGURATION, did_change_configuration),)
+FEATURES = (Feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION, did_change_configuration),)

@@ -13,16 +13,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
+import threading
 from collections.abc import Callable
 from typing import Any
 
-from lsprotocol import types as t
+from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
 from perfline import __version__
 from perfline.server import api
-from perfline.server.baselines.compare_service import CompareService, service_for
+from perfline.server.baselines.compare_service import CompareService
 from perfline.server.engine import Engine, EngineEvent
 from perfline.server.host import EngineHost
 from perfline.server.lsp import (
@@ -81,6 +84,16 @@ class PerflineServer(LanguageServer):
             for item in module.FEATURES:
                 _register(self, item)
 
+    def write_to_stdout(self, stop: threading.Event) -> None:
+        """Answer on this process's stdout (one editor over stdio); ``stop`` is set by the
+        client's ``shutdown`` (pygls' stop event)."""
+        self._stop_event = stop
+        self.protocol.set_writer(StdoutWriter(sys.stdout.buffer))
+
+    def write_to_stream(self, writer: asyncio.StreamWriter) -> None:
+        """Answer on an asyncio stream (a TCP or Unix socket connection)."""
+        self.protocol.set_writer(StreamWriter(writer))
+
     def report_server_error(self, error: Exception, source: Any) -> None:
         log.error("server error (%s): %s", getattr(source, "__name__", source), error)
 
@@ -111,24 +124,23 @@ class PerflineServer(LanguageServer):
                 loop.call_soon_threadsafe(engine_events.on_engine_event, self, event)
 
         unsubscribe_engine = engine.subscribe(listener)
-        service = service_for(engine)
+        service = engine.comparisons
 
         def compared(jobs: tuple[str, ...]) -> None:
             if not loop.is_closed():
                 loop.call_soon_threadsafe(engine_events.on_compared, self, jobs)
 
-        unsubscribe_service = service.subscribe(compared) if service is not None else None
+        unsubscribe_service = service.subscribe(compared)
 
         def unsubscribe() -> None:
             unsubscribe_engine()
-            if unsubscribe_service is not None:
-                unsubscribe_service()
+            unsubscribe_service()
 
         self.unsubscribe = unsubscribe
 
     def comparisons(self) -> CompareService | None:
         """The engine's baseline comparisons (shared by every connection)."""
-        return service_for(self.engine())
+        return self.engine().comparisons
 
     def client_path(self, uri: str, *, refuse: bool = True) -> str | None:
         """The real path of a document URI inside the workspace (``Engine.
@@ -178,8 +190,25 @@ class PerflineServer(LanguageServer):
             log.warning("%s", problem)
             if self.initialized:
                 self.window_log_message(
-                    t.LogMessageParams(type=t.MessageType.Warning, message=f"perfline: {problem}")
+                    types.LogMessageParams(
+                        type=types.MessageType.Warning, message=f"perfline: {problem}"
+                    )
                 )
+
+
+class StreamWriter:
+    """pygls' writer interface over an asyncio ``StreamWriter`` (nothing is written once
+    the stream is closing)."""
+
+    def __init__(self, writer: asyncio.StreamWriter) -> None:
+        self._writer = writer
+
+    def write(self, data: bytes) -> None:
+        if not self._writer.is_closing():
+            self._writer.write(data)
+
+    def close(self) -> None:
+        self._writer.close()
 
 
 def _register(server: PerflineServer, item: Feature) -> None:

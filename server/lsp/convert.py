@@ -12,15 +12,15 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from lsprotocol import types as t
+from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
 from perfline.server.view.shapes import Diagnostic, Severity
 
-_SEVERITY: dict[Severity, t.DiagnosticSeverity] = {
-    "error": t.DiagnosticSeverity.Error,
-    "warning": t.DiagnosticSeverity.Warning,
-    "information": t.DiagnosticSeverity.Information,
+_SEVERITY: dict[Severity, types.DiagnosticSeverity] = {
+    "error": types.DiagnosticSeverity.Error,
+    "warning": types.DiagnosticSeverity.Warning,
+    "information": types.DiagnosticSeverity.Information,
 }
 
 
@@ -70,15 +70,15 @@ def column(doc: Any, line: int, code_points: int) -> int:
     return units(doc, text) + code_points - len(text)
 
 
-def line_range(doc: Any, line: int, start: int, end: int) -> t.Range:
+def line_range(doc: Any, line: int, start: int, end: int) -> types.Range:
     """An LSP range on one 1-based view line, from and to view columns."""
     lsp = lsp_line(line)
     begin, finish = column(doc, line, start), column(doc, line, end)
-    return t.Range(t.Position(lsp, begin), t.Position(lsp, finish))
+    return types.Range(types.Position(lsp, begin), types.Position(lsp, finish))
 
 
-def diagnostic(doc: Any, item: Diagnostic) -> t.Diagnostic:
-    return t.Diagnostic(
+def diagnostic(doc: Any, item: Diagnostic) -> types.Diagnostic:
+    return types.Diagnostic(
         range=line_range(doc, item.line, item.column, item.end_column),
         message=item.message,
         severity=_SEVERITY[item.severity],

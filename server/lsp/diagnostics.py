@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lsprotocol import types as t
+from lsprotocol import types
 
 from perfline.server.lsp import convert
 
@@ -23,7 +23,9 @@ def publish(ls: PerflineServer) -> None:
         _send(ls, path, [convert.diagnostic(doc, item) for item in items])
 
 
-def _send(ls: PerflineServer, path: str, items: list[t.Diagnostic]) -> None:
+def _send(ls: PerflineServer, path: str, items: list[types.Diagnostic]) -> None:
     uri = convert.uri_of(path)
     if uri is not None:
-        ls.text_document_publish_diagnostics(t.PublishDiagnosticsParams(uri=uri, diagnostics=items))
+        ls.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=items)
+        )

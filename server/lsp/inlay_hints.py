@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lsprotocol import types as t
+from lsprotocol import types
 
 from perfline.server.lsp import convert
 from perfline.server.lsp.features import Feature
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from perfline.server.lsp.connection import PerflineServer
 
 
-def inlay_hints(ls: PerflineServer, params: t.InlayHintParams) -> EncodedArray:
+def inlay_hints(ls: PerflineServer, params: types.InlayHintParams) -> EncodedArray:
     uri = params.text_document.uri
     path, doc = ls.client_path(uri), ls.document(uri)
     if path is None or doc is None:
@@ -35,5 +35,7 @@ def inlay_hints(ls: PerflineServer, params: t.InlayHintParams) -> EncodedArray:
 
 
 FEATURES = (
-    Feature(t.TEXT_DOCUMENT_INLAY_HINT, inlay_hints, t.InlayHintOptions(resolve_provider=False)),
+    Feature(
+        types.TEXT_DOCUMENT_INLAY_HINT, inlay_hints, types.InlayHintOptions(resolve_provider=False)
+    ),
 )

@@ -13,7 +13,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lsprotocol import types as t
+from lsprotocol import types
 
 from perfline.server.lsp import configuration, convert, messages
 from perfline.server.lsp.features import Feature
@@ -38,12 +38,12 @@ WATCH_GLOBS = (
 )
 
 
-def initialize(ls: PerflineServer, params: t.InitializeParams) -> None:
+def initialize(ls: PerflineServer, params: types.InitializeParams) -> None:
     ls.attach(ls.host.engine(_root(params)))
     ls.log_problems(ls.view.apply_settings(params.initialization_options).problems)
 
 
-async def initialized(ls: PerflineServer, params: t.InitializedParams) -> None:
+async def initialized(ls: PerflineServer, params: types.InitializedParams) -> None:
     ls.initialized = True
     await _watch_files(ls)
     ls.publish_diagnostics()
@@ -55,7 +55,7 @@ async def initialized(ls: PerflineServer, params: t.InitializedParams) -> None:
         ls.publish_diagnostics()
 
 
-def _root(params: t.InitializeParams) -> Path | None:
+def _root(params: types.InitializeParams) -> Path | None:
     folders = params.workspace_folders or []
     uri = folders[0].uri if folders else params.root_uri
     if uri:
@@ -70,21 +70,21 @@ async def _watch_files(ls: PerflineServer) -> None:
     if watched is None or not watched.dynamic_registration or not ls.host.use_client_events():
         ls.host.start_watchdog()
         return
-    watchers = [t.FileSystemWatcher(glob_pattern=glob) for glob in WATCH_GLOBS]
-    registration = t.Registration(
+    watchers = [types.FileSystemWatcher(glob_pattern=glob) for glob in WATCH_GLOBS]
+    registration = types.Registration(
         id="perfline-watch",
-        method=t.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-        register_options=t.DidChangeWatchedFilesRegistrationOptions(watchers),
+        method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+        register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers),
     )
     try:
-        await ls.client_register_capability_async(t.RegistrationParams([registration]))
+        await ls.client_register_capability_async(types.RegistrationParams([registration]))
     except Exception:
         log.exception("client refused the file-watcher registration; using watchdog")
         ls.host.client_events = False
         ls.host.start_watchdog()
 
 
-def did_change_watched_files(ls: PerflineServer, params: t.DidChangeWatchedFilesParams) -> None:
+def did_change_watched_files(ls: PerflineServer, params: types.DidChangeWatchedFilesParams) -> None:
     if not ls.host.client_events:
         return  # watchdog already reports these: never both
     paths = [p for p in (convert.path_of(c.uri) for c in params.changes) if p]
@@ -93,7 +93,7 @@ def did_change_watched_files(ls: PerflineServer, params: t.DidChangeWatchedFiles
 
 
 FEATURES = (
-    Feature(t.INITIALIZE, initialize),
-    Feature(t.INITIALIZED, initialized),
-    Feature(t.WORKSPACE_DID_CHANGE_WATCHED_FILES, did_change_watched_files),
+    Feature(types.INITIALIZE, initialize),
+    Feature(types.INITIALIZED, initialized),
+    Feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES, did_change_watched_files),
 )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lsprotocol import types as t
+from lsprotocol import types
 
 if TYPE_CHECKING:
     from perfline.server.lsp.connection import PerflineServer
@@ -29,8 +29,8 @@ def show_config_error(ls: PerflineServer) -> None:
         return
     ls.shown_config_errors.add(text)
     ls.window_show_message(
-        t.ShowMessageParams(
-            type=t.MessageType.Error,
+        types.ShowMessageParams(
+            type=types.MessageType.Error,
             message=f"perfline: {text} (the last valid configuration stays in force)",
         )
     )

@@ -12,7 +12,7 @@ import itertools
 import os
 from typing import TYPE_CHECKING
 
-from lsprotocol import types as t
+from lsprotocol import types
 
 if TYPE_CHECKING:
     from perfline.server.lsp.connection import PerflineServer
@@ -36,7 +36,7 @@ def run_finished(ls: PerflineServer, job: str) -> None:
     _cancel_timer(ls, job)
     token = ls.progress_tokens.pop(job, None)
     if token is not None and token in ls.work_done_progress.tokens:
-        ls.work_done_progress.end(token, t.WorkDoneProgressEnd(message="done"))
+        ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message="done"))
 
 
 def _cancel_timer(ls: PerflineServer, job: str) -> None:
@@ -57,8 +57,8 @@ async def _begin(ls: PerflineServer, job: str) -> None:
         ls.progress_tokens.pop(job, None)
         return
     ls.work_done_progress.begin(
-        token, t.WorkDoneProgressBegin(title=f"perfline: analysing {job}", cancellable=False)
+        token, types.WorkDoneProgressBegin(title=f"perfline: analysing {job}", cancellable=False)
     )
     if ls.progress_tokens.get(job) != token:
         # The run ended while the client created the token.
-        ls.work_done_progress.end(token, t.WorkDoneProgressEnd(message="done"))
+        ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message="done"))

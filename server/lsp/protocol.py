@@ -24,7 +24,7 @@ from concurrent.futures import Future
 from typing import Any
 
 import attrs
-from lsprotocol import types as t
+from lsprotocol import types
 from lsprotocol.types import ResponseErrorMessage
 from pygls.exceptions import JsonRpcException, JsonRpcRequestCancelled
 from pygls.protocol import LanguageServerProtocol, lsp_method
@@ -101,7 +101,7 @@ class PerflineProtocol(FastWire, LanguageServerProtocol):
         except Exception as error:
             raise MessageShapeError(_shape_problem(error)) from None
 
-    @lsp_method(t.EXIT)
+    @lsp_method(types.EXIT)
     def lsp_exit(self, *args: Any) -> Any:
         if not self.shared:
             yield from super().lsp_exit(*args)

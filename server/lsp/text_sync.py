@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lsprotocol import types as t
+from lsprotocol import types
 
 from perfline.server.lsp import convert
 from perfline.server.lsp.features import Feature
@@ -18,20 +18,20 @@ if TYPE_CHECKING:
     from perfline.server.lsp.connection import PerflineServer
 
 
-def did_open(ls: PerflineServer, params: t.DidOpenTextDocumentParams) -> None:
+def did_open(ls: PerflineServer, params: types.DidOpenTextDocumentParams) -> None:
     path = ls.client_path(params.text_document.uri, refuse=False)
     if path is not None:
         ls.view.open(path, params.text_document.text)
     ls.publish_diagnostics()
 
 
-def did_change(ls: PerflineServer, params: t.DidChangeTextDocumentParams) -> None:
+def did_change(ls: PerflineServer, params: types.DidChangeTextDocumentParams) -> None:
     path = ls.client_path(params.text_document.uri, refuse=False)
     doc = ls.document(params.text_document.uri)
     if path is None or doc is None or not ls.view.is_open(path):
         return
     for change in params.content_changes:
-        if isinstance(change, t.TextDocumentContentChangePartial):
+        if isinstance(change, types.TextDocumentContentChangePartial):
             start, end = change.range.start, change.range.end
             first = (convert.view_line(start.line), start.character)
             last = (convert.view_line(end.line), end.character)
@@ -42,20 +42,20 @@ def did_change(ls: PerflineServer, params: t.DidChangeTextDocumentParams) -> Non
     ls.refresh()
 
 
-def did_close(ls: PerflineServer, params: t.DidCloseTextDocumentParams) -> None:
+def did_close(ls: PerflineServer, params: types.DidCloseTextDocumentParams) -> None:
     path = ls.client_path(params.text_document.uri, refuse=False)
     if path is not None:
         ls.view.close(path)
     ls.hint_wire.forget(params.text_document.uri)
 
 
-def did_save(ls: PerflineServer, params: t.DidSaveTextDocumentParams) -> None:
+def did_save(ls: PerflineServer, params: types.DidSaveTextDocumentParams) -> None:
     return None
 
 
 FEATURES = (
-    Feature(t.TEXT_DOCUMENT_DID_OPEN, did_open),
-    Feature(t.TEXT_DOCUMENT_DID_CHANGE, did_change),
-    Feature(t.TEXT_DOCUMENT_DID_CLOSE, did_close),
-    Feature(t.TEXT_DOCUMENT_DID_SAVE, did_save),
+    Feature(types.TEXT_DOCUMENT_DID_OPEN, did_open),
+    Feature(types.TEXT_DOCUMENT_DID_CHANGE, did_change),
+    Feature(types.TEXT_DOCUMENT_DID_CLOSE, did_close),
+    Feature(types.TEXT_DOCUMENT_DID_SAVE, did_save),
 )

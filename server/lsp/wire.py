@@ -6,7 +6,7 @@ results are plain JSON values that skip cattrs' unstructuring and are encoded by
 C-speed codec. Both override private
 methods of pygls' ``JsonRPCProtocol`` (``_send_data``, ``_serialize_message``), so this
 module is pinned to the pygls release it was written against (``PYGLS_VERSION``);
-``tests/server/test_lsp_wire.py`` fails loudly when the installed pygls differs or the
+``tests/hardening/test_wire_pins.py`` fails loudly when the installed pygls differs or the
 overridden methods change. Frames carry ``Content-Length`` in bytes of UTF-8.
 
 Cost: encoding is linear in a file's hints and done once per (hint rows, document
@@ -21,7 +21,7 @@ import json
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from lsprotocol import types as t
+from lsprotocol import types
 from pygls.protocol import JsonRPCProtocol, JsonRPCResponseMessage
 
 from perfline.core.json_codec import encode_compact
@@ -30,7 +30,7 @@ from perfline.server.view.shapes import Hint
 #: The pygls release whose private ``_send_data`` / ``_serialize_message`` are overridden.
 PYGLS_VERSION = "2.1.1"
 
-_HINT_KIND = int(t.InlayHintKind.Type)
+_HINT_KIND = int(types.InlayHintKind.Type)
 
 #: Writes still in flight (kept referenced until done).
 _PENDING_WRITES: set[asyncio.Future[Any]] = set()
@@ -146,7 +146,9 @@ class FastWire(JsonRPCProtocol):
 
     def _serialize_message(self, data: Any) -> Any:
         # Plain JSON results (a dict, or a list of dicts) need no cattrs walk.
-        if isinstance(data, JsonRPCResponseMessage | t.InlayHintResponse) and _plain(data.result):
+        if isinstance(data, JsonRPCResponseMessage | types.InlayHintResponse) and _plain(
+            data.result
+        ):
             return {"id": data.id, "jsonrpc": data.jsonrpc, "result": data.result}
         return super()._serialize_message(data)
 

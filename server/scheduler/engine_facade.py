@@ -1,10 +1,12 @@
 """``Engine``: one workspace's analysis, as the LSP and API layers see it.
 
-It builds the scheduler's parts (ground state, result store, memo policy, outbox,
-loop) and offers the public surface: lifecycle (``start``, ``close``), inputs to the
-loop (``notify_changed``, ``reanalyze``: they post events and return at once) and
-queries, which read the result store only and never wait for a run or a file. No LSP,
-no asyncio. Cost: O(1) per posted event; queries as the result store.
+It builds the scheduler's parts (ground state, result store, memo policy, outbox, the
+comparison service, loop) and offers the public surface: lifecycle (``start``,
+``close``), inputs to the loop (``notify_changed``, ``reanalyze``: they post events and
+return at once), queries, which read the result store only and never wait for a run or
+a file, and the baseline comparisons (``comparisons``: the engine's own service, driven
+by the loop's events). No LSP, no asyncio. Cost: O(1) per posted event; queries as the
+result store.
 """
 
 from __future__ import annotations
@@ -17,15 +19,17 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from perfline.core.workspace_config import WorkspaceConfig, WorkspaceConfigError
+from perfline.server.baselines.compare_service import CompareService
 from perfline.server.jobs.context import JobType
 from perfline.server.jobs.registry import default_registry
-from perfline.server.jobs.stage_memo import Memo
-from perfline.server.line_index import JobIndex, LineDiagnostic, LineEntry
+from perfline.server.jobs.stage_memo import StageMemo
+from perfline.server.line_entries import JobIndex, LineDiagnostic, LineEntry
 from perfline.server.scheduler.boundary import WorkspaceBoundary
 from perfline.server.scheduler.bounded_reads import InputLimits
 from perfline.server.scheduler.events import (
     ConfigChanged,
     FileChanged,
+    InboxEvent,
     Listener,
     Reanalyze,
     Shutdown,
@@ -45,8 +49,8 @@ log = logging.getLogger(__name__)
 START_WAIT = 60.0
 #: The flush delay once every pending path reported a finished write (seconds): events
 #: the watcher delivers together (several files of one tool, a save's rename and
-#: close) still share one flush, and a finished save is not kept waiting (it was 5 ms,
-#: a tenth of the 50 ms a value-only refresh of 1,000 chains may take).
+#: close) still share one flush, and a finished save is not kept waiting (the delay is
+#: a small part of a value-only refresh).
 QUICK_FLUSH = 0.002
 
 
@@ -85,6 +89,8 @@ class Engine:
         self._gate = IdleGate()
         self._outbox = Outbox(self._gate)
         self._backend_runs = BackendRuns()
+        #: The baseline comparisons, driven by the loop (``scheduler.events.CompareInput``).
+        self.comparisons = CompareService(self, self._post)
         parts = Parts(
             self._ground,
             self._results,
@@ -94,13 +100,13 @@ class Engine:
             self.registry,
             self._backend_runs,
             metric,
+            self.comparisons,
         )
         self._metric = metric
         timing = Timing(debounce, min(quick, debounce), settle, housekeeping)
         self._scheduler = Scheduler(parts, timing, workers)
         self._closed = False
         self._started = False
-        self._path_watchers: list[Callable[[frozenset[str]], None]] = []
 
     # ----------------------------------------------------------------- lifecycle
 
@@ -120,6 +126,7 @@ class Engine:
         if self._closed:
             return
         self._closed = True
+        self.comparisons.close()
         if self._started:
             self._scheduler.post(Shutdown())
             self._scheduler.join(5.0)
@@ -128,19 +135,6 @@ class Engine:
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Call ``listener`` with every ``EngineEvent`` (from the outbox thread)."""
         return self._outbox.subscribe(listener)
-
-    def watch_paths(self, watcher: Callable[[frozenset[str]], None]) -> Callable[[], None]:
-        """Also hand every batch of relevant changed paths (workspace-relative) to
-        ``watcher``, on the caller's thread (it must only note them: the baseline
-        comparisons watch their baseline files this way); returns the unsubscriber."""
-        watchers = self._path_watchers
-        watchers.append(watcher)
-
-        def unsubscribe() -> None:
-            if watcher in watchers:
-                watchers.remove(watcher)
-
-        return unsubscribe
 
     def wait_idle(self, timeout: float = 30.0) -> bool:
         """Block until no event, run, flush or pending error check remains (tests, CLI)."""
@@ -162,13 +156,12 @@ class Engine:
             if rel is not None and not is_ignored(rel, ignore):
                 relevant.add(rel)
         if relevant and not self._closed:
-            changed = frozenset(relevant)
-            self._scheduler.post(FileChanged(changed, finished, time.monotonic()))
-            for watcher in list(self._path_watchers):
-                try:
-                    watcher(changed)
-                except Exception:  # a watcher never stops the engine's own events
-                    log.exception("path watcher %r failed", watcher)
+            self._scheduler.post(FileChanged(frozenset(relevant), finished, time.monotonic()))
+
+    def _post(self, event: InboxEvent) -> None:
+        """Hand ``event`` to the loop (the comparison service's commands and wants)."""
+        if not self._closed:
+            self._scheduler.post(event)
 
     def reanalyze(self, job: str | None = None) -> list[str]:
         """Rerun one job (or all) regardless of hashes; returns the scheduled names."""
@@ -220,7 +213,7 @@ class Engine:
         return self._backend_runs.snapshot()
 
     @property
-    def memo(self) -> Memo:
+    def memo(self) -> StageMemo:
         """The stage-output memo shared by every job."""
         return self.memos.stage
 

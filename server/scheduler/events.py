@@ -14,7 +14,17 @@ loop's own timer queue):
 * ``Rescan`` - jobs whose inputs vanished are looked at again (timer);
 * ``Housekeeping`` - a full garbage collection once the engine is quiet (timer);
 * ``Release`` - drop what runs and installs retired, once their result is out (timer);
+* ``BaselineSet`` / ``BaselineCleared`` - keep a job's current result as its baseline, or
+  forget the one kept (the editor's commands, the API), answered through a ``Ticket``;
+* ``ComparisonWanted`` - a client asked for comparisons under settings not computed yet;
 * ``Shutdown`` - stop.
+
+The comparison service (``server.baselines.compare_service``, owned by the engine) is
+driven by the loop alone, with the closed union ``CompareInput``: the three inbox events
+above, handed over as they come, and what the loop decides itself: ``ResultInstalled``
+(a job's new good result), ``BaselineFileChanged`` (a configured baseline file changed)
+and ``JobsReplanned`` (the job list or ``perfline.toml`` changed: every job). The
+service compares on a thread of its own; nothing it does runs on the loop's thread.
 
 Outbox (``EngineEvent``, delivered to listeners from the outbox thread):
 ``kind`` in ``started`` / ``finished`` (a run), ``result`` (a job's served state
@@ -29,7 +39,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from perfline.core.compare.deltas import CompareSettings
 from perfline.server.scheduler.results import GoodResult, JobError
+from perfline.server.view.engine_surface import ResultView
 
 #: What a listener is told.
 EngineEventKind = Literal["started", "finished", "result", "jobs", "config"]
@@ -115,6 +127,79 @@ class Shutdown:
     pass
 
 
+class Ticket:
+    """The outcome of a baseline command, once the comparison service has run it:
+    ``path`` (the stored baseline, workspace-relative) or ``error``."""
+
+    def __init__(self) -> None:
+        self._done = threading.Event()
+        self.path: str | None = None
+        self.error: str | None = None
+
+    def finish(self, path: str | None, error: str | None = None) -> None:
+        self.path, self.error = path, error
+        self._done.set()
+
+    def wait(self, timeout: float) -> bool:
+        return self._done.wait(timeout)
+
+
+@dataclass(frozen=True, eq=False)
+class BaselineSet:
+    """Keep ``result`` (``job``'s result when the command was given) and its source texts
+    as the job's baseline."""
+
+    job: str
+    result: ResultView
+    ticket: Ticket
+
+
+@dataclass(frozen=True, eq=False)
+class BaselineCleared:
+    """Forget the baseline kept for ``job`` (its ``perfline.toml`` baseline applies again)."""
+
+    job: str
+    ticket: Ticket
+
+
+@dataclass(frozen=True)
+class ComparisonWanted:
+    """Compute every job's comparison under ``settings`` too (a client asked for them)."""
+
+    settings: CompareSettings
+
+
+@dataclass(frozen=True)
+class ResultInstalled:
+    """``job`` has a new good result."""
+
+    job: str
+
+
+@dataclass(frozen=True)
+class BaselineFileChanged:
+    """The configured baseline files of ``jobs`` changed on disk."""
+
+    jobs: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class JobsReplanned:
+    """The job list or ``perfline.toml`` changed: every job's baseline and comparison are
+    looked at again."""
+
+
+#: What the comparison service is told, by the loop only (see the module docstring).
+CompareInput = (
+    BaselineSet
+    | BaselineCleared
+    | ComparisonWanted
+    | ResultInstalled
+    | BaselineFileChanged
+    | JobsReplanned
+)
+
+
 #: The closed union the loop dispatches on.
 InboxEvent = (
     FileChanged
@@ -126,6 +211,9 @@ InboxEvent = (
     | Rescan
     | Housekeeping
     | Release
+    | BaselineSet
+    | BaselineCleared
+    | ComparisonWanted
     | Shutdown
 )
 

@@ -35,22 +35,30 @@ import time
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from perfline.core.collection import collect_frozen, pause_collection, resume_collection
 from perfline.core.workspace_config import CONFIG_FILE_NAME
+from perfline.server.baselines.job_baselines import baseline_jobs
 from perfline.server.jobs.context import JobType
-from perfline.server.line_index import build_index
+from perfline.server.line_index import build_line_index
 from perfline.server.scheduler.events import (
+    BaselineCleared,
+    BaselineFileChanged,
+    BaselineSet,
+    CompareInput,
+    ComparisonWanted,
     ConfigChanged,
     EngineEvent,
     FileChanged,
     Flush,
     Housekeeping,
     InboxEvent,
+    JobsReplanned,
     Reanalyze,
     Release,
     Rescan,
+    ResultInstalled,
     RunDone,
     SettleCheck,
     Shutdown,
@@ -67,6 +75,14 @@ from perfline.server.scheduler.run_counts import BackendRuns
 from perfline.server.scheduler.runner import RunRequest, execute
 from perfline.server.scheduler.timer_queue import TimerQueue
 from perfline.server.workspace import PlannedJob
+
+
+class CompareInputs(Protocol):
+    """Where the loop hands the comparison service its inputs (``CompareService.take``:
+    queued for the service's own thread, never waited on)."""
+
+    def take(self, event: CompareInput) -> None: ...
+
 
 log = logging.getLogger(__name__)
 #: How long the loop waits, at most, for a run's ``started`` event to be delivered before
@@ -97,6 +113,7 @@ class Parts:
     registry: Mapping[str, JobType]
     backend_runs: BackendRuns
     metric: str | None
+    comparisons: CompareInputs
 
 
 class Scheduler:
@@ -191,6 +208,8 @@ class Scheduler:
             self._on_housekeeping()
         elif isinstance(event, Release):
             self._on_release()
+        elif isinstance(event, BaselineSet | BaselineCleared | ComparisonWanted):
+            self.parts.comparisons.take(event)  # worked off on the service's thread
         elif isinstance(event, Shutdown):
             self._on_shutdown()
 
@@ -236,10 +255,17 @@ class Scheduler:
             files_changed = ground.rescan()
         if files_changed or config_changed:
             ground.rebuild_resolver()
-        if self._reconcile(ground.plan(), time.monotonic()):
+        jobs_changed = self._reconcile(ground.plan(), time.monotonic())
+        if jobs_changed:
             self._publish(EngineEvent("jobs"))
         elif files_changed or config_changed:
             self._reindex_all()
+        if jobs_changed or config_changed:
+            self.parts.comparisons.take(JobsReplanned())
+        elif changed:
+            baselines = baseline_jobs(ground.config, changed)
+            if baselines:
+                self.parts.comparisons.take(BaselineFileChanged(baselines))
         for name in sorted(self.table):
             self._check(name, trigger)
 
@@ -282,7 +308,9 @@ class Scheduler:
 
     def _reindex_all(self) -> None:
         for name, good in self.results.goods():
-            index = build_index(name, good.document, self.ground.resolver.resolve, self._metric())
+            index = build_line_index(
+                name, good.document, self.ground.resolver.resolve, self._metric()
+            )
             self.results.reindex(name, index)
 
     def _metric(self) -> str | None:
@@ -392,6 +420,7 @@ class Scheduler:
         if good.timing is not None and timing_log.isEnabledFor(logging.INFO):
             timing_log.info("job=%s generation=%d %s", name, good.generation, good.timing.render())
         self._publish(EngineEvent("result", name, good.generation, stale=False))
+        self.parts.comparisons.take(ResultInstalled(name))
 
     def _failed(self, done: RunDone, record: JobRecord) -> None:
         assert isinstance(done.outcome, JobError)

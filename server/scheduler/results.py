@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from perfline.server.line_index import JobIndex
+from perfline.server.line_entries import JobIndex
 from perfline.server.workspace import PlannedJob
 
 #: A job's state as queries report it.

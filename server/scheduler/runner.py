@@ -29,7 +29,7 @@ from perfline.core.pipeline import PipelineSettings
 from perfline.server.file_access import Root
 from perfline.server.ingest.named_files import reading_under
 from perfline.server.jobs.context import JobContext, JobInput, JobType
-from perfline.server.line_index import build_index
+from perfline.server.line_index import build_line_index
 from perfline.server.paths import PathResolver
 from perfline.server.scheduler.bounded_reads import InputLimits, ReadFile, read_input
 from perfline.server.scheduler.content_hashes import digest_of
@@ -127,21 +127,22 @@ def _analyse(
         memos.stage,
         request.cancel,
         request.fresh,
-        memos.structure,
-        retired,
-        request.resolver,
+        pipeline_memo=memos.pipeline,
+        read_cache=memos.read_cache,
+        retired=retired,
+        resolver=request.resolver,
     )
     with reading_under(request.files):  # a backend reading by path stays inside
         document = request.job_type.run(context)
     context.check_cancelled()
     backend = time.monotonic()
-    index = build_index(
+    index = build_line_index(
         request.job,
         document,
         request.resolver.resolve,
         request.metric,
         memos.index,
-        memos.structure,
+        context.layouts_of(document),
     )
     timing = RunTiming(*request.trigger, started, read, backend, time.monotonic())
     digests = tuple(item.digest for item in inputs)

@@ -24,10 +24,10 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
-from perfline.core import figure_text as numbers
+from perfline.core import figure_text
 from perfline.core.compare.deltas import CompareSettings
 from perfline.core.compare.significance import adjust, mann_whitney_p
-from perfline.server.line_index import LineEntry
+from perfline.server.line_entries import LineEntry
 from perfline.server.view.code_blocks import CodeBlock
 from perfline.server.view.line_deltas import DeltaLookup, metric_delta
 
@@ -69,7 +69,7 @@ def block_changes(
                 found.base
             )
         if significant and found.base:
-            text = numbers.format_change(found.new / found.base - 1)
+            text = figure_text.format_change(found.new / found.base - 1)
             if found.compared < found.counted:
                 text += f" (on {found.compared} of {found.counted} lines)"
             changes[position] = text

@@ -15,10 +15,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from perfline.core import dominant_metric
-from perfline.core import figure_text as numbers
+from perfline.core import dominant_metric, figure_text
 from perfline.core.escaping import markdown_code
-from perfline.server.line_index import LineEntry
+from perfline.server.line_entries import LineEntry
 from perfline.server.view.hover_text import cell
 from perfline.server.view.line_details import OperatorRow, no_figure, operator_rows
 from perfline.server.view.result_tables import ResultTables
@@ -42,7 +41,7 @@ def breakdown_markdown(
 
 
 def _where(line: int, entry: LineEntry) -> str:
-    return f"{Path(entry.recorded_file).name}:{line}"
+    return f"{Path(entry.facts.recorded_file).name}:{line}"
 
 
 def _lines_section(lines: Sequence[tuple[int, LineEntry]], tables: ResultTables) -> list[str]:
@@ -58,10 +57,10 @@ def _lines_section(lines: Sequence[tuple[int, LineEntry]], tables: ResultTables)
         if reason is not None or entry.value is None or entry.metric is None:
             missing.append(f"{line} ({reason.words if reason else 'no sample'})")
             continue
-        figure = numbers.format_value(entry.value, entry.metric.unit)
+        figure = figure_text.format_value(entry.value, entry.metric.unit)
         figure += f" {entry.statistic}" if entry.statistic else ""
-        figure += " (inclusive)" if entry.calls else ""
-        share = numbers.format_share(entry.value, entry.total) or ""
+        figure += " (inclusive)" if entry.facts.calls else ""
+        share = figure_text.format_share(entry.value, entry.total) or ""
         top = f"{found[0].name} ({found[0].type})" if found else ""
         rows.append(f"| {cell(_where(line, entry))} | {figure} | {share} | {cell(top)} |")
     if len(rows) == 4:
@@ -83,8 +82,8 @@ def _operators_section(
     rows = ["## Operators", "", f"| type | operator | line | {figure} | share of model |"]
     rows.append("|---|---|---|---:|---:|")
     for where, row in operators[:MAX_OPERATORS]:
-        value = numbers.format_number(row.value, row.unit)
-        share = numbers.format_share(row.value, total) or ""
+        value = figure_text.format_number(row.value, row.unit)
+        share = figure_text.format_share(row.value, total) or ""
         rows.append(f"| {cell(row.type)} | {cell(row.name)} | {where} | {value} | {share} |")
     if len(operators) > MAX_OPERATORS:
         rows += ["", f"(+{len(operators) - MAX_OPERATORS} more operators)"]
@@ -98,7 +97,7 @@ def _model_section(tables: ResultTables) -> list[str]:
     if numeric:
         out += ["| metric | value |", "|---|---:|"]
         out += [
-            f"| {cell(m.get('name'))} | {numbers.format_value(v, str(m.get('unit', '')))} |"
+            f"| {cell(m.get('name'))} | {figure_text.format_value(v, str(m.get('unit', '')))} |"
             for m, v in numeric
         ]
         out.append("")

@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from perfline.core.errors import InputError
-from perfline.server.line_index import LineEntry
+from perfline.server.line_entries import LineEntry
 from perfline.server.scheduler.bounded_reads import read_source_text
 from perfline.server.view.breakdown_text import breakdown_markdown
 from perfline.server.view.code_blocks import block_name
 from perfline.server.view.engine_surface import EngineSurface, LineMap
-from perfline.server.view.result_tables import ResultTableCache
+from perfline.server.view.result_tables import result_tables
 
 
 def lines_breakdown(
@@ -40,12 +40,14 @@ def lines_breakdown(
             continue
         if last is not None and current > last:
             continue
-        chosen += [(current, e) for e in entries if job is None or e.job == job]
+        chosen += [(current, e) for e in entries if job is None or e.facts.job == job]
     if not chosen:
         return None
     picked = chosen[0][1]
     rows = [
-        (n, e) for n, e in chosen if (e.job, e.result_index) == (picked.job, picked.result_index)
+        (n, e)
+        for n, e in chosen
+        if (e.facts.job, e.facts.result_index) == (picked.facts.job, picked.facts.result_index)
     ]
     where = (
         path.name
@@ -56,7 +58,7 @@ def lines_breakdown(
     if first is not None and last is not None and last > first:
         name = block_name(_read(path, engine), first, last)
         title = f"Breakdown of {name} ({where})" if name else title
-    return _answer(engine, picked.job, picked.result_index, title, rows)
+    return _answer(engine, picked.facts.job, picked.facts.result_index, title, rows)
 
 
 def model_breakdown(engine: EngineSurface, job: str | None) -> dict[str, Any] | None:
@@ -72,8 +74,8 @@ def model_breakdown(engine: EngineSurface, job: str | None) -> dict[str, Any] | 
             for number, entries in sorted(good.index.lines[file].items())
             for entry in entries
         ]
-        index = rows[0][1].result_index if rows else 0
-        rows = [(n, e) for n, e in rows if e.result_index == index]
+        index = rows[0][1].facts.result_index if rows else 0
+        rows = [(n, e) for n, e in rows if e.facts.result_index == index]
         return _answer(engine, name, index, "Model breakdown", rows)
     return None
 
@@ -81,7 +83,7 @@ def model_breakdown(engine: EngineSurface, job: str | None) -> dict[str, Any] | 
 def _answer(
     engine: EngineSurface, job: str, index: int, title: str, rows: Sequence[tuple[int, LineEntry]]
 ) -> dict[str, Any] | None:
-    tables = ResultTableCache(lambda: engine).get(job, index)
+    tables = result_tables(engine.result(job), index)
     if tables is None:
         return None
     return {

@@ -27,18 +27,17 @@ import ast
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from perfline.core import dominant_metric
-from perfline.core import figure_text as numbers
-from perfline.server.line_index import LineEntry
+from perfline.core import dominant_metric, figure_text
+from perfline.server.line_entries import LineEntry
 from perfline.server.view import line_labels
 from perfline.server.view.hint_settings import HintSettings
-from perfline.server.view.line_details import REASON_WORDS, NoFigure, Reason, no_figure
+from perfline.server.view.line_details import REASON_WORDS, MissingFigure, Reason, no_figure
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 @dataclass(frozen=True, slots=True)
-class LineFigure:
+class LensLine:
     """What a lens needs of one line the result covers: its figure (``value`` None: none,
     and ``missing`` says why), the model total, and the lines of this file it calls."""
 
@@ -47,7 +46,7 @@ class LineFigure:
     model_total: float | None
     calls: frozenset[int] = frozenset()
     calls_elsewhere: bool = False
-    missing: NoFigure | None = None
+    missing: MissingFigure | None = None
 
     @property
     def is_call(self) -> bool:
@@ -55,7 +54,7 @@ class LineFigure:
 
 
 #: 1-based line -> what the result says about it (None: not covered).
-FigureAt = Callable[[int], LineFigure | None]
+FigureAt = Callable[[int], LensLine | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,10 +166,10 @@ def _block(
     # own lines differ from the total only where a call line calls lines outside the block
     has_calls = any(f.calls_elsewhere or not f.calls <= inside for f in figured.values())
     reach = " total" if complete else " on the lines with figures"
-    parts = [numbers.format_value(total, unit) + reach]
+    parts = [figure_text.format_value(total, unit) + reach]
     if has_calls:
-        parts.append(f"own lines {numbers.format_value(own, unit)}")
-    share = numbers.format_share(total, first.model_total) if complete else None
+        parts.append(f"own lines {figure_text.format_value(own, unit)}")
+    share = figure_text.format_share(total, first.model_total) if complete else None
     if share:
         parts.append(f"{share} of the model")
     if missing:
@@ -205,22 +204,22 @@ def line_figure(
     file: str,
     found: tuple[float, dominant_metric.MetricKey, float | None] | None,
     current_line: Callable[[str, int], int | None],
-) -> LineFigure:
+) -> LensLine:
     """A covered line for ``code_blocks``: ``found`` is its figure under the client's
     settings (``line_labels.lens_figure``); the calls are mapped to current lines."""
     calls = {
         current
         for entry in entries
-        for f, n in entry.calls
+        for f, n in entry.facts.calls
         if f == file and (current := current_line(f, n)) is not None
     }
-    elsewhere = any(f != file for entry in entries for f, _ in entry.calls)
+    elsewhere = any(f != file for entry in entries for f, _ in entry.facts.calls)
     if found is not None:
-        return LineFigure(found[0], found[1], found[2], frozenset(calls), elsewhere)
+        return LensLine(found[0], found[1], found[2], frozenset(calls), elsewhere)
     reasons = [r for r in (no_figure(e) for e in entries) if r is not None]
-    missing = reasons[0] if reasons else NoFigure("no-sample", "No figure for this metric.")
+    missing = reasons[0] if reasons else MissingFigure("no-sample", "No figure for this metric.")
     key = entries[0].metric if entries else None
-    return LineFigure(None, key, None, frozenset(calls), elsewhere, missing)
+    return LensLine(None, key, None, frozenset(calls), elsewhere, missing)
 
 
 def lenses_of(
@@ -234,7 +233,7 @@ def lenses_of(
     """The blocks of ``source`` (the text of ``file``) given its entries by line, under a
     client's hint settings (``current_line`` maps the lines calls name to the text's)."""
 
-    def figure_at(line: int) -> LineFigure | None:
+    def figure_at(line: int) -> LensLine | None:
         entries = by_line.get(line)
         if not entries:
             return None

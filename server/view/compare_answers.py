@@ -20,7 +20,7 @@ from typing import Any
 
 from perfline.core.compare.deltas import UNCHANGED, CompareSettings, EntityDelta
 from perfline.core.compare.json_form import metric_json
-from perfline.server.line_index import JobIndex
+from perfline.server.line_entries import JobIndex
 from perfline.server.view.compare_surface import (
     BaselineProblemView,
     BaselineView,
@@ -63,16 +63,16 @@ def lines_json(
     for file, by_line in sorted(index.lines.items()):
         for number, entries in sorted(by_line.items()):
             for entry in entries:
-                recorded_to_file.setdefault(entry.recorded_file, file)
+                recorded_to_file.setdefault(entry.facts.recorded_file, file)
                 if only_file is not None and file != str(only_file):
                     continue
-                result = found.result(entry.result_index)
-                delta = result.entity(entry.entity_id) if result is not None else None
+                result = found.result(entry.facts.result_index)
+                delta = result.entity(entry.facts.entity_id) if result is not None else None
                 if delta is None or (changes_only and not _changed(delta)):
                     continue
                 path = Path(file)
                 now = current(path, number) if current is not None else number
-                rows.append(_line(file, number, now, delta, entry.entity_id))
+                rows.append(_line(file, number, now, delta, entry.facts.entity_id))
     for result in found.comparison.results:
         for delta in result.lines():
             if delta.status != "removed" or (changes_only and not _changed(delta)):

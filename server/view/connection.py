@@ -10,10 +10,12 @@ read from ready comparisons only. Every answer reads the one staleness rule
 view's convention (1-based lines, code-point columns, file-system paths); the LSP shell
 converts them. Several connections share one engine, each with its own view.
 
-Costs: a file's hint rows are computed once per (engine version, edit version, settings,
-comparisons version) and then served from the cache, a slice per request (bisect); model
-totals of a metric other than the index's own are computed once per (engine version,
-job, result, metric); hovers and lenses are computed per request from the cached entries
+Caches (the connection's, listed in ARCHITECTURE.md's inventory): a file's hint rows are
+computed once per (engine version, edit version, settings, comparisons version) and then
+served from the cache, a slice per request (bisect); model totals of a metric other than
+the index's own once per (engine version, job, result, metric); a result's look-up
+tables (``result_tables``) once per (engine version, job, result), on the first hover
+that needs them; hovers and lenses are computed per request from the cached entries
 (lenses also parse the source with ``ast``: linear in its length).
 """
 
@@ -28,7 +30,7 @@ from typing import Any
 from perfline.core import dominant_metric
 from perfline.core.errors import InputError
 from perfline.server import api
-from perfline.server.line_index import LineEntry
+from perfline.server.line_entries import LineEntry
 from perfline.server.scheduler.bounded_reads import read_source_text
 from perfline.server.view import line_labels
 from perfline.server.view.block_deltas import block_changes
@@ -43,7 +45,7 @@ from perfline.server.view.hover_text import HoverFacts, hover_markdown
 from perfline.server.view.line_deltas import DeltaLookup
 from perfline.server.view.line_details import operator_rows
 from perfline.server.view.regression_rules import regressions
-from perfline.server.view.result_tables import ResultTableCache
+from perfline.server.view.result_tables import ResultTables, result_tables
 from perfline.server.view.shapes import (
     LINE_END,
     Diagnostic,
@@ -71,10 +73,12 @@ class ConnectionView:
         self._settings_version = 0
         self._documents: dict[str, LineTracker] = {}
         self._lines: dict[str, tuple[tuple[int, int, int, int, int], _Lines]] = {}
+        #: Per engine version: model totals by (job, result, metric) and result tables by
+        #: (job, result), made on first use.
         self._totals: dict[tuple[str, int, dominant_metric.MetricKey], float | None] = {}
-        self._totals_version = -1
+        self._tables: dict[tuple[str, int], ResultTables | None] = {}
+        self._cached_version = -1
         self._published: set[str] = set()
-        self._tables = ResultTableCache(engine)
 
     # ---------------------------------------------------------------- settings
 
@@ -212,9 +216,9 @@ class ConnectionView:
 
     def _hover_facts(self, file: str, entry: LineEntry, deltas: DeltaLookup) -> HoverFacts:
         delta = deltas.of(entry)
-        tables = self._tables.get(entry.job, entry.result_index)
+        tables = self._result_tables(entry.facts.job, entry.facts.result_index)
         if tables is None:
-            return HoverFacts(entry, file, (), entry.producer, delta)
+            return HoverFacts(entry, file, (), entry.facts.producer, delta)
         rows = operator_rows(entry, tables.breakdowns, tables.entities, tables.parents)
         return HoverFacts(entry, file, rows, tables.run, delta)
 
@@ -317,24 +321,33 @@ class ConnectionView:
                 continue
             if stale(edited, entries, engine.job):
                 label += STALE_MARK
-            tooltip = ", ".join(sorted({f"{e.name} ({e.job})" for e in entries}))
+            tooltip = ", ".join(sorted({f"{e.facts.name} ({e.facts.job})" for e in entries}))
             rows.append(Hint(current, len(text[current - 1].rstrip("\r")), label, tooltip))
         return tuple(rows)
+
+    def _current(self, engine: EngineSurface) -> None:
+        """Drop the totals and tables made for another engine version."""
+        if self._cached_version != engine.version:
+            self._totals = {}
+            self._tables = {}
+            self._cached_version = engine.version
+
+    def _result_tables(self, job: str, result_index: int) -> ResultTables | None:
+        """``result_tables`` of a job's result (cached per engine state)."""
+        engine = self._engine()
+        self._current(engine)
+        key = (job, result_index)
+        if key not in self._tables:
+            self._tables[key] = result_tables(engine.result(job), result_index)
+        return self._tables[key]
 
     def _total_of(self, entry: LineEntry, key: dominant_metric.MetricKey) -> float | None:
         """The model total of ``key`` in the result behind ``entry`` (cached per engine state)."""
         engine = self._engine()
-        if self._totals_version != engine.version:
-            self._totals = {}
-            self._totals_version = engine.version
-        cache_key = (entry.job, entry.result_index, key)
+        self._current(engine)
+        cache_key = (entry.facts.job, entry.facts.result_index, key)
         if cache_key not in self._totals:
-            good = engine.result(entry.job)
-            results = good.document.get("results") if good is not None else None
-            total = None
-            if isinstance(results, list) and entry.result_index < len(results):
-                total = dominant_metric.model_total(results[entry.result_index], key)
-            self._totals[cache_key] = total
+            self._totals[cache_key] = line_labels.result_total(engine, entry, key)
         return self._totals[cache_key]
 
 

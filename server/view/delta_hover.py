@@ -15,7 +15,7 @@ Numbers follow ``core.figure_text``. Pure; linear in the line's metrics.
 
 from __future__ import annotations
 
-from perfline.core import figure_text as numbers
+from perfline.core import figure_text
 from perfline.core.compare.deltas import (
     ADDED,
     EXACT,
@@ -25,7 +25,7 @@ from perfline.core.compare.deltas import (
     MetricDelta,
 )
 from perfline.core.escaping import markdown_code, markdown_text
-from perfline.server.line_index import LineEntry
+from perfline.server.line_entries import LineEntry
 from perfline.server.view.compare_surface import BaselineView
 from perfline.server.view.line_deltas import LineDelta, metric_delta
 
@@ -72,7 +72,7 @@ def baseline_text(baseline: BaselineView) -> str:
 def verdict_sentence(delta: MetricDelta, settings: CompareSettings) -> str:
     """``▲152%, a regression (Mann-Whitney U test of 10 + 10 runs, Holm correction:
     p = 7.6e-05 < 0.05).`` for the metric a hint shows."""
-    change = numbers.format_change(delta.relative) if delta.relative else ""
+    change = figure_text.format_change(delta.relative) if delta.relative else ""
     if delta.explained and delta.significant:
         return (
             f"{change} inclusive: the lines this line calls account for the change, and it is "
@@ -113,16 +113,16 @@ def _p(value: float | None) -> str:
 
 def _row(delta: MetricDelta) -> str:
     label = f"{delta.name} ({delta.unit})" if delta.unit else delta.name
-    base = numbers.format_number(delta.base, delta.unit) if delta.base is not None else ""
-    new = numbers.format_number(delta.new, delta.unit) if delta.new is not None else ""
+    base = figure_text.format_number(delta.base, delta.unit) if delta.base is not None else ""
+    new = figure_text.format_number(delta.new, delta.unit) if delta.new is not None else ""
     difference = delta.delta
     signed = ""
     if difference is not None:
         signed = ("+" if difference > 0 else "-" if difference < 0 else "") + (
-            numbers.format_number(abs(difference), delta.unit)
+            figure_text.format_number(abs(difference), delta.unit)
         )
     relative = delta.relative
-    change = numbers.format_change(relative) if relative else ""
+    change = figure_text.format_change(relative) if relative else ""
     verdict = delta.verdict
     if delta.explained:
         verdict += ", inclusive"  # as perfline compare's table: counted on the called lines

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from perfline.core.workspace_config import CONFIG_FILE_NAME
-from perfline.server.line_index import LineDiagnostic
+from perfline.server.line_entries import LineDiagnostic
 from perfline.server.view.engine_surface import EngineSurface, JobView
 from perfline.server.view.shapes import LINE_END, Diagnostic, Severity
 

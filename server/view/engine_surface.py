@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from perfline.core.workspace_config import WorkspaceConfigError
 from perfline.server.file_access import Root
-from perfline.server.line_index import JobIndex, LineDiagnostic, LineEntry
+from perfline.server.line_entries import JobIndex, LineDiagnostic, LineEntry
 
 
 class JobErrorView(Protocol):

@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from perfline.core import figure_text as numbers
+from perfline.core import figure_text
 from perfline.core.escaping import markdown_code, markdown_text
-from perfline.server.line_index import LineEntry
+from perfline.server.line_entries import LineEntry
 from perfline.server.view.delta_hover import delta_markdown
 from perfline.server.view.line_deltas import LineDelta
 from perfline.server.view.line_details import (
@@ -71,14 +71,14 @@ def hover_markdown(facts: Sequence[HoverFacts], *, stale: bool = False) -> str:
 
 def _section(fact: HoverFacts) -> list[str]:
     entry = fact.entry
-    head = f"**{cell(entry.name)}**"
+    head = f"**{cell(entry.facts.name)}**"
     if entry.value is not None and entry.metric is not None:
-        head += f" · {numbers.format_value(entry.value, entry.metric.unit)}"
+        head += f" · {figure_text.format_value(entry.value, entry.metric.unit)}"
         head += f" {entry.statistic}" if entry.statistic else ""
-        share = numbers.format_share(entry.value, entry.total)
+        share = figure_text.format_share(entry.value, entry.total)
         head += f" · {share} of the model" if share else ""
     parts = [head + "\n"]
-    called = calls_text(entry, fact.file) if entry.calls else ""
+    called = calls_text(entry, fact.file) if entry.facts.calls else ""
     missing = no_figure(entry)
     if missing is not None:
         sentence = missing.sentence + (f" It calls {called}." if called else "")
@@ -97,14 +97,14 @@ def _section(fact: HoverFacts) -> list[str]:
 def _operators_sum(entry: LineEntry, operators: Sequence[OperatorRow]) -> str:
     """`` The figures of its 24 operators add up to 10.8 ms.`` when each operator under a
     line without a figure has one of its own (a sum of distinct figures, none shared)."""
-    ids = {str(o.get("id")) for o in entry.source_operators}
+    ids = {str(o.get("id")) for o in entry.facts.source_operators}
     if not operators or {r.entity_id for r in operators} != ids:
         return ""
     total = sum(r.value for r in operators)
     what = f"{first.statistic} " if (first := operators[0]).statistic else ""
     return (
         f" The {what}figures of its {len(operators)} operators add up to "
-        f"{numbers.format_value(total, first.unit)}."
+        f"{figure_text.format_value(total, first.unit)}."
     )
 
 
@@ -122,7 +122,7 @@ def _metric_tables(found: LineMetrics) -> list[str]:
         for m in found.measurements:
             values = dict(m.values)
             cells = [
-                numbers.format_number(values[c], m.unit) if c in values else "" for c in columns
+                figure_text.format_number(values[c], m.unit) if c in values else "" for c in columns
             ]
             if runs:
                 cells.append(str(m.runs) if m.runs is not None else "")
@@ -131,7 +131,7 @@ def _metric_tables(found: LineMetrics) -> list[str]:
         parts.append("\n".join(rows) + "\n")
     if found.others:
         rows = ["| metric | value |", "|---|---:|"]
-        rows += [f"| {cell(n)} | {numbers.format_value(v, u)} |" for n, v, u in found.others]
+        rows += [f"| {cell(n)} | {figure_text.format_value(v, u)} |" for n, v, u in found.others]
         parts.append("\n".join(rows) + "\n")
     if found.unavailable:
         listed = "; ".join(f"{name} ({reason})" for name, reason in found.unavailable)
@@ -150,8 +150,8 @@ def _operators(entry: LineEntry, operators: Sequence[OperatorRow]) -> str:
         "|---|---|---:|---:|",
     ]
     for row in operators[:MAX_OPERATORS]:
-        share = numbers.format_share(row.value, base) or ""
-        value = numbers.format_number(row.value, row.unit)
+        share = figure_text.format_share(row.value, base) or ""
+        value = figure_text.format_number(row.value, row.unit)
         rows.append(f"| {cell(row.type)} | {cell(row.name)} | {value} | {share} |")
     if len(operators) > MAX_OPERATORS:
         rows.append(f"\n(+{len(operators) - MAX_OPERATORS} more)")
@@ -160,7 +160,7 @@ def _operators(entry: LineEntry, operators: Sequence[OperatorRow]) -> str:
 
 def _provenance(fact: HoverFacts) -> str:
     entry = fact.entry
-    parts = [fact.run, f"job {markdown_code(entry.job)}"]
+    parts = [fact.run, f"job {markdown_code(entry.facts.job)}"]
     confidence = {
         str(m["qualifiers"]["confidence"])
         for m in entry.metrics
@@ -168,9 +168,11 @@ def _provenance(fact: HoverFacts) -> str:
     }
     if confidence:
         parts.append("confidence " + ", ".join(sorted(confidence)))
-    if entry.placements:
-        parts.append("placement " + ", ".join(entry.placements))
-    if entry.stacks:
-        parts.append(f"{len(entry.stacks)} call stack" + ("" if len(entry.stacks) == 1 else "s"))
+    if entry.facts.placements:
+        parts.append("placement " + ", ".join(entry.facts.placements))
+    if entry.facts.stacks:
+        parts.append(
+            f"{len(entry.facts.stacks)} call stack" + ("" if len(entry.facts.stacks) == 1 else "s")
+        )
     shown = [cell(parts[0]), parts[1], *(cell(p) for p in parts[2:])]
     return "*" + " · ".join(shown) + "*\n"

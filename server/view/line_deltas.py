@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from perfline.core import figure_text as numbers
+from perfline.core import figure_text
 from perfline.core.compare.comparison import ResultComparison
 from perfline.core.compare.deltas import CompareSettings, EntityDelta, MetricDelta
-from perfline.server.line_index import LineEntry
+from perfline.server.line_entries import LineEntry
 from perfline.server.view.compare_surface import ComparisonSource, JobComparisonView
 from perfline.server.view.engine_surface import EngineSurface
 
@@ -56,13 +56,13 @@ class DeltaLookup:
 
     def of(self, entry: LineEntry) -> LineDelta | None:
         """The entry's delta, when its job has a ready comparison that pairs its result."""
-        job = self.job(entry.job)
+        job = self.job(entry.facts.job)
         if job is None:
             return None
-        result = job.result(entry.result_index)
+        result = job.result(entry.facts.result_index)
         if result is None:
             return None
-        entity = result.entity(entry.entity_id)
+        entity = result.entity(entry.facts.entity_id)
         return None if entity is None else LineDelta(job, result, entity)
 
 
@@ -85,7 +85,7 @@ def change(delta: MetricDelta | None) -> str:
     relative = delta.relative
     if relative is None or relative == 0:
         return ""
-    return numbers.format_change(relative)
+    return figure_text.format_change(relative)
 
 
 def entry_change(lookup: DeltaLookup | None, entry: LineEntry, metric: str | None) -> str:

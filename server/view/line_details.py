@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from perfline.core import call_lines, dominant_metric
-from perfline.server.line_index import LineEntry
+from perfline.server.line_entries import LineEntry
 
 Reason = Literal["conflict", "partial", "no-sample"]
 
@@ -41,7 +41,7 @@ _STAT_SUFFIX = re.compile(r"_(?:avg|mean|median|min|max|p\d{1,2})$")
 
 
 @dataclass(frozen=True, slots=True)
-class NoFigure:
+class MissingFigure:
     """Why a covered line has no figure: the reason and a sentence for the hover."""
 
     reason: Reason
@@ -57,25 +57,25 @@ class NoFigure:
         return self.reason == "no-sample"
 
 
-def no_figure(entry: LineEntry) -> NoFigure | None:
+def no_figure(entry: LineEntry) -> MissingFigure | None:
     """None when the line has a figure."""
     if entry.value is not None:
         return None
-    count, measured = len(entry.source_operators), entry.measured_operators
+    count, measured = len(entry.facts.source_operators), entry.measured_operators
     if entry.metric is None or measured == 0:
         what = "operator under this line carries" if count == 1 else "operators under it carry"
-        return NoFigure(
+        return MissingFigure(
             "no-sample",
             f"No figure: no sample. The {count} {what} no measurement (no kernel ran, "
             "or only views of other operators).",
         )
     if measured < count:
-        return NoFigure(
+        return MissingFigure(
             "partial",
             f"No figure: partial coverage. {measured} of the {count} operators under this "
             "line carry figures; a figure for the line would leave the others out.",
         )
-    return NoFigure(
+    return MissingFigure(
         "conflict",
         f"No figure: conflicting figures. All {count} operators under this line carry "
         "figures, but the ways of adding them up for this line disagree (float rounding of "
@@ -86,8 +86,8 @@ def no_figure(entry: LineEntry) -> NoFigure | None:
 def calls_text(entry: LineEntry, file: str) -> str:
     """``lines 24-27`` (this file) and ``other.py:3`` (other files) of a call line (the
     ranges as ``core.call_lines`` writes them for every report)."""
-    here = sum(1 for f, _ in entry.calls if f == file)
-    text = call_lines.calls_text(entry.calls, file)
+    here = sum(1 for f, _ in entry.facts.calls if f == file)
+    text = call_lines.calls_text(entry.facts.calls, file)
     if not here:
         return text
     return ("line " if here == 1 else "lines ") + text
@@ -175,7 +175,7 @@ def operator_rows(
     if key is None:
         return []
     rows: dict[str, OperatorRow] = {}
-    for operator in entry.source_operators:
+    for operator in entry.facts.source_operators:
         op_id = str(operator.get("id"))
         row = _row(op_id, operator, breakdowns, key)
         if row is not None:

@@ -5,8 +5,8 @@ settings, else the settings' metric through their format template; with a baseli
 significant change of the figure shown, ``9.63 ms avg ▲12% · 81%``, from
 ``line_deltas``), ``lens_figure`` / ``lens_entry`` (what a code lens sums for a line, and
 from which entry) and ``fill`` (a template with a figure's values). The model total of a
-metric other than the index's own comes from the caller (``TotalOf``, cached per engine
-state by the connection). Pure; linear in a line's entries.
+metric other than the index's own comes from the caller (``TotalOf``: ``result_total``,
+cached per engine state by the connection). Pure; linear in a line's entries.
 """
 
 from __future__ import annotations
@@ -15,15 +15,15 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from perfline.core import dominant_metric
-from perfline.core import figure_text as numbers
-from perfline.server.line_index import LineEntry
+from perfline.core import dominant_metric, figure_text
+from perfline.server.line_entries import LineEntry
+from perfline.server.view.engine_surface import EngineSurface
 from perfline.server.view.hint_settings import PLACEHOLDER_PATTERN, HintSettings
 from perfline.server.view.line_deltas import DeltaLookup, entry_change
 
 
 @dataclass(frozen=True)
-class Figure:
+class LabelFigure:
     """The figure a label shows: value, unit, metric name, share (0-1), statistic."""
 
     value: float
@@ -37,14 +37,29 @@ class Figure:
 TotalOf = Callable[[LineEntry, dominant_metric.MetricKey], float | None]
 
 
-def chosen_figure(entry: LineEntry, settings: HintSettings, total_of: TotalOf) -> Figure | None:
+def result_total(
+    engine: EngineSurface, entry: LineEntry, key: dominant_metric.MetricKey
+) -> float | None:
+    """The model total of ``key`` in the result behind ``entry`` (``dominant_metric.
+    model_total``): the one rule of what a lens's or a hint's share is of, for the
+    connection (which caches it per engine state) and the API alike."""
+    good = engine.result(entry.facts.job)
+    results = good.document.get("results") if good is not None else None
+    if not isinstance(results, list) or entry.facts.result_index >= len(results):
+        return None
+    return dominant_metric.model_total(results[entry.facts.result_index], key)
+
+
+def chosen_figure(
+    entry: LineEntry, settings: HintSettings, total_of: TotalOf
+) -> LabelFigure | None:
     """The entry's figure under ``settings``: its own, or the named metric's if it has it."""
     own = entry.metric is not None and entry.metric.name == settings.metric
     if settings.metric is None or own:
         if entry.value is None or entry.metric is None:
             return None
         own_key = entry.metric
-        return Figure(entry.value, own_key.unit, own_key.name, entry.share, entry.statistic)
+        return LabelFigure(entry.value, own_key.unit, own_key.name, entry.share, entry.statistic)
     for metric in entry.metrics:
         if metric.get("name") != settings.metric:
             continue
@@ -55,7 +70,7 @@ def chosen_figure(entry: LineEntry, settings: HintSettings, total_of: TotalOf) -
         statistic = dominant_metric.statistic_of(metric)
         total = total_of(entry, key)
         share = value / total if total else None
-        return Figure(value, key.unit, key.name, share, statistic)
+        return LabelFigure(value, key.unit, key.name, share, statistic)
     return None
 
 
@@ -70,7 +85,7 @@ def with_delta_slot(template: str) -> str:
     return template + " {delta}"
 
 
-def fill(template: str, figure: Figure, delta: str = "") -> str:
+def fill(template: str, figure: LabelFigure, delta: str = "") -> str:
     """The template with the figure's values (``delta``: its change against the baseline,
     ``▲12%`` or empty); an unknown share or delta leaves no dangling separator or empty
     brackets."""
@@ -78,14 +93,14 @@ def fill(template: str, figure: Figure, delta: str = "") -> str:
         template = with_delta_slot(template)
     share = ""
     if figure.share is not None:
-        share = numbers.format_share(figure.share, 1.0) or ""
+        share = figure_text.format_share(figure.share, 1.0) or ""
     values = {
-        "value": numbers.format_value(figure.value, figure.unit),
+        "value": figure_text.format_value(figure.value, figure.unit),
         "unit": figure.unit,
         "metric": figure.metric,
         "statistic": figure.statistic or "",
         "share": share,
-        "marker": numbers.share_marker(figure.share),
+        "marker": figure_text.share_marker(figure.share),
         "delta": delta,
     }
     text = PLACEHOLDER_PATTERN.sub(lambda m: values.get(m.group(1), ""), template)
@@ -106,7 +121,7 @@ def line_label(
     (with the change against the baseline after the statistic, when significant)."""
     if settings.is_default:
         labels = [_default_label(e, deltas) for e in entries if e.label]
-        return numbers.combine_labels(labels) if labels else None
+        return figure_text.combine_labels(labels) if labels else None
     shares = [e.share for e in entries if e.share is not None]
     if settings.min_share > 0 and shares and max(shares) * 100 < settings.min_share:
         return None
@@ -117,7 +132,7 @@ def line_label(
             text = fill(settings.format, figure, entry_change(deltas, entry, figure.metric))
             if text:
                 parts.append(text)
-    return numbers.combine_labels(parts) if parts else None
+    return figure_text.combine_labels(parts) if parts else None
 
 
 def _default_label(entry: LineEntry, deltas: DeltaLookup | None) -> str:
@@ -128,7 +143,7 @@ def _default_label(entry: LineEntry, deltas: DeltaLookup | None) -> str:
     mark = entry_change(deltas, entry, entry.metric.name)
     if not mark:
         return label
-    head = numbers.format_value(entry.value, entry.metric.unit)
+    head = figure_text.format_value(entry.value, entry.metric.unit)
     head += f" {entry.statistic}" if entry.statistic else ""
     if not label.startswith(head):
         return f"{label} {mark}"

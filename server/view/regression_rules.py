@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from perfline.core import figure_text as numbers
+from perfline.core import figure_text
 from perfline.core.compare.deltas import REGRESSION
-from perfline.server.line_index import LineEntry
+from perfline.server.line_entries import LineEntry
 from perfline.server.view.delta_hover import verdict_sentence
 from perfline.server.view.hint_settings import HintSettings
 from perfline.server.view.line_deltas import DeltaLookup, metric_delta
@@ -48,7 +48,7 @@ def regressions(
                         end_column=line_length(line),
                         message=message,
                         severity="warning",
-                        source=f"perfline ({entry.job})",
+                        source=f"perfline ({entry.facts.job})",
                         code=CODE,
                     )
                 )
@@ -73,10 +73,10 @@ def _regression(
     if relative is None or abs(relative) <= threshold or delta.base is None or delta.new is None:
         return None
     statistic = f" {figure.statistic}" if figure.statistic else ""
-    new = numbers.format_value(delta.new, delta.unit) + statistic
-    base = numbers.format_value(delta.base, delta.unit)
+    new = figure_text.format_value(delta.new, delta.unit) + statistic
+    base = figure_text.format_value(delta.base, delta.unit)
     limit = f"{threshold * 100:g}%"
     return (
-        f"{entry.name} regressed against the baseline: {new}, was {base} "
+        f"{entry.facts.name} regressed against the baseline: {new}, was {base} "
         f"(beyond the {limit} regression threshold): " + verdict_sentence(delta, found.job.settings)
     )

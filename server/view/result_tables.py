@@ -1,10 +1,10 @@
 """Look-up tables of one job result that hovers and breakdowns read (operators' figures,
-the entities above them, what ran), built on first use and kept until the engine's state
-changes.
+the entities above them, what ran).
 
-Built lazily per (job, result index): one pass over the result's breakdowns and entities
-(linear), so a hover costs a dictionary look-up per operator once a table exists; served
-results are never scanned ahead of a hover or breakdown that needs them.
+Built on first use per (job, result index): one pass over the result's breakdowns and
+entities (linear), so a hover costs a dictionary look-up per operator once a table
+exists (the connection keeps them until the engine's state changes: ``ConnectionView``);
+served results are never scanned ahead of a hover or breakdown that needs them.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 from perfline.core.graph import build_graph
 from perfline.server.line_index import breakdowns_by_entity
-from perfline.server.view.engine_surface import EngineSource, ResultView
+from perfline.server.view.engine_surface import ResultView
 from perfline.server.view.run_description import describe_run
 
 
@@ -31,26 +31,8 @@ class ResultTables:
     document: Mapping[str, Any]
 
 
-class ResultTableCache:
-    """``ResultTables`` per (job, result index), dropped when the engine's version moves."""
-
-    def __init__(self, engine: EngineSource) -> None:
-        self._engine = engine
-        self._version = -1
-        self._tables: dict[tuple[str, int], ResultTables | None] = {}
-
-    def get(self, job: str, result_index: int) -> ResultTables | None:
-        engine = self._engine()
-        if engine.version != self._version:
-            self._tables = {}
-            self._version = engine.version
-        key = (job, result_index)
-        if key not in self._tables:
-            self._tables[key] = _tables(engine.result(job), result_index)
-        return self._tables[key]
-
-
-def _tables(good: ResultView | None, result_index: int) -> ResultTables | None:
+def result_tables(good: ResultView | None, result_index: int) -> ResultTables | None:
+    """The tables of result ``result_index`` of ``good`` (``None``: no such result)."""
     if good is None:
         return None
     document = good.document

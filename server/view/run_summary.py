@@ -14,8 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from perfline.core import dominant_metric
-from perfline.core import figure_text as numbers
+from perfline.core import dominant_metric, figure_text
 from perfline.server.view.run_description import describe_run
 
 
@@ -55,9 +54,9 @@ def summary(document: Mapping[str, Any], preferred: str | None = None, count: in
             unit = str(metric.get("unit", ""))
             if unit not in units and len(headline) < count:
                 units.add(unit)
-                headline.append(numbers.format_value(value, unit))
+                headline.append(figure_text.format_value(value, unit))
         listed = tuple(
-            f"{m.get('name')}: {numbers.format_value(v, str(m.get('unit', '')))}"
+            f"{m.get('name')}: {figure_text.format_value(v, str(m.get('unit', '')))}"
             for m, v in numeric
         )
         return Summary(tuple(headline), listed, describe_run(document, result))

@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from perfline.core import figure_text as numbers
+from perfline.core import figure_text
 from perfline.core.escaping import markdown_code, markdown_text
 from perfline.core.unit_scale import unit_scale
-from perfline.server.line_index import LineEntry
+from perfline.server.line_entries import LineEntry
 from perfline.server.view.line_details import statistics
 
 
@@ -33,11 +33,11 @@ def runtime_table(columns: Sequence[Column]) -> str | None:
     """The side-by-side table (Markdown), or ``None`` for fewer than two jobs."""
     jobs: dict[str, Column] = {}
     for column in columns:
-        jobs.setdefault(column.entry.job, column)
+        jobs.setdefault(column.entry.facts.job, column)
     if len(jobs) < 2:
         return None
     chosen = list(jobs.values())
-    header = "| | " + " | ".join(markdown_code(c.entry.job) for c in chosen) + " |"
+    header = "| | " + " | ".join(markdown_code(c.entry.facts.job) for c in chosen) + " |"
     rows = [header, "|---|" + "---:|" * len(chosen)]
     rows.append("| ran | " + " | ".join(_cell(c.run) for c in chosen) + " |")
     rows.append("| figure | " + " | ".join(_figure(c.entry) for c in chosen) + " |")
@@ -50,14 +50,14 @@ def runtime_table(columns: Sequence[Column]) -> str | None:
 def _figure(entry: LineEntry) -> str:
     if entry.value is None or entry.metric is None:
         return "no figure"
-    text = numbers.format_value(entry.value, entry.metric.unit)
+    text = figure_text.format_value(entry.value, entry.metric.unit)
     return f"{text} {entry.statistic}" if entry.statistic else text
 
 
 def _share(entry: LineEntry) -> str:
     if entry.value is None:
         return ""
-    return numbers.format_share(entry.value, entry.total) or ""
+    return figure_text.format_share(entry.value, entry.total) or ""
 
 
 def _metric_rows(entries: Sequence[LineEntry]) -> list[tuple[str, list[str]]]:
@@ -74,13 +74,13 @@ def _metric_rows(entries: Sequence[LineEntry]) -> list[tuple[str, list[str]]]:
             for statistic, value in measurement.values:
                 key = (f"{measurement.name} {statistic}", shown_unit)
                 number = value * scale if scale is not None else value
-                _put(order, cells, key, position, numbers.format_number(number, shown_unit))
+                _put(order, cells, key, position, figure_text.format_number(number, shown_unit))
             if measurement.runs is not None:
                 _put(
                     order, cells, (f"{measurement.name} runs", ""), position, str(measurement.runs)
                 )
         for name, value, unit in found.others:
-            _put(order, cells, (name, unit), position, numbers.format_number(value, unit))
+            _put(order, cells, (name, unit), position, figure_text.format_number(value, unit))
     rows = []
     for key in order:
         name, unit = key
@@ -108,4 +108,4 @@ def _cell(value: object) -> str:
 
 def columns_of(entries: Sequence[LineEntry], runs: Mapping[str, str]) -> list[Column]:
     """Columns for ``entries`` with what ran per job (``runs``: job -> text)."""
-    return [Column(entry, runs.get(entry.job, entry.producer)) for entry in entries]
+    return [Column(entry, runs.get(entry.facts.job, entry.facts.producer)) for entry in entries]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from perfline.server.line_index import LineEntry
+from perfline.server.line_entries import LineEntry
 from perfline.server.view.engine_surface import JobView
 
 #: What every stale label and lens title ends with.
@@ -25,10 +25,10 @@ def stale(
         return True
     seen: set[str] = set()
     for entry in entries:
-        if entry.job in seen:
+        if entry.facts.job in seen:
             continue
-        seen.add(entry.job)
-        info = job_of(entry.job)
+        seen.add(entry.facts.job)
+        info = job_of(entry.facts.job)
         if info is not None and info.stale:
             return True
     return False

@@ -14,7 +14,7 @@ from perfline.core.pipeline import postprocess
 from perfline.core.report_html.payload import build_payload
 from perfline.core.report_rows import code_line_rows, dominant_metric
 from perfline.server.ingest.executorch import load_etdump_document
-from perfline.server.line_index import build_index
+from perfline.server.line_index import build_line_index
 
 MEASURED = Path(__file__).resolve().parent.parent / "data" / "measured" / "portable"
 
@@ -30,13 +30,13 @@ def _documents() -> list[dict[str, Any]]:
 
 
 def _view(document: dict[str, Any]) -> Lines:
-    index = build_index("job", document, lambda recorded: None)
+    index = build_line_index("job", document, lambda recorded: None)
     return {
-        (PurePath(file).name, entry.line): len(entry.calls)
+        (PurePath(file).name, entry.facts.line): len(entry.facts.calls)
         for file, lines in index.lines.items()
         for entries in lines.values()
         for entry in entries
-        if entry.calls
+        if entry.facts.calls
     }
 
 

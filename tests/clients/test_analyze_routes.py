@@ -82,10 +82,10 @@ def test_a_new_route_is_listed_by_one_entry() -> None:
 def test_every_route_names_what_the_dispatch_takes() -> None:
     """The table's endings are the ones the dispatch recognizes (no stale entry)."""
     from perfline.clients.cli.analyze_routes import ROUTES
-    from perfline.server.ingest import estimator as nx
+    from perfline.server.ingest import estimator
     from perfline.server.ingest.executorch import ETDUMP_SUFFIXES, ETRECORD_SUFFIXES
 
     taken = {ending for route in ROUTES for ending in route.takes}
-    assert set(nx.VGF_SUFFIXES) <= taken and ".tosa" in taken
+    assert set(estimator.VGF_SUFFIXES) <= taken and ".tosa" in taken
     assert {*ETRECORD_SUFFIXES, *ETDUMP_SUFFIXES} <= taken
-    assert {nx.PERFORMANCE_SUFFIX, nx.DEBUG_SUFFIX, nx.SUMMARY_SUFFIX} <= taken
+    assert {estimator.PERFORMANCE_SUFFIX, estimator.DEBUG_SUFFIX, estimator.SUMMARY_SUFFIX} <= taken

@@ -15,8 +15,7 @@ import math
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies
 
 from perfline.build_info import core_build
 from perfline.core.json_codec import (
@@ -33,16 +32,16 @@ from perfline.core.json_codec import (
 
 # Every code point, surrogates included (lone ones are what the standard library escapes
 # as \udXXX and msgspec refuses), weighted towards the troublesome ones.
-CHARACTERS = st.one_of(
-    st.characters(min_codepoint=0, max_codepoint=0x10FFFF),
-    st.sampled_from(["\x00", "\x1f", "\x7f", '"', "\\", "/", "\u2028", "\ud800", "\udfff"]),
-    st.integers(min_value=0xD800, max_value=0xDFFF).map(chr),
+CHARACTERS = strategies.one_of(
+    strategies.characters(min_codepoint=0, max_codepoint=0x10FFFF),
+    strategies.sampled_from(["\x00", "\x1f", "\x7f", '"', "\\", "/", "\u2028", "\ud800", "\udfff"]),
+    strategies.integers(min_value=0xD800, max_value=0xDFFF).map(chr),
 )
-TEXT = st.text(CHARACTERS, max_size=12)
-FLOATS = st.one_of(
-    st.floats(allow_nan=True, allow_infinity=True),
-    st.floats(min_value=-1e-300, max_value=1e-300),  # subnormals and tiny values
-    st.sampled_from(
+TEXT = strategies.text(CHARACTERS, max_size=12)
+FLOATS = strategies.one_of(
+    strategies.floats(allow_nan=True, allow_infinity=True),
+    strategies.floats(min_value=-1e-300, max_value=1e-300),  # subnormals and tiny values
+    strategies.sampled_from(
         [
             0.0,
             -0.0,
@@ -57,22 +56,22 @@ FLOATS = st.one_of(
         ]
     ),
 )
-INTEGERS = st.one_of(
-    st.integers(),
-    st.integers(min_value=-(10**60), max_value=10**60),
-    st.sampled_from([2**63, -(2**63) - 1, 2**64, 0, -1]),
+INTEGERS = strategies.one_of(
+    strategies.integers(),
+    strategies.integers(min_value=-(10**60), max_value=10**60),
+    strategies.sampled_from([2**63, -(2**63) - 1, 2**64, 0, -1]),
 )
-SCALARS = st.one_of(st.none(), st.booleans(), INTEGERS, FLOATS, TEXT)
+SCALARS = strategies.one_of(strategies.none(), strategies.booleans(), INTEGERS, FLOATS, TEXT)
 
 
-def _objects(children: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str, Any]]:
+def _objects(children: strategies.SearchStrategy[Any]) -> strategies.SearchStrategy[dict[str, Any]]:
     # Built from a list of pairs: the order is the generated one, duplicates keep the last.
-    return st.lists(st.tuples(TEXT, children), max_size=6).map(dict)
+    return strategies.lists(strategies.tuples(TEXT, children), max_size=6).map(dict)
 
 
-JSON_VALUES = st.recursive(
+JSON_VALUES = strategies.recursive(
     SCALARS,
-    lambda children: st.one_of(st.lists(children, max_size=8), _objects(children)),
+    lambda children: strategies.one_of(strategies.lists(children, max_size=8), _objects(children)),
     max_leaves=60,
 )
 
@@ -88,7 +87,7 @@ ROUTES = pytest.mark.parametrize("json_only", [False, True], ids=["stdlib", "jso
 
 @ROUTES
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(value=JSON_VALUES, slice_items=st.integers(min_value=1, max_value=5))
+@given(value=JSON_VALUES, slice_items=strategies.integers(min_value=1, max_value=5))
 def test_document_bytes_are_json_dumps_indent_4(
     value: Any, slice_items: int, json_only: bool
 ) -> None:
@@ -105,27 +104,29 @@ def test_default_slices_too(value: Any, json_only: bool) -> None:
 
 # Values msgspec's route takes as they are: ASCII text without DEL, no None, finite floats
 # of every magnitude (those whose notation differs must be found, the others kept).
-FAST_TEXT = st.text(st.characters(min_codepoint=0, max_codepoint=0x7E), max_size=12)
-FAST_FLOATS = st.one_of(
-    st.floats(allow_nan=False, allow_infinity=False),
-    st.floats(min_value=1e-4, max_value=1e16, exclude_max=True),
-    st.floats(min_value=-1e-3, max_value=1e-3),
-    st.builds(lambda m, e: float(f"{m}e{e}"), st.integers(1, 99999), st.integers(-9, 18)),
-    st.sampled_from([1e-4, 9.999999999999999e-05, 1e16, 1e-5, 1e-7, 100.00000000000001]),
+FAST_TEXT = strategies.text(strategies.characters(min_codepoint=0, max_codepoint=0x7E), max_size=12)
+FAST_FLOATS = strategies.one_of(
+    strategies.floats(allow_nan=False, allow_infinity=False),
+    strategies.floats(min_value=1e-4, max_value=1e16, exclude_max=True),
+    strategies.floats(min_value=-1e-3, max_value=1e-3),
+    strategies.builds(
+        lambda m, e: float(f"{m}e{e}"), strategies.integers(1, 99999), strategies.integers(-9, 18)
+    ),
+    strategies.sampled_from([1e-4, 9.999999999999999e-05, 1e16, 1e-5, 1e-7, 100.00000000000001]),
 )
-FAST_SCALARS = st.one_of(st.booleans(), INTEGERS, FAST_FLOATS, FAST_TEXT)
-FAST_VALUES = st.recursive(
+FAST_SCALARS = strategies.one_of(strategies.booleans(), INTEGERS, FAST_FLOATS, FAST_TEXT)
+FAST_VALUES = strategies.recursive(
     FAST_SCALARS,
-    lambda children: st.one_of(
-        st.lists(children, max_size=8),
-        st.lists(st.tuples(FAST_TEXT, children), max_size=6).map(dict),
+    lambda children: strategies.one_of(
+        strategies.lists(children, max_size=8),
+        strategies.lists(strategies.tuples(FAST_TEXT, children), max_size=6).map(dict),
     ),
     max_leaves=40,
 )
 
 
 @settings(max_examples=1500, deadline=None)
-@given(value=st.one_of(FAST_VALUES, JSON_VALUES))
+@given(value=strategies.one_of(FAST_VALUES, JSON_VALUES))
 def test_msgspec_text_is_taken_only_where_it_is_the_standard_librarys(value: Any) -> None:
     fast = msgspec_compact_or_none(value)
     if fast is not None:
@@ -194,7 +195,7 @@ def test_the_compiled_build_checks_tokens_in_c() -> None:
 
 @pytest.mark.skipif(TOKEN_CHECK is None, reason="the pure build has no token check")
 @settings(max_examples=1500, deadline=None)
-@given(value=st.one_of(FAST_VALUES, JSON_VALUES))
+@given(value=strategies.one_of(FAST_VALUES, JSON_VALUES))
 def test_the_token_check_refuses_no_more_than_the_searches(value: Any) -> None:
     # Where the token pass accepts, the text is the standard library's (the test above on
     # msgspec_compact_or_none); here: whatever it refuses, the searches refuse too (it
@@ -327,7 +328,7 @@ def _same(left: Any, right: Any) -> bool:
 
 
 @settings(max_examples=400, deadline=None)
-@given(value=JSON_VALUES, indent=st.sampled_from([None, 4]))
+@given(value=JSON_VALUES, indent=strategies.sampled_from([None, 4]))
 def test_decode_reads_what_json_loads_reads(value: Any, indent: int | None) -> None:
     text = json.dumps(value, indent=indent)
     assert _same(decode_json(text), json.loads(text))

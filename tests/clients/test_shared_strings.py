@@ -13,8 +13,7 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies
 
 from perfline.build_info import core_build
 from perfline.core.json_codec import SHARE_STRINGS, read_json_input
@@ -23,14 +22,20 @@ needs_c = pytest.mark.skipif(SHARE_STRINGS is None, reason="the pure build keeps
 
 # Few distinct texts, so that equal strings recur; made at run time (not constants the
 # compiler would share already).
-WORDS = st.sampled_from(
+WORDS = strategies.sampled_from(
     ["sum", "cycles", "bytes", "nn_module/top", "", "é", "x" * 40, "中", "中a", "😀", "\ud800"]
 ).map(lambda word: "".join(list(word)))
-SCALARS = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), WORDS)
-VALUES = st.recursive(
+SCALARS = strategies.one_of(
+    strategies.none(),
+    strategies.booleans(),
+    strategies.integers(),
+    strategies.floats(allow_nan=False),
+    WORDS,
+)
+VALUES = strategies.recursive(
     SCALARS,
-    lambda children: st.one_of(
-        st.lists(children, max_size=6), st.dictionaries(WORDS, children, max_size=5)
+    lambda children: strategies.one_of(
+        strategies.lists(children, max_size=6), strategies.dictionaries(WORDS, children, max_size=5)
     ),
     max_leaves=40,
 )

@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from perfline.clients.cli import cli
-from tests.nx_estimator._data import DATA as ESTIMATOR_DATA
+from tests.nx_estimator._data import DATA
 from tests.server.helpers import KWS
 
 pytestmark = pytest.mark.timeout(180)
@@ -65,7 +65,7 @@ def _analyze_html(out: Path) -> list[str]:
 
 
 def _analyze_estimator(out: Path) -> list[str]:
-    return ["analyze", str(ESTIMATOR_DATA), "--output-dir", str(out)]
+    return ["analyze", str(DATA), "--output-dir", str(out)]
 
 
 def _analyze_estimator_run(out: Path) -> list[str]:

@@ -11,12 +11,11 @@ from perfline.core.code_lines import derive_code_lines
 from perfline.core.collapse import collapse_result
 from perfline.core.collapse_rules import CollapseRule
 from perfline.core.errors import StageError
-from tests.documents import entity
-from tests.documents import stage_result as result
+from tests.documents import entity, stage_result
 
 
 def fresh() -> dict[str, Any]:
-    return result(
+    return stage_result(
         [
             entity("op", "source_operator"),
             entity("s1", "code_stack", child_ids=["op"], attributes={"file": "/m.py", "line": 2}),
@@ -51,7 +50,7 @@ def reject_message(ids: list[str]) -> str:
 
 
 def test_a_foreign_code_line_is_rejected() -> None:
-    original = result([entity("op", "source_operator"), entity("code_line/x", "code_line")])
+    original = stage_result([entity("op", "source_operator"), entity("code_line/x", "code_line")])
     with pytest.raises(StageError) as error:
         derive_code_lines(original)
     assert str(error.value) == reject_message(["code_line/x"])

@@ -8,8 +8,7 @@ import hashlib
 import json
 from pathlib import PurePosixPath, PureWindowsPath
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies
 
 from perfline.core.code_line_ids import location_basename, location_digest
 
@@ -21,7 +20,7 @@ def _pathlib_basename(file: str) -> str:
 
 
 @settings(max_examples=2000, deadline=None)
-@given(st.text(alphabet="ab./\\: ~é", max_size=12))
+@given(strategies.text(alphabet="ab./\\: ~é", max_size=12))
 def test_agrees_with_pathlib(file: str) -> None:
     assert location_basename(file) == _pathlib_basename(file)
 
@@ -40,7 +39,7 @@ def test_typical_locations() -> None:
 
 
 @settings(max_examples=1000, deadline=None)
-@given(st.text(max_size=12), st.integers(min_value=1, max_value=10**20))
+@given(strategies.text(max_size=12), strategies.integers(min_value=1, max_value=10**20))
 def test_digest_is_over_the_compact_json_text(file: str, line: int) -> None:
     text = json.dumps([file, line], separators=(",", ":"), ensure_ascii=False)
     expected = hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]

@@ -11,8 +11,7 @@ import pytest
 from perfline.core.code_line_ids import code_line_id
 from perfline.core.code_lines import derive_code_lines
 from perfline.core.errors import StageError
-from tests.documents import entity
-from tests.documents import stage_result as result
+from tests.documents import entity, stage_result
 
 
 def stack(entity_id: str, file: Any, line: Any, **extra: Any) -> dict[str, Any]:
@@ -20,13 +19,13 @@ def stack(entity_id: str, file: Any, line: Any, **extra: Any) -> dict[str, Any]:
 
 
 def test_no_stacks_returns_an_equal_new_dict() -> None:
-    original = result([entity("a", "source_operator")])
+    original = stage_result([entity("a", "source_operator")])
     output = derive_code_lines(original)
     assert output == original and output is not original
 
 
 def test_one_line_per_exact_location_with_sorted_children() -> None:
-    original = result(
+    original = stage_result(
         [
             stack("s/z", "/p/h.py", 7, child_ids=["op"]),
             stack("s/a", "/p/h.py", 7),
@@ -60,18 +59,18 @@ def test_one_line_per_exact_location_with_sorted_children() -> None:
 
 @pytest.mark.parametrize("line", [0, -1, "12", True, 12.0, None])
 def test_only_positive_int_lines_contribute(line: Any) -> None:
-    original = result([stack("s", "/p/z.py", line)])
+    original = stage_result([stack("s", "/p/z.py", line)])
     assert derive_code_lines(original) == original
 
 
 @pytest.mark.parametrize("file", ["", None, 5])
 def test_only_non_empty_string_files_contribute(file: Any) -> None:
-    original = result([stack("s", file, 3)])
+    original = stage_result([stack("s", file, 3)])
     assert derive_code_lines(original) == original
 
 
 def test_stack_parents_are_normalized_sorted_then_the_line() -> None:
-    original = result(
+    original = stage_result(
         [
             entity("caller_b", "code_stack", child_ids=["s"]),
             entity("caller_a", "code_stack"),
@@ -88,7 +87,9 @@ def test_stack_parents_are_normalized_sorted_then_the_line() -> None:
 
 
 def test_lines_are_appended_in_file_then_line_order() -> None:
-    original = result([stack("s1", "/b.py", 10), stack("s2", "/a.py", 9), stack("s3", "/b.py", 9)])
+    original = stage_result(
+        [stack("s1", "/b.py", 10), stack("s2", "/a.py", 9), stack("s3", "/b.py", 9)]
+    )
     output = derive_code_lines(original)
     assert [
         e["attributes"]["file"] + str(e["attributes"]["line"]) for e in output["entities"][3:]
@@ -101,7 +102,7 @@ def test_lines_are_appended_in_file_then_line_order() -> None:
 
 def test_an_id_collision_is_an_error() -> None:
     taken = code_line_id("/m.py", 2)
-    original = result([stack("s", "/m.py", 2), entity(taken, "code_stack")])
+    original = stage_result([stack("s", "/m.py", 2), entity(taken, "code_stack")])
     with pytest.raises(StageError) as error:
         derive_code_lines(original)
     assert str(error.value) == (
@@ -110,7 +111,7 @@ def test_an_id_collision_is_an_error() -> None:
 
 
 def test_input_is_not_mutated() -> None:
-    original = result([stack("s", "/m.py", 2, parent_ids=["c"]), entity("c", "code_stack")])
+    original = stage_result([stack("s", "/m.py", 2, parent_ids=["c"]), entity("c", "code_stack")])
     before = copy.deepcopy(original)
     derive_code_lines(original)
     assert json.dumps(original) == json.dumps(before)

@@ -8,9 +8,7 @@ from typing import Any
 
 from perfline.core.collapse import collapse_result, retain_warning
 from perfline.core.collapse_rules import CollapseRule
-from tests.documents import cycles_metric as metric
-from tests.documents import entity, links
-from tests.documents import stage_result as result
+from tests.documents import cycles_metric, entity, links, stage_result
 
 TAGGED = (CollapseRule("nn_module", "tag", ("x",)),)
 CHAIN_TAGGED = (CollapseRule("chain", "tag", ("x",)),)
@@ -22,7 +20,7 @@ def module(entity_id: str, collapse: bool = False, **extra: Any) -> dict[str, An
 
 
 def test_no_rules_or_no_candidate_returns_an_equal_new_dict() -> None:
-    original = result([module("a", child_ids=["b"]), module("b")])
+    original = stage_result([module("a", child_ids=["b"]), module("b")])
     for rules in ((), TAGGED):
         output = collapse_result(original, rules)
         assert output == original
@@ -30,7 +28,7 @@ def test_no_rules_or_no_candidate_returns_an_equal_new_dict() -> None:
 
 
 def test_collapsed_entity_is_removed_and_its_neighbours_relinked() -> None:
-    original = result(
+    original = stage_result(
         [module("top", child_ids=["mid"]), module("mid", True, child_ids=["leaf"]), module("leaf")]
     )
     output = collapse_result(original, TAGGED)
@@ -40,7 +38,7 @@ def test_collapsed_entity_is_removed_and_its_neighbours_relinked() -> None:
 
 
 def test_every_retained_entity_gets_both_lists_sorted_and_two_sided() -> None:
-    original = result(
+    original = stage_result(
         [
             module("r", child_ids=["q2", "q1"]),
             module("q1"),
@@ -62,7 +60,7 @@ def test_every_retained_entity_gets_both_lists_sorted_and_two_sided() -> None:
 def test_contraction_is_breadth_first_through_collapsed_nodes_in_sorted_order() -> None:
     # Observed on the reference: r -> [q, m_a -> [d_ret, m_b -> a_ret]] gives
     # q (direct), d_ret (depth 2), a_ret (depth 3): not sorted, not depth-first.
-    original = result(
+    original = stage_result(
         [
             module("r", child_ids=["q", "m_a"]),
             module("m_a", True, child_ids=["m_b", "d_ret"]),
@@ -78,7 +76,7 @@ def test_contraction_is_breadth_first_through_collapsed_nodes_in_sorted_order() 
 
 
 def test_contraction_reaches_parents_through_collapsed_chains_once() -> None:
-    original = result(
+    original = stage_result(
         [
             module("p1", child_ids=["c1"]),
             module("p2", child_ids=["c1", "c2"]),
@@ -97,7 +95,7 @@ def test_contraction_reaches_parents_through_collapsed_chains_once() -> None:
 
 def test_candidate_creating_an_undeclared_edge_is_retained_with_a_warning() -> None:
     # cascade -> chain -> source: removing the chain would link cascade -> source.
-    original = result(
+    original = stage_result(
         [
             entity("k", "cascade", child_ids=["c1"]),
             entity("c1", "chain", child_ids=["a"], attributes={"tag": "x"}),
@@ -105,7 +103,7 @@ def test_candidate_creating_an_undeclared_edge_is_retained_with_a_warning() -> N
             entity("a", "source_operator"),
         ],
         warnings=["earlier"],
-        breakdowns=[{"entity_id": "c2", "metrics": [metric(1)]}],
+        breakdowns=[{"entity_id": "c2", "metrics": [cycles_metric(1)]}],
     )
     output = collapse_result(original, CHAIN_TAGGED)
     assert [e["id"] for e in output["entities"]] == ["k", "c1", "a"]
@@ -119,7 +117,7 @@ def test_candidate_creating_an_undeclared_edge_is_retained_with_a_warning() -> N
 
 
 def test_when_everything_is_retained_links_are_not_rewritten() -> None:
-    original = result(
+    original = stage_result(
         [
             entity("k", "cascade", child_ids=["c1"]),
             entity("c1", "chain", child_ids=["a"], attributes={"tag": "x"}),
@@ -167,11 +165,11 @@ def test_acceptance_is_greedy_in_sorted_id_order() -> None:
 
 
 def test_records_on_collapsed_entities_are_removed() -> None:
-    original = result(
+    original = stage_result(
         [module("top", child_ids=["x"]), module("x", True, child_ids=["y"]), module("y")],
         breakdowns=[
-            {"entity_id": "x", "metrics": [metric(9)]},
-            {"entity_id": "y", "metrics": [metric(3)]},
+            {"entity_id": "x", "metrics": [cycles_metric(9)]},
+            {"entity_id": "y", "metrics": [cycles_metric(3)]},
         ],
         checks=[
             {"id": "k1", "status": "pass", "entity_id": "x"},
@@ -205,16 +203,16 @@ def test_records_on_collapsed_entities_are_removed() -> None:
         ],
     )
     output = collapse_result(original, TAGGED)
-    assert output["breakdowns"] == [{"entity_id": "y", "metrics": [metric(3)]}]
+    assert output["breakdowns"] == [{"entity_id": "y", "metrics": [cycles_metric(3)]}]
     assert [c["id"] for c in output["checks"]] == ["k2", "k3", "k4"]
     assert [a["id"] for a in output["advice"]] == ["1", "2", "3"]
     assert output["advice"][0]["affected_entity_ids"] == ["y"]
 
 
 def test_collapsed_figures_are_not_pushed_to_neighbours_and_input_is_untouched() -> None:
-    original = result(
+    original = stage_result(
         [module("top", child_ids=["x"]), module("x", True, child_ids=["y"]), module("y")],
-        breakdowns=[{"entity_id": "x", "metrics": [metric(9)]}],
+        breakdowns=[{"entity_id": "x", "metrics": [cycles_metric(9)]}],
     )
     before = copy.deepcopy(original)
     output = collapse_result(original, TAGGED)

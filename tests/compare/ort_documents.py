@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+import numpy
 
 from perfline.core.backends.nx_common.provenance import code_stack_entities, module_entities
 from perfline.core.compare.run_samples import with_run_samples
@@ -64,13 +64,13 @@ def execute_ms(profile: Path, warmup: int = 1) -> list[float]:
 
 
 def _statistics(values: Sequence[float]) -> list[dict[str, Any]]:
-    array = np.asarray(values, dtype=np.float64)
+    array = numpy.asarray(values, dtype=numpy.float64)
     figures = (
-        ("duration_avg", float(np.mean(array))),
-        ("duration_min", float(np.min(array))),
-        ("duration_max", float(np.max(array))),
-        ("duration_p50", float(np.percentile(array, 50))),
-        ("duration_p90", float(np.percentile(array, 90))),
+        ("duration_avg", float(numpy.mean(array))),
+        ("duration_min", float(numpy.min(array))),
+        ("duration_max", float(numpy.max(array))),
+        ("duration_p50", float(numpy.percentile(array, 50))),
+        ("duration_p90", float(numpy.percentile(array, 90))),
     )
     metrics: list[dict[str, Any]] = []
     for name, value in figures:
@@ -144,7 +144,7 @@ def ort_document(
         {
             "name": "inference_time",
             "unit": "ms",
-            "value": float(np.mean(execute)),
+            "value": float(numpy.mean(execute)),
             "samples": len(execute),
         }
     ]

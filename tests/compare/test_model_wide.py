@@ -13,7 +13,7 @@ from perfline.core.compare.model_wide import (
     ModelWide,
     estimate,
     interval_rank,
-    text,
+    model_wide_text,
 )
 
 
@@ -70,7 +70,7 @@ def test_too_few_lines_give_no_estimate() -> None:
     found = estimate("cycles", [LineRatio(2.0, 0.0)] * (MIN_LINES - 1))
     assert found.factor is None and not found.changed
     assert found.beyond_spread(LineRatio(1.01, 0.0))  # nothing to be like: judged as it is
-    assert text(found) == (
+    assert model_wide_text(found) == (
         f"model-wide: not estimated ({MIN_LINES - 1} line(s) with cycles in both runs; "
         f"{MIN_LINES} needed): every line judged against the baseline"
     )
@@ -78,13 +78,13 @@ def test_too_few_lines_give_no_estimate() -> None:
 
 def test_the_text_names_the_change_its_interval_and_the_scatter() -> None:
     found = ModelWide("duration_avg", 14, 1.25, 1.2, 1.3, 0.987, 0.0)
-    assert text(found, 0.05) == (
+    assert model_wide_text(found, 0.05) == (
         "model-wide +25.0% [+20.0%, +30.0%] over 14 lines (duration_avg, median line ratio, 99% "
         "interval; lines scatter 0.0% around it) (all lines alike, beyond the limit): not "
         "judged per line; lines judged against it"
     )
     unchanged = ModelWide("duration_avg", 14, 1.01, 0.98, 1.05, 0.987, 0.2)
-    assert text(unchanged, 0.05) == (
+    assert model_wide_text(unchanged, 0.05) == (
         "model-wide +1.0% [-2.0%, +5.0%] over 14 lines (duration_avg, median line ratio, 99% "
         "interval; lines scatter 22.1% around it): no model-wide change; lines judged against "
         "it; a line's own change below about +82% is not told apart from it"

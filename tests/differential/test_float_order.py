@@ -7,8 +7,9 @@ import pytest
 
 from perfline.core.projection.contributors import Contributor
 from perfline.core.projection.derivations import CONFLICT, resolve
-from perfline.core.projection.figure_sets import OriginSums, origin_figures
+from perfline.core.projection.figure_arithmetic import OriginSums
 from perfline.core.projection.float_covers import float_covers
+from perfline.core.projection.origin_shapes import origin_figures
 from perfline.core.projection.scopes import Goal
 
 from .compare import canonical, run_perfline

@@ -9,8 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies
 
 from perfline.core.errors import InputError
 from perfline.core.formats import onnx, pt2, tosa, vgf
@@ -38,20 +37,20 @@ def _check(reader: Reader, data: bytes) -> None:
 
 @pytest.mark.parametrize(("name", "reader"), CASES, ids=[name for name, _ in CASES])
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.data())
-def test_flipped_bytes(name: str, reader: Reader, data: st.DataObject) -> None:
+@given(data=strategies.data())
+def test_flipped_bytes(name: str, reader: Reader, data: strategies.DataObject) -> None:
     original = bytearray(FILES[name])
     # Flips concentrated near the start (headers, root tables) and anywhere in the file.
-    for _ in range(data.draw(st.integers(1, 8))):
-        limit = data.draw(st.sampled_from([256, 4096, len(original)]))
-        position = data.draw(st.integers(0, min(limit, len(original)) - 1))
-        original[position] = data.draw(st.integers(0, 255))
+    for _ in range(data.draw(strategies.integers(1, 8))):
+        limit = data.draw(strategies.sampled_from([256, 4096, len(original)]))
+        position = data.draw(strategies.integers(0, min(limit, len(original)) - 1))
+        original[position] = data.draw(strategies.integers(0, 255))
     _check(reader, bytes(original))
 
 
 @pytest.mark.parametrize(("name", "reader"), CASES, ids=[name for name, _ in CASES])
 @settings(max_examples=40, deadline=None)
-@given(fraction=st.floats(0.0, 0.999))
+@given(fraction=strategies.floats(0.0, 0.999))
 def test_truncated(name: str, reader: Reader, fraction: float) -> None:
     original = FILES[name]
     cut = original[: int(len(original) * fraction)]

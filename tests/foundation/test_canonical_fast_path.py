@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies
 
 from perfline.core.document import parse_result
 from perfline.core.document_canonical import canonical_result
@@ -32,11 +31,13 @@ def test_every_case_result_takes_the_fast_path_with_the_same_output() -> None:
     assert compared > 150
 
 
-_odd = st.sampled_from([None, "", {}, [], 0, 1.5, True, "x", "sum", "unavailable", ["a"], {"k": 1}])
-_metric = st.fixed_dictionaries(
-    {"name": st.sampled_from(["m", "", 3])},
+_odd = strategies.sampled_from(
+    [None, "", {}, [], 0, 1.5, True, "x", "sum", "unavailable", ["a"], {"k": 1}]
+)
+_metric = strategies.fixed_dictionaries(
+    {"name": strategies.sampled_from(["m", "", 3])},
     optional={
-        "unit": st.just("u"),
+        "unit": strategies.just("u"),
         "value": _odd,
         "aggregation": _odd,
         "samples": _odd,
@@ -46,8 +47,12 @@ _metric = st.fixed_dictionaries(
         "extra": _odd,
     },
 )
-_entity = st.fixed_dictionaries(
-    {"id": st.just("e"), "kind": st.sampled_from(["chain", 1]), "name": st.just("n")},
+_entity = strategies.fixed_dictionaries(
+    {
+        "id": strategies.just("e"),
+        "kind": strategies.sampled_from(["chain", 1]),
+        "name": strategies.just("n"),
+    },
     optional={
         "placement": _odd,
         "parent_ids": _odd,
@@ -57,38 +62,41 @@ _entity = st.fixed_dictionaries(
         "scope": _odd,
     },
 )
-_raw_result = st.fixed_dictionaries(
+_raw_result = strategies.fixed_dictionaries(
     {
-        "kind": st.sampled_from(["performance", "bogus"]),
-        "status": st.just("ok"),
-        "producer": st.sampled_from(["p", None]),
+        "kind": strategies.sampled_from(["performance", "bogus"]),
+        "status": strategies.just("ok"),
+        "producer": strategies.sampled_from(["p", None]),
     },
     optional={
         "mode": _odd,
-        "warnings": st.lists(_odd, max_size=2) | _odd,
-        "metrics": st.lists(_metric, max_size=3),
-        "breakdowns": st.lists(
-            st.fixed_dictionaries(
-                {"entity_id": st.just("e"), "metrics": st.lists(_metric, max_size=2)},
+        "warnings": strategies.lists(_odd, max_size=2) | _odd,
+        "metrics": strategies.lists(_metric, max_size=3),
+        "breakdowns": strategies.lists(
+            strategies.fixed_dictionaries(
+                {
+                    "entity_id": strategies.just("e"),
+                    "metrics": strategies.lists(_metric, max_size=2),
+                },
                 optional={"id": _odd, "qualifiers": _odd},
             ),
             max_size=2,
         ),
-        "checks": st.lists(
-            st.fixed_dictionaries(
-                {"id": st.just("c"), "status": st.sampled_from(["pass", "maybe"])},
+        "checks": strategies.lists(
+            strategies.fixed_dictionaries(
+                {"id": strategies.just("c"), "status": strategies.sampled_from(["pass", "maybe"])},
                 optional={"entity_id": _odd, "details": _odd},
             ),
             max_size=2,
         ),
-        "entities": st.lists(_entity, max_size=3),
-        "advice": st.lists(
-            st.fixed_dictionaries(
+        "entities": strategies.lists(_entity, max_size=3),
+        "advice": strategies.lists(
+            strategies.fixed_dictionaries(
                 {
-                    "id": st.just("a"),
-                    "category": st.just("performance"),
-                    "severity": st.just("info"),
-                    "message": st.just("m"),
+                    "id": strategies.just("a"),
+                    "category": strategies.just("performance"),
+                    "severity": strategies.just("info"),
+                    "message": strategies.just("m"),
                 },
                 optional={"affected_entity_ids": _odd, "details": _odd},
             ),

@@ -9,8 +9,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies
 
 from perfline.core.document import (
     Advice,
@@ -84,87 +83,88 @@ def test_reserialization_order_and_omission() -> None:
     assert normalize_result(raw)["entities"] == [{"id": "i", "kind": "k", "name": "n"}]
 
 
-_text = st.text(alphabet="abcdefgh/_:.", min_size=1, max_size=8)
-_json_scalar = st.one_of(
-    st.integers(-(10**6), 10**6),
-    st.booleans(),
+_text = strategies.text(alphabet="abcdefgh/_:.", min_size=1, max_size=8)
+_json_scalar = strategies.one_of(
+    strategies.integers(-(10**6), 10**6),
+    strategies.booleans(),
     _text,
-    st.floats(allow_nan=False, allow_infinity=False),
+    strategies.floats(allow_nan=False, allow_infinity=False),
 )
-_json_object = st.dictionaries(_text, _json_scalar, max_size=3)
+_json_object = strategies.dictionaries(_text, _json_scalar, max_size=3)
 
-_metric = st.one_of(
-    st.builds(
+_metric = strategies.one_of(
+    strategies.builds(
         Metric,
         name=_text,
         unit=_text,
-        value=st.one_of(
-            st.integers(-(10**9), 10**9), st.floats(allow_nan=False, allow_infinity=False)
+        value=strategies.one_of(
+            strategies.integers(-(10**9), 10**9),
+            strategies.floats(allow_nan=False, allow_infinity=False),
         ),
-        aggregation=st.none() | st.sampled_from(["sum", "max", "mean"]),
-        samples=st.none() | st.integers(0, 100),
-        qualifiers=st.none() | _json_object,
+        aggregation=strategies.none() | strategies.sampled_from(["sum", "max", "mean"]),
+        samples=strategies.none() | strategies.integers(0, 100),
+        qualifiers=strategies.none() | _json_object,
     ),
-    st.builds(
+    strategies.builds(
         Metric,
         name=_text,
         unit=_text,
-        availability=st.just("unavailable"),
+        availability=strategies.just("unavailable"),
         reason=_text,
-        qualifiers=st.none() | _json_object,
+        qualifiers=strategies.none() | _json_object,
     ),
 )
-_ids = st.lists(_text, max_size=3, unique=True).map(tuple)
-_result = st.builds(
+_ids = strategies.lists(_text, max_size=3, unique=True).map(tuple)
+_result = strategies.builds(
     Result,
-    kind=st.sampled_from(["compatibility", "performance"]),
-    status=st.sampled_from(["ok", "partial", "incompatible", "failed", "skipped"]),
+    kind=strategies.sampled_from(["compatibility", "performance"]),
+    status=strategies.sampled_from(["ok", "partial", "incompatible", "failed", "skipped"]),
     producer=_text,
-    warnings=st.lists(_text, max_size=2).map(tuple),
-    metrics=st.lists(_metric, max_size=3).map(tuple),
-    breakdowns=st.lists(
-        st.builds(
+    warnings=strategies.lists(_text, max_size=2).map(tuple),
+    metrics=strategies.lists(_metric, max_size=3).map(tuple),
+    breakdowns=strategies.lists(
+        strategies.builds(
             Breakdown,
             entity_id=_text,
-            metrics=st.lists(_metric, min_size=1, max_size=3).map(tuple),
-            id=st.none() | _text,
+            metrics=strategies.lists(_metric, min_size=1, max_size=3).map(tuple),
+            id=strategies.none() | _text,
             qualifiers=_json_object,
         ),
         max_size=3,
     ).map(tuple),
-    mode=st.none() | st.sampled_from(["measured", "simulated", "predicted"]),
-    checks=st.lists(
-        st.builds(
+    mode=strategies.none() | strategies.sampled_from(["measured", "simulated", "predicted"]),
+    checks=strategies.lists(
+        strategies.builds(
             Check,
             id=_text,
-            status=st.sampled_from(["pass", "fail"]),
-            entity_id=st.none() | _text,
-            details=st.none() | st.just({"reasons": []}),
+            status=strategies.sampled_from(["pass", "fail"]),
+            entity_id=strategies.none() | _text,
+            details=strategies.none() | strategies.just({"reasons": []}),
         ),
         max_size=2,
     ).map(tuple),
-    entities=st.lists(
-        st.builds(
+    entities=strategies.lists(
+        strategies.builds(
             Entity,
             id=_text,
             kind=_text,
             name=_text,
-            placement=st.none() | st.sampled_from(["NX", "EE"]),
+            placement=strategies.none() | strategies.sampled_from(["NX", "EE"]),
             parent_ids=_ids,
             child_ids=_ids,
             attributes=_json_object,
         ),
         max_size=4,
     ).map(tuple),
-    entity_kinds=st.lists(
-        st.builds(EntityKind, id=_text, parent_kinds=_ids, child_kinds=_ids), max_size=2
+    entity_kinds=strategies.lists(
+        strategies.builds(EntityKind, id=_text, parent_kinds=_ids, child_kinds=_ids), max_size=2
     ).map(tuple),
-    advice=st.lists(
-        st.builds(
+    advice=strategies.lists(
+        strategies.builds(
             Advice,
             id=_text,
-            category=st.just("performance"),
-            severity=st.just("info"),
+            category=strategies.just("performance"),
+            severity=strategies.just("info"),
             message=_text,
             affected_entity_ids=_ids,
         ),

@@ -6,6 +6,8 @@
   import no backend package themselves, shared ones excepted);
 * the view layer (every module under ``server/view/``, when that folder exists) imports no LSP
   library (``pygls``, ``lsprotocol``) and not the LSP shell ``perfline.server.lsp``;
+* only the LSP shell (``server/lsp/``) imports ``pygls``: the transports, the engine, the
+  clients and the core know no LSP library's session or writer types;
 * ``core`` and ``server`` are not importable as top-level packages (only ``perfline.core`` ...).
 """
 
@@ -104,6 +106,20 @@ def test_view_layer_imports_no_lsp() -> None:
         if module.split(".")[0] in ("pygls", "lsprotocol") or module.startswith(LSP_MODULES[2])
     ]
     assert offending == []
+
+
+def test_only_the_lsp_shell_imports_pygls() -> None:
+    shell = REPO / "server" / "lsp"
+    offending = [
+        f"{path.relative_to(REPO)}: {module}"
+        for folder in ("core", "server", "clients")
+        for path in _modules(REPO / folder)
+        if shell not in path.parents
+        for module in _imports(path)
+        if module.split(".")[0] == "pygls"
+    ]
+    assert offending == []
+    assert any(m.startswith("pygls") for m in _imports(shell / "connection.py"))
 
 
 @pytest.mark.parametrize("name", ["core", "server", "clients"])

@@ -22,12 +22,12 @@ import json, sys
 sys.path.append({root!r})
 from perfline.core.errors import InputError
 from perfline.core.pipeline import postprocess
-from perfline.core.structure_memo import StructureMemo
+from perfline.core.pipeline_memo import PipelineMemo
 from tests.documents import nx_document
 
 seen = {{"imported": "pydantic" in sys.modules}}
 postprocess(nx_document(200))
-memo = StructureMemo()
+memo = PipelineMemo()
 postprocess(nx_document(200), memo=memo)
 postprocess(nx_document(200, seed=2), memo=memo)
 for path in {cases!r}:

@@ -28,18 +28,19 @@ from typing import Any, Literal, Union, get_args, get_origin, get_type_hints, is
 import pytest
 from pydantic import BaseModel
 
-from perfline.core import document as models
-from perfline.core import document_shapes as shapes
+import perfline.core.document
+from perfline.core import document_shapes
+from perfline.core.document import Document, Metric, parse_document, parse_result
 from perfline.core.document_canonical import canonical_result, metric_view
 from perfline.core.envelope import build_document, model_info
 from perfline.core.validation import REQUIRED_TOP_LEVEL, validate_document
 
 ROOT = Path(__file__).resolve().parents[2]
-MODEL_OF_SHAPE = {shape: name for name, shape in shapes.SHAPES.items()}
+MODEL_OF_SHAPE = {shape: name for name, shape in document_shapes.SHAPES.items()}
 
 
 def _model(name: str) -> type[BaseModel]:
-    model = getattr(models, name)
+    model = getattr(perfline.core.document, name)
     assert isinstance(model, type) and issubclass(model, BaseModel)
     return model
 
@@ -73,18 +74,18 @@ def _kinds(annotation: Any) -> frozenset[Any]:
     raise AssertionError(f"no JSON kind for {annotation!r}")
 
 
-@pytest.mark.parametrize("name", sorted(shapes.SHAPES))
+@pytest.mark.parametrize("name", sorted(document_shapes.SHAPES))
 def test_each_model_states_its_shapes_fields_in_order(name: str) -> None:
-    shape = shapes.SHAPES[name]
+    shape = document_shapes.SHAPES[name]
     model = _model(name)
-    assert tuple(model.model_fields) == shapes.key_order(shape)
+    assert tuple(model.model_fields) == document_shapes.key_order(shape)
     required = {field for field, info in model.model_fields.items() if info.is_required()}
-    assert required == set(shapes.required_keys(shape)) == shape.__required_keys__
+    assert required == set(document_shapes.required_keys(shape)) == shape.__required_keys__
 
 
-@pytest.mark.parametrize("name", sorted(shapes.SHAPES))
+@pytest.mark.parametrize("name", sorted(document_shapes.SHAPES))
 def test_each_field_admits_the_same_values_in_model_and_shape(name: str) -> None:
-    hints = get_type_hints(shapes.SHAPES[name])
+    hints = get_type_hints(document_shapes.SHAPES[name])
     for field, info in _model(name).model_fields.items():
         assert _kinds(info.annotation) == _kinds(hints[field]), f"{name}.{field}"
 
@@ -106,7 +107,7 @@ def _sample(
         return {"k": [1, "v"]}
     if is_typeddict(annotation):
         hints = get_type_hints(annotation)
-        keys = shape_keys.get(annotation, shapes.key_order(annotation))
+        keys = shape_keys.get(annotation, document_shapes.key_order(annotation))
         inner = (*within, annotation)
         return {key: _sample(hints[key], shape_keys, inner) for key in keys}
     return {str: "text", int: 7, float: 2.5, bool: True}[annotation]
@@ -114,7 +115,7 @@ def _sample(
 
 def _full_result(metric_keys: tuple[str, ...]) -> dict[str, Any]:
     """A result with every field of every record filled, its metrics of one shape."""
-    return dict(_sample(shapes.ResultJson, {shapes.MetricJson: metric_keys}))
+    return dict(_sample(document_shapes.ResultJson, {document_shapes.MetricJson: metric_keys}))
 
 
 def _reversed(value: Any, extra: bool) -> Any:
@@ -139,7 +140,7 @@ def _record_keys(result: dict[str, Any]) -> dict[str, list[tuple[str, ...]]]:
 
 
 @pytest.mark.parametrize(
-    "metric_keys", [shapes.NUMERIC_METRIC_KEYS, shapes.UNAVAILABLE_METRIC_KEYS]
+    "metric_keys", [document_shapes.NUMERIC_METRIC_KEYS, document_shapes.UNAVAILABLE_METRIC_KEYS]
 )
 @pytest.mark.parametrize("form", ["canonical", "reversed", "reversed with an unknown key"])
 def test_every_field_reaches_the_canonical_form_by_both_routes(
@@ -147,35 +148,38 @@ def test_every_field_reaches_the_canonical_form_by_both_routes(
 ) -> None:
     full = _full_result(metric_keys)
     raw = full if form == "canonical" else _reversed(full, extra=form != "reversed")
-    by_models = models.parse_result(raw).to_json()
+    by_models = parse_result(raw).to_json()
     fast = canonical_result(raw)
     assert fast is not None
     assert json.dumps(fast) == json.dumps(by_models)
     assert fast == full  # nothing dropped, nothing added, every value kept
     keys = _record_keys(fast)
-    assert keys["result"] == [shapes.RESULT_KEY_ORDER]
+    assert keys["result"] == [document_shapes.RESULT_KEY_ORDER]
     assert keys["metrics"] == keys["breakdown metrics"] == [metric_keys]
-    assert keys["breakdowns"] == [shapes.BREAKDOWN_KEY_ORDER]
-    assert keys["checks"] == [shapes.CHECK_KEY_ORDER]
-    assert keys["entities"] == [shapes.ENTITY_KEY_ORDER]
-    assert keys["entity_kinds"] == [shapes.ENTITY_KIND_KEY_ORDER]
-    assert keys["advice"] == [shapes.ADVICE_KEY_ORDER]
+    assert keys["breakdowns"] == [document_shapes.BREAKDOWN_KEY_ORDER]
+    assert keys["checks"] == [document_shapes.CHECK_KEY_ORDER]
+    assert keys["entities"] == [document_shapes.ENTITY_KEY_ORDER]
+    assert keys["entity_kinds"] == [document_shapes.ENTITY_KIND_KEY_ORDER]
+    assert keys["advice"] == [document_shapes.ADVICE_KEY_ORDER]
 
 
 def test_the_two_metric_shapes_cover_the_metric() -> None:
-    numeric, unavailable = set(shapes.NUMERIC_METRIC_KEYS), set(shapes.UNAVAILABLE_METRIC_KEYS)
-    assert numeric | unavailable == set(shapes.METRIC_KEY_ORDER)
-    assert numeric & unavailable == set(shapes.METRIC_REQUIRED_KEYS) | {"qualifiers"}
-    assert shapes.SUM_METRIC_KEYS == ("name", "unit", "value", "aggregation")
+    numeric, unavailable = (
+        set(document_shapes.NUMERIC_METRIC_KEYS),
+        set(document_shapes.UNAVAILABLE_METRIC_KEYS),
+    )
+    assert numeric | unavailable == set(document_shapes.METRIC_KEY_ORDER)
+    assert numeric & unavailable == set(document_shapes.METRIC_REQUIRED_KEYS) | {"qualifiers"}
+    assert document_shapes.SUM_METRIC_KEYS == ("name", "unit", "value", "aggregation")
 
 
 @pytest.mark.parametrize(
-    "metric_keys", [shapes.NUMERIC_METRIC_KEYS, shapes.UNAVAILABLE_METRIC_KEYS]
+    "metric_keys", [document_shapes.NUMERIC_METRIC_KEYS, document_shapes.UNAVAILABLE_METRIC_KEYS]
 )
 def test_the_metric_view_is_the_models_form(metric_keys: tuple[str, ...]) -> None:
-    metric = _sample(shapes.MetricJson, {shapes.MetricJson: metric_keys})
+    metric = _sample(document_shapes.MetricJson, {document_shapes.MetricJson: metric_keys})
     assert list(metric_view(_reversed(metric, extra=True))) == list(metric_keys)
-    assert metric_view(metric) == models.Metric.model_validate(metric).to_json()
+    assert metric_view(metric) == Metric.model_validate(metric).to_json()
     emptied = {**metric, "aggregation": "", "qualifiers": {}, "samples": None}
     assert metric_view(emptied) == {
         key: value for key, value in metric.items() if key not in emptied or emptied[key]
@@ -183,18 +187,28 @@ def test_the_metric_view_is_the_models_form(metric_keys: tuple[str, ...]) -> Non
 
 
 def test_the_enum_sets_are_the_literal_values() -> None:
-    assert {"compatibility", "performance"} == shapes.RESULT_KINDS
-    assert {"ok", "partial", "incompatible", "failed", "skipped"} == shapes.STATUSES
-    assert {"measured", "simulated", "predicted"} == shapes.MODES
-    assert {"pass", "fail", "partial"} == shapes.CHECK_STATUSES
-    assert {"compatibility", "performance", "optimization"} == shapes.ADVICE_CATEGORIES
-    assert {"info", "warning", "error"} == shapes.ADVICE_SEVERITIES
-    assert {"source_operator", "model", "code_stack", "code_line"} == shapes.WELL_KNOWN_KINDS
-    assert shapes.LEGACY_ENTITY_FIELDS == ("locations", "parent_id", "scope", "subgraph_kind")
+    assert {"compatibility", "performance"} == document_shapes.RESULT_KINDS
+    assert {"ok", "partial", "incompatible", "failed", "skipped"} == document_shapes.STATUSES
+    assert {"measured", "simulated", "predicted"} == document_shapes.MODES
+    assert {"pass", "fail", "partial"} == document_shapes.CHECK_STATUSES
+    assert {"compatibility", "performance", "optimization"} == document_shapes.ADVICE_CATEGORIES
+    assert {"info", "warning", "error"} == document_shapes.ADVICE_SEVERITIES
+    assert {
+        "source_operator",
+        "model",
+        "code_stack",
+        "code_line",
+    } == document_shapes.WELL_KNOWN_KINDS
+    assert document_shapes.LEGACY_ENTITY_FIELDS == (
+        "locations",
+        "parent_id",
+        "scope",
+        "subgraph_kind",
+    )
 
 
 def test_validation_reports_exactly_the_documents_required_fields() -> None:
-    required = {f for f, info in models.Document.model_fields.items() if info.is_required()}
+    required = {f for f, info in Document.model_fields.items() if info.is_required()}
     assert sorted(REQUIRED_TOP_LEVEL) == sorted(required)
     assert [p.location for p in validate_document({})] == list(REQUIRED_TOP_LEVEL)
 
@@ -203,16 +217,16 @@ def test_the_envelope_writes_the_documents_fields_in_shape_order() -> None:
     document = build_document(
         results=[],
         model=model_info("m.vgf", "vgf", b"model"),
-        target=_sample(shapes.TargetJson, {}),
-        backends=[_sample(shapes.BackendJson, {})],
+        target=_sample(document_shapes.TargetJson, {}),
+        backends=[_sample(document_shapes.BackendJson, {})],
         timestamp="2026-01-01T00:00:00Z",
         run_id="938db8c9-f82c-4cb5-8d3f-3ef4fd250036",
         extensions={"perfline": {}},
     )
-    assert tuple(document) == shapes.DOCUMENT_KEY_ORDER
-    assert tuple(document["model"]) == shapes.key_order(shapes.ModelJson)
+    assert tuple(document) == document_shapes.DOCUMENT_KEY_ORDER
+    assert tuple(document["model"]) == document_shapes.key_order(document_shapes.ModelJson)
     assert validate_document(document) == []
-    models.parse_document(document)
+    parse_document(document)
 
 
 #: Modules that read document records, and the record keys they may read besides the
@@ -232,9 +246,11 @@ READERS = (
 
 
 def _schema_keys() -> set[str]:
-    keys = {key for shape in shapes.SHAPES.values() for key in shapes.key_order(shape)}
-    keys.update(shapes.key_order(shapes.CodeLocationJson))
-    keys.update(shapes.key_order(shapes.PerflineExtensionJson))
+    keys = {
+        key for shape in document_shapes.SHAPES.values() for key in document_shapes.key_order(shape)
+    }
+    keys.update(document_shapes.key_order(document_shapes.CodeLocationJson))
+    keys.update(document_shapes.key_order(document_shapes.PerflineExtensionJson))
     return keys
 
 

@@ -15,7 +15,6 @@ import pytest
 from perfline.core.errors import InputError
 from perfline.server import file_access
 from perfline.server.file_access import Limits, Root, read_bytes, read_file, read_text, roots
-from perfline.server.file_access import reads as reads_module
 from perfline.server.file_access.timed import TimedWorkers
 
 pytestmark = pytest.mark.timeout(60)
@@ -118,7 +117,7 @@ def test_a_pipe_that_keeps_growing_stops_at_the_limit() -> None:
     try:
         os.write(write, b"x" * 5000)
         with pytest.raises(InputError, match="grew past the limit of 100 bytes"):
-            reads_module.read_bounded(read, "p", 100)
+            file_access.reads.read_bounded(read, "p", 100)
     finally:
         os.close(read)
         os.close(write)
@@ -144,13 +143,13 @@ def test_a_read_that_never_ends_times_out_and_the_thread_is_free(
     ws: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     release = threading.Event()
-    real = reads_module.read_bounded
+    real = file_access.reads.read_bounded
 
     def stalls(*args: object, **kwargs: object) -> bytes:
         release.wait(30)
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(reads_module, "read_bounded", stalls)
+    monkeypatch.setattr(file_access.reads, "read_bounded", stalls)
     started = time.monotonic()
     message = _error("a.txt", Root(ws), limits=Limits().within(0.3))
     assert "took longer than 0.3 s" in message

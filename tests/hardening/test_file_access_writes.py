@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from perfline.core.errors import InputError
+from perfline.server import file_access
 from perfline.server.file_access import (
     Root,
     make_dirs,
@@ -21,7 +22,6 @@ from perfline.server.file_access import (
     write_bytes,
     write_text,
 )
-from perfline.server.file_access import writes as writes_module
 
 
 @pytest.fixture
@@ -58,7 +58,7 @@ def test_a_temporary_name_taken_by_a_link_is_skipped(
 ) -> None:
     victim = ws.parent / "victim"
     draws = iter(["aaaaaaaaaaaa", "bbbbbbbbbbbb"])
-    monkeypatch.setattr(writes_module.secrets, "token_hex", lambda n: next(draws))
+    monkeypatch.setattr(file_access.writes.secrets, "token_hex", lambda n: next(draws))
     os.symlink(victim, ws / ".out.txt.aaaaaaaaaaaa.tmp")
     write_text("out.txt", "new", root=Root(ws))
     assert victim.read_text() == "precious\n"
@@ -126,7 +126,7 @@ def test_make_dirs_and_new_folder_never_reuse_a_planted_name(
     root = Root(ws)
     assert make_dirs(".perfline/baselines", root=root) == ws / ".perfline" / "baselines"
     draws = iter(["aaaaaaaaaaaa", "bbbbbbbbbbbb"])
-    monkeypatch.setattr(writes_module.secrets, "token_hex", lambda n: next(draws))
+    monkeypatch.setattr(file_access.writes.secrets, "token_hex", lambda n: next(draws))
     os.symlink(ws.parent, ws / ".perfline" / "baselines" / ".tmp-job-aaaaaaaaaaaa")
     made = new_folder(".perfline/baselines", ".tmp-job-", root=root)
     assert made.name == ".tmp-job-bbbbbbbbbbbb" and made.is_dir() and not made.is_symlink()

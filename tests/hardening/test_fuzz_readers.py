@@ -25,7 +25,7 @@ from perfline.core.errors import InputError
 from perfline.core.pipeline import PipelineSettings
 from perfline.server.jobs.context import JobContext, JobInput
 from perfline.server.jobs.registry import default_registry
-from perfline.server.jobs.stage_memo import Memo
+from perfline.server.jobs.stage_memo import StageMemo
 from tests.hardening.daemon import running
 from tests.hardening.mutations import SUBJECTS, Subject, mutations
 from tests.server.helpers import copy_kws, wait_for
@@ -78,7 +78,7 @@ def _workspace(subject: Subject, root: Path) -> tuple[dict[str, Path], str]:
     return files, subject.target
 
 
-def _run(subject: Subject, files: dict[str, Path], memo: Memo) -> dict[str, Any]:
+def _run(subject: Subject, files: dict[str, Path], memo: StageMemo) -> dict[str, Any]:
     inputs = []
     for rel, path in files.items():
         data = path.read_bytes()
@@ -100,7 +100,7 @@ def _seed(subject: Subject) -> int:
 @pytest.mark.parametrize("subject", SUBJECTS, ids=[s.name for s in SUBJECTS])
 def test_a_damaged_input_is_one_input_error(subject: Subject, tmp_path: Path) -> None:
     files, target = _workspace(subject, tmp_path / "ws")
-    memo = Memo()
+    memo = StageMemo()
     assert _run(subject, files, memo)["results"], "the real fixture must analyse"
     original = files[target].read_bytes()
     failures = []

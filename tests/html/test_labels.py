@@ -6,8 +6,7 @@ from typing import Any
 
 import pytest
 
-from perfline.core import dominant_metric as editor
-from perfline.core import figure_text as editor_numbers
+from perfline.core import dominant_metric, figure_text
 from perfline.core.report_html.labels import (
     Metric,
     compact,
@@ -56,14 +55,14 @@ def _editor_labels(result: dict[str, Any]) -> dict[str, str]:
     entities = {e["id"]: e for e in result["entities"]}
     lines = [e["id"] for e in result["entities"] if e["kind"] == "code_line"]
     metrics = {b["entity_id"]: b["metrics"] for b in result["breakdowns"]}
-    key = editor.choose_metric([metrics.get(line, []) for line in lines])
+    key = dominant_metric.choose_metric([metrics.get(line, []) for line in lines])
     assert key is not None
-    total = editor.model_total(result, key, entities=entities)
+    total = dominant_metric.model_total(result, key, entities=entities)
     out = {}
     for line in lines:
-        value, statistic = editor.value_of(metrics.get(line, []), key)
+        value, statistic = dominant_metric.value_of(metrics.get(line, []), key)
         if value is not None:
-            out[line] = editor_numbers.label(value, key, statistic, total)
+            out[line] = figure_text.label(value, key, statistic, total)
     return out
 
 

@@ -149,3 +149,20 @@ def test_script_parses(tmp_path: Path) -> None:
     path.write_text(SCRIPT)
     done = subprocess.run(["node", "--check", str(path)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_the_page_script_is_the_packaged_javascript_file() -> None:
+    """The script is ``page_script.js`` as it is (package data, declared so that the
+    wheel and the compiled build carry it), and the page inlines that very text."""
+    import tomllib
+    from pathlib import Path
+
+    from perfline.core.report_html import page_script
+
+    repo = Path(__file__).resolve().parents[2]
+    source = (repo / "core" / "report_html" / "page_script.js").read_text(encoding="utf-8")
+    assert source == SCRIPT
+    project = tomllib.loads((repo / "pyproject.toml").read_text(encoding="utf-8"))
+    data = project["tool"]["setuptools"]["package-data"]["perfline.core.report_html"]
+    assert "page_script.js" in data
+    assert Path(page_script.__file__).with_name("page_script.js").is_file()

@@ -12,8 +12,13 @@ from pathlib import Path
 
 from perfline.core.formats.vgf import read_segments
 from tests.cli_process import analyze
-from tests.measured.capture_writer import DispatchSpec, PipelineSpec, Task, statistics_bytes
-from tests.measured.capture_writer import write_capture as write_capture_tree
+from tests.measured.capture_writer import (
+    DispatchSpec,
+    PipelineSpec,
+    Task,
+    statistics_bytes,
+    write_capture,
+)
 from tests.measured.test_capture_end_to_end import VGF
 
 #: Stripe 0 -> chain 30 -> TOSA 10, stripe 1 -> chain 31 -> TOSA 11 (labels filled in).
@@ -59,7 +64,7 @@ def _capture(root: Path, first: str, second: str) -> Path:
         [Task(0, 0, {3: STRIPE_CYCLES[0]}), Task(1, 0, {3: STRIPE_CYCLES[1]})],
     )
     database = DATABASE.format(first=first, second=second).encode()
-    return write_capture_tree(
+    return write_capture(
         root,
         [
             PipelineSpec(

@@ -5,8 +5,7 @@ from __future__ import annotations
 import io
 import zipfile
 
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
+from hypothesis import example, given, settings, strategies
 
 from perfline.core.backends.executorch.document import InputFile, analyze_etdump
 from perfline.core.backends.executorch.etdump import read_etdump
@@ -23,7 +22,11 @@ def _damage(data: bytes, edits: list[tuple[int, int]]) -> bytes:
     return bytes(damaged)
 
 
-edits = st.lists(st.tuples(st.integers(0, 1 << 20), st.integers(0, 255)), min_size=1, max_size=8)
+edits = strategies.lists(
+    strategies.tuples(strategies.integers(0, 1 << 20), strategies.integers(0, 255)),
+    min_size=1,
+    max_size=8,
+)
 
 
 @settings(max_examples=80, deadline=None)
@@ -60,7 +63,9 @@ def _damaged_member(member: str, changes: list[tuple[int, int]]) -> bytes:
 
 @settings(max_examples=60, deadline=None)
 @given(
-    st.sampled_from(["edge_dialect_exported_program/forward", "debug_handle_map", "delegate_map"]),
+    strategies.sampled_from(
+        ["edge_dialect_exported_program/forward", "debug_handle_map", "delegate_map"]
+    ),
     edits,
 )
 def test_damaged_etrecord_member_is_bad_input_or_readable(

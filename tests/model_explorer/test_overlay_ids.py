@@ -24,7 +24,7 @@ from click.testing import CliRunner
 from perfline.clients.cli import cli
 from perfline.core.formats.models import model_operators
 from perfline.core.model_explorer.graph_ids import explorer_graph
-from perfline.server.ingest import estimator as nx
+from perfline.server.ingest import estimator
 from tests.model_explorer._explorer import explorer_graphs, explorer_python, run_in_explorer
 from tests.model_explorer.ort_document import ort_document
 
@@ -180,8 +180,10 @@ def test_tosa_overlay_from_nx_estimate_of_converted_model(
     graphs: dict[str, Any], tmp_path: Path
 ) -> None:
     run, _ = _nx_outputs(tmp_path)
-    found = nx.classify_inputs([run])
-    analysis = nx.analyze_outputs(NX_VGF, found.outputs, source_model=NX_TOSA, converter_used=True)
+    found = estimator.classify_inputs([run])
+    analysis = estimator.analyze_outputs(
+        NX_VGF, found.outputs, source_model=NX_TOSA, converter_used=True
+    )
     overlay = _export(tmp_path, analysis.document, NX_TOSA)
     nodes = _nodes(graphs, NX_TOSA)
     _assert_keys_are_nodes(overlay, nodes)

@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies
 
 from perfline.core.backends.nx_common.labels import placeholder_result_id, split_labels
 from perfline.core.backends.nx_common.naming import snake_case
@@ -175,8 +174,13 @@ def test_real_vgf_convolution_shapes_give_no_advice() -> None:
 
 @settings(max_examples=60, deadline=None)
 @given(
-    st.lists(
-        st.tuples(st.integers(0, 5), st.integers(0, 3), st.integers(0, 1000), st.integers(0, 1000)),
+    strategies.lists(
+        strategies.tuples(
+            strategies.integers(0, 5),
+            strategies.integers(0, 3),
+            strategies.integers(0, 1000),
+            strategies.integers(0, 1000),
+        ),
         min_size=1,
         max_size=40,
     )

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from perfline.core.pipeline import postprocess
-from perfline.server.ingest import estimator as ingest
+from perfline.server.ingest import estimator
 from tests.differential.compare import NX_RULE, RUNNER
 from tests.differential.deviations import strip_deviations
 from tests.nx_estimator._data import DATA, DSCNN_VGF
@@ -32,12 +32,12 @@ def _canonical(value: Any) -> str:
 
 def _documents(run: Path) -> list[dict[str, Any]]:
     write_outputs(run)
-    vgf_outputs = ingest.classify_inputs([run]).outputs
-    real_outputs = ingest.classify_inputs([DATA]).outputs
+    vgf_outputs = estimator.classify_inputs([run]).outputs
+    real_outputs = estimator.classify_inputs([DATA]).outputs
     return [
-        ingest.analyze_outputs(None, real_outputs).document,
-        ingest.analyze_outputs(DSCNN_VGF, vgf_outputs).document,
-        ingest.analyze_outputs(
+        estimator.analyze_outputs(None, real_outputs).document,
+        estimator.analyze_outputs(DSCNN_VGF, vgf_outputs).document,
+        estimator.analyze_outputs(
             DSCNN_VGF, vgf_outputs, performance=True, compatibility=True
         ).document,
     ]

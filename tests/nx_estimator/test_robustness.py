@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies
 
 from perfline.core.backends.nx_common.records import SegmentInput
 from perfline.core.backends.nx_common.view import build_segments_view
@@ -33,8 +32,12 @@ SUMMARY = json.dumps(
     }
 ).encode()
 
-_edits = st.lists(
-    st.tuples(st.floats(0, 1), st.integers(0, 40), st.binary(max_size=6)), min_size=1, max_size=4
+_edits = strategies.lists(
+    strategies.tuples(
+        strategies.floats(0, 1), strategies.integers(0, 40), strategies.binary(max_size=6)
+    ),
+    min_size=1,
+    max_size=4,
 )
 
 

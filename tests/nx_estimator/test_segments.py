@@ -12,29 +12,29 @@ from click.testing import CliRunner
 from perfline.clients.cli import cli
 from perfline.core.backends.nx_estimator.vgf_checks import check_graph_shapes, unshaped_resources
 from perfline.core.errors import InputError
-from perfline.core.formats import vgf as vgf_format
-from perfline.server.ingest import estimator_files as ingest
+from perfline.core.formats import vgf
+from perfline.server.ingest import estimator_files
 from tests.nx_estimator._data import DSCNN_VGF
 from tests.nx_estimator.test_vgf_labels import write_outputs
 
 
-def _vgf() -> vgf_format.VgfFile:
-    return vgf_format.read_vgf(DSCNN_VGF.read_bytes(), str(DSCNN_VGF))
+def _vgf() -> vgf.VgfFile:
+    return vgf.read_vgf(DSCNN_VGF.read_bytes(), str(DSCNN_VGF))
 
 
 def test_real_vgf_is_fully_shaped() -> None:
-    vgf = _vgf()
-    assert unshaped_resources(vgf, vgf.segments[0]) == []
-    check_graph_shapes(vgf, "m.vgf")
+    container = _vgf()
+    assert unshaped_resources(container, container.segments[0]) == []
+    check_graph_shapes(container, "m.vgf")
 
 
 def test_unknown_dimension_is_named() -> None:
-    vgf = _vgf()
-    segment = vgf.segments[0]
+    container = _vgf()
+    segment = container.segments[0]
     input_index = segment.inputs[0].mrt_index
-    resources = list(vgf.resources)
+    resources = list(container.resources)
     resources[input_index] = dataclasses.replace(resources[input_index], shape=(1, -1, 49, 10))
-    broken = dataclasses.replace(vgf, resources=tuple(resources))
+    broken = dataclasses.replace(container, resources=tuple(resources))
     with pytest.raises(InputError) as caught:
         check_graph_shapes(broken, "m.vgf")
     text = caught.value.render()
@@ -48,14 +48,14 @@ def test_unknown_dimension_is_named() -> None:
 def test_compute_segment_is_skipped_with_a_warning(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = vgf_format.segment_graphs
+    real = vgf.segment_graphs
 
-    def with_compute(vgf: vgf_format.VgfFile, source: str) -> tuple[vgf_format.SegmentGraph, ...]:
-        graphs = real(vgf, source)
+    def with_compute(container: vgf.VgfFile, source: str) -> tuple[vgf.SegmentGraph, ...]:
+        graphs = real(container, source)
         compute = dataclasses.replace(graphs[0], index=1, type="COMPUTE", name="postprocess_shader")
         return (*graphs, compute)
 
-    monkeypatch.setattr(f"{ingest.__name__}.segment_graphs", with_compute)
+    monkeypatch.setattr(f"{estimator_files.__name__}.segment_graphs", with_compute)
     write_outputs(tmp_path)
     result = CliRunner().invoke(
         cli, ["analyze", str(DSCNN_VGF), str(tmp_path), "--output-dir", str(tmp_path), "--json"]
@@ -100,14 +100,14 @@ def test_single_segment_copy_keeps_segment_resources_constants_and_bindings() ->
     )
 
     data = DSCNN_VGF.read_bytes()
-    vgf = _vgf()
-    copy = single_segment_vgf(data, vgf, 0, "m.vgf")
-    again = vgf_format.read_vgf(copy, "copy.vgf")
-    assert again.segments == vgf.segments
-    assert again.resources == vgf.resources
-    assert again.constants == vgf.constants
-    assert again.modules[0].spirv == vgf.modules[0].spirv
-    assert (again.inputs, again.input_names) == (vgf.inputs, vgf.input_names)
-    bindings = _constant_bindings(data, vgf, 0, "m.vgf")
-    assert bindings is not None and len(bindings) == len(vgf.segments[0].constants)
+    container = _vgf()
+    copy = single_segment_vgf(data, container, 0, "m.vgf")
+    again = vgf.read_vgf(copy, "copy.vgf")
+    assert again.segments == container.segments
+    assert again.resources == container.resources
+    assert again.constants == container.constants
+    assert again.modules[0].spirv == container.modules[0].spirv
+    assert (again.inputs, again.input_names) == (container.inputs, container.input_names)
+    bindings = _constant_bindings(data, container, 0, "m.vgf")
+    assert bindings is not None and len(bindings) == len(container.segments[0].constants)
     assert _constant_bindings(copy, again, 0, "copy.vgf") == bindings

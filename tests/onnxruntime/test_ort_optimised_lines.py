@@ -13,7 +13,7 @@ nodes all carry that line, when every executed node touching the line does.
 from __future__ import annotations
 
 import re
-import statistics as stats
+import statistics
 from pathlib import Path
 from typing import Any
 
@@ -104,7 +104,7 @@ def _expected_lines(
     for line in set().union(*lines):
         touching = [n for n, nodes in originals.items() if any(line in lines[i] for i in nodes)]
         if all(all(line in lines[i] for i in originals[n]) for n in touching):
-            expected[line] = sum(stats.fmean(per_node[n]) for n in touching)
+            expected[line] = sum(statistics.fmean(per_node[n]) for n in touching)
     return expected
 
 
@@ -146,10 +146,10 @@ def test_a_line_mixing_exact_and_fused_nodes_gets_the_sum_of_both(optimized: Pat
     reshapes = [] if optimized is None else [n for n in on_14 if "gemm_output_reshape" in n]
     assert len(reshapes) == (0 if optimized is None else 3)
     assert on_14 == sorted([*gelus, *gemms, *reshapes])
-    both = sum(stats.fmean(per_node[n]) for n in [*gelus, *gemms, *reshapes])
+    both = sum(statistics.fmean(per_node[n]) for n in [*gelus, *gemms, *reshapes])
     assert figures[14] == pytest.approx(both, rel=1e-12)
     # Nothing lost: the model's module holds every mapped node, the warning the rest.
-    mapped = sum(stats.fmean(v) for n, v in per_node.items() if originals[n])
+    mapped = sum(statistics.fmean(v) for n, v in per_node.items() if originals[n])
     assert _figures(result, "nn_module", "name")["mixer.Net"] == pytest.approx(mapped, rel=1e-12)
     left = sum(sum(v) for n, v in per_node.items() if not originals[n]) / len(durations)
     total = sum(sum(v) for v in per_node.values()) / len(durations)
@@ -186,5 +186,5 @@ def test_a_fused_node_spanning_two_lines_lands_on_their_parent_only() -> None:
     ]
     module = _figures(result, "nn_module", "name")["attention.EncoderBlock"]
     rest = module - sum(figures.values())
-    assert rest == pytest.approx(sum(stats.fmean(per_node[n]) for n in spanning), rel=1e-9)
-    assert rest > stats.fmean(per_node["node_matmul/MatMulScaleFusion/"])
+    assert rest == pytest.approx(sum(statistics.fmean(per_node[n]) for n in spanning), rel=1e-9)
+    assert rest > statistics.fmean(per_node["node_matmul/MatMulScaleFusion/"])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-import statistics as stats
+import statistics
 from pathlib import Path
 from typing import Any
 
@@ -54,11 +54,15 @@ def test_every_node_statistic_equals_the_raw_events() -> None:
     assert len(per_node) == 21
     for name, values in per_node.items():
         breakdown = breakdowns[f"source_operator/{names[name]}"]
-        assert _metric(breakdown, "duration_avg")["value"] == pytest.approx(stats.fmean(values))
+        assert _metric(breakdown, "duration_avg")["value"] == pytest.approx(
+            statistics.fmean(values)
+        )
         assert _metric(breakdown, "duration_avg")["aggregation"] == "sum"
         assert _metric(breakdown, "duration_min")["value"] == pytest.approx(min(values))
         assert _metric(breakdown, "duration_max")["value"] == pytest.approx(max(values))
-        assert _metric(breakdown, "duration_p50")["value"] == pytest.approx(stats.median(values))
+        assert _metric(breakdown, "duration_p50")["value"] == pytest.approx(
+            statistics.median(values)
+        )
         assert _metric(breakdown, "duration_p90")["value"] == pytest.approx(percentile(values, 90))
         assert _metric(breakdown, "execution_count")["value"] == len(values) == 9
         # The additive average carries no qualifier (a line's figure must not split by
@@ -76,14 +80,14 @@ def test_every_node_statistic_equals_the_raw_events() -> None:
 def test_model_run_statistics_and_warmup_option() -> None:
     durations, _ = raw_runs(NOOPT)
     metrics = {m["name"]: m for m in _analyze(DSCNN_ONNX, NOOPT)["results"][0]["metrics"]}
-    assert metrics["inference_time"]["value"] == pytest.approx(stats.fmean(durations))
+    assert metrics["inference_time"]["value"] == pytest.approx(statistics.fmean(durations))
     assert metrics["inference_time"]["samples"] == 9
     assert metrics["inference_time_p90"]["value"] == pytest.approx(percentile(durations, 90))
     no_warmup = _analyze(DSCNN_ONNX, NOOPT, warmup_runs=0)
     assert no_warmup["backends"][0]["configuration"]["runs_used"] == 10
     all_runs, _ = raw_runs(NOOPT, warmup=0)
     first = {m["name"]: m for m in no_warmup["results"][0]["metrics"]}["inference_time"]
-    assert first["value"] == pytest.approx(stats.fmean(all_runs))
+    assert first["value"] == pytest.approx(statistics.fmean(all_runs))
 
 
 def test_the_lines_dscnn_onnx_carries_get_figures() -> None:
@@ -117,7 +121,7 @@ def test_the_lines_dscnn_onnx_carries_get_figures() -> None:
             if f"line {line}," in row["metadata_props"].get("pkg.torch.onnx.stack_trace", "")
             and row["name"] in per_node
         ]
-        expected = sum(stats.fmean(per_node[name]) for name in on_line)
+        expected = sum(statistics.fmean(per_node[name]) for name in on_line)
         assert figures[line] == pytest.approx(expected, rel=1e-12), line
     assert figures[41] == pytest.approx(figures[25] + figures[27], rel=1e-12)
 

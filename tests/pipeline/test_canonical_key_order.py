@@ -7,8 +7,7 @@ import json
 import random
 from typing import Any
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies
 
 from perfline.core.document import parse_result
 from perfline.core.document_canonical import canonical_result
@@ -35,7 +34,7 @@ def _models(raw: Any) -> Any:
 
 
 @settings(max_examples=400, deadline=None)
-@given(_raw_result, st.randoms(use_true_random=False))
+@given(_raw_result, strategies.randoms(use_true_random=False))
 def test_shuffled_keys_give_the_models_form(raw: dict[str, Any], rng: random.Random) -> None:
     shuffled = _shuffled(raw, rng)
     fast = canonical_result(shuffled)

@@ -5,17 +5,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies
 
 from perfline.core.graph import build_graph
 
-_reference = st.sampled_from(["a", "b", "c", "d", "missing", 4, None])
-_entity = st.fixed_dictionaries(
-    {"id": st.sampled_from(["a", "b", "c", "d", 9]), "kind": st.sampled_from(["k", "j", 1])},
+_reference = strategies.sampled_from(["a", "b", "c", "d", "missing", 4, None])
+_entity = strategies.fixed_dictionaries(
+    {
+        "id": strategies.sampled_from(["a", "b", "c", "d", 9]),
+        "kind": strategies.sampled_from(["k", "j", 1]),
+    },
     optional={
-        "parent_ids": st.lists(_reference, max_size=4) | st.just("x"),
-        "child_ids": st.lists(_reference, max_size=4),
+        "parent_ids": strategies.lists(_reference, max_size=4) | strategies.just("x"),
+        "child_ids": strategies.lists(_reference, max_size=4),
     },
 )
 
@@ -44,7 +46,7 @@ def _spec(entities: list[Any]) -> tuple[dict[str, list[str]], dict[str, list[str
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.lists(_entity | st.just("junk"), max_size=8))
+@given(strategies.lists(_entity | strategies.just("junk"), max_size=8))
 def test_adjacency_matches_its_definition(entities: list[Any]) -> None:
     graph = build_graph(entities)
     parents, children = _spec(entities)

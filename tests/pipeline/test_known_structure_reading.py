@@ -1,10 +1,10 @@
-"""Reading a document piecewise with the job's structure memo
+"""Reading a document piecewise with the job's read cache
 (``core.known_structure_reading``) gives exactly what reading it whole gives
 (``json_codec.read_json_input``): the same values of the same types, the same errors,
 over real-shaped documents, odd shapes and broken texts, but for plain breakdowns, which
 come in canonical key order (and get the file's back where a result is returned as it
 came in); and an entity list written as last run is last run's very list, neither
-decoded nor interned again."""
+decoded nor compared again."""
 
 from __future__ import annotations
 
@@ -16,13 +16,12 @@ from typing import Any
 
 import pytest
 
-from perfline.core import known_structure_reading
 from perfline.core.document_shapes import BREAKDOWN_KEY_ORDER, SUM_METRIC_KEYS
 from perfline.core.errors import InputError
 from perfline.core.json_codec import read_json_input
-from perfline.core.known_structure_reading import read_with_known_structure
+from perfline.core.known_structure_reading import StructureReadCache, read_with_known_structure
 from perfline.core.pipeline import PipelineSettings, postprocess
-from perfline.core.structure_memo import StructureMemo
+from perfline.core.pipeline_memo import PipelineMemo
 from tests.documents import breakdown, minimal_document, nx_document, small_result, sum_metric
 
 
@@ -79,12 +78,17 @@ def _as_read(whole: Any) -> Any:
     return {**whole, "results": results}
 
 
-def _read_both(data: bytes, memo: StructureMemo) -> Any:
+def _read_both(data: bytes, cache: StructureReadCache) -> Any:
     whole = read_json_input(data, "doc.json")
-    pieces = read_with_known_structure(data, "doc.json", memo)
+    pieces, forms = read_with_known_structure(data, "doc.json", cache)
     assert _exact(pieces) == _exact(_as_read(whole))
-    assert _exact(memo.document_as_written(pieces)) == _exact(whole)
+    assert _exact(forms.document_as_written(pieces)) == _exact(whole)
     return pieces
+
+
+def _value(data: bytes, cache: StructureReadCache) -> Any:
+    """What the piecewise reader gives for ``data`` (its forms left aside)."""
+    return read_with_known_structure(data, "doc.json", cache)[0]
 
 
 def test_the_typed_fields_are_in_the_schemas_key_order() -> None:
@@ -111,7 +115,7 @@ def test_the_typed_fields_are_in_the_schemas_key_order() -> None:
             ]
         }
     ).encode()
-    read = read_with_known_structure(text, "doc.json", StructureMemo())
+    read = _value(text, StructureReadCache())
     record = read["results"][0]["breakdowns"][0]
     assert tuple(record) == BREAKDOWN_KEY_ORDER[:3]
     assert tuple(record["metrics"][0]) == SUM_METRIC_KEYS
@@ -119,7 +123,7 @@ def test_the_typed_fields_are_in_the_schemas_key_order() -> None:
 
 def test_the_same_values_over_changing_documents() -> None:
     rng = random.Random(7)
-    memo = StructureMemo()
+    memo = StructureReadCache()
     base = nx_document(30, seed=2)
     variants: list[Any] = [base]
     for step in range(12):
@@ -156,7 +160,7 @@ def test_the_same_values_over_changing_documents() -> None:
     ],
 )
 def test_odd_shapes_read_alike(text: bytes) -> None:
-    memo = StructureMemo()
+    memo = StructureReadCache()
     _read_both(text, memo)
     _read_both(text, memo)  # a second time, with what the memo kept
 
@@ -175,11 +179,11 @@ def test_odd_shapes_read_alike(text: bytes) -> None:
     ],
 )
 def test_broken_texts_fail_alike(text: bytes) -> None:
-    memo = StructureMemo()
+    memo = StructureReadCache()
     good = json.dumps(nx_document(3)).encode()
     _read_both(good, memo)
     outcomes: list[str] = []
-    for read in (read_json_input, lambda d, s: read_with_known_structure(d, s, memo)):
+    for read in (read_json_input, lambda d, s: read_with_known_structure(d, s, memo)[0]):
         try:
             outcomes.append(repr(_exact(read(text, "doc.json"))))
         except InputError as error:
@@ -188,28 +192,34 @@ def test_broken_texts_fail_alike(text: bytes) -> None:
 
 
 def test_an_entity_list_written_as_last_run_is_last_runs_list() -> None:
-    memo = StructureMemo()
+    cache, pipeline = StructureReadCache(), PipelineMemo()
     document = nx_document(20)
-    first = read_with_known_structure(json.dumps(document).encode(), "doc.json", memo)
-    postprocess(first, PipelineSettings(), memo=memo)
+    first, forms = read_with_known_structure(json.dumps(document).encode(), "doc.json", cache)
+    postprocess(first, PipelineSettings(), memo=pipeline, read_forms=forms)
     revalued = copy.deepcopy(document)
     revalued["results"][0]["breakdowns"][0]["metrics"][0]["value"] = 12345
-    second = read_with_known_structure(json.dumps(revalued).encode(), "doc.json", memo)
+    second = _value(json.dumps(revalued).encode(), cache)
     for field in ("entities", "entity_kinds"):
         assert second["results"][0][field] is first["results"][0][field]
-    # the same values in other text (spacing): decoded, then interned as the same list
-    spaced = read_with_known_structure(json.dumps(revalued, indent=2).encode(), "doc.json", memo)
-    assert spaced["results"][0]["entities"] is first["results"][0]["entities"]
+        # the pipeline's memo takes it for its own without comparing it
+        assert pipeline.same(0, field, second["results"][0][field]) is first["results"][0][field]
+    # the same values in other text (spacing): decoded anew, then interned by the
+    # pipeline's memo as the same list
+    spaced = _value(json.dumps(revalued, indent=2).encode(), cache)
+    assert spaced["results"][0]["entities"] is not first["results"][0]["entities"]
+    assert spaced["results"][0]["entities"] == first["results"][0]["entities"]
+    interned = pipeline.same(0, "entities", spaced["results"][0]["entities"])
+    assert interned is first["results"][0]["entities"]
     # another graph: a new list
     renamed = copy.deepcopy(revalued)
     renamed["results"][0]["entities"][0]["name"] = "other"
-    third = read_with_known_structure(json.dumps(renamed).encode(), "doc.json", memo)
+    third = _value(json.dumps(renamed).encode(), cache)
     assert third["results"][0]["entities"] is not first["results"][0]["entities"]
     assert third["results"][0]["entities"] == renamed["results"][0]["entities"]
 
 
 def test_post_processing_what_was_read_piecewise_is_post_processing_the_document() -> None:
-    memo = StructureMemo()
+    cache, pipeline = StructureReadCache(), PipelineMemo()
     base = nx_document(25, seed=4)
     for factor in (1, 2, 3, 3, 5):
         document = copy.deepcopy(base)
@@ -217,9 +227,8 @@ def test_post_processing_what_was_read_piecewise_is_post_processing_the_document
             for metric in record["metrics"]:
                 metric["value"] *= factor
         data = json.dumps(document).encode()
-        with_memo = postprocess(
-            read_with_known_structure(data, "doc.json", memo), PipelineSettings(), memo=memo
-        )
+        pieces, forms = read_with_known_structure(data, "doc.json", cache)
+        with_memo = postprocess(pieces, PipelineSettings(), memo=pipeline, read_forms=forms)
         assert _exact(with_memo) == _exact(postprocess(json.loads(data), PipelineSettings()))
 
 
@@ -239,12 +248,12 @@ def test_a_result_returned_as_it_came_in_has_the_files_key_order(marked: bool) -
     if marked:  # a document perfline already post-processed: validated, returned as it is
         document = postprocess(document, PipelineSettings())
     data = json.dumps(document).encode()
-    memo = StructureMemo()
-    for _ in range(2):  # the second run with what the memo kept
-        pieces = read_with_known_structure(data, "doc.json", memo)
+    cache, pipeline = StructureReadCache(), PipelineMemo()
+    for _ in range(2):  # the second run with what the caches kept
+        pieces, forms = read_with_known_structure(data, "doc.json", cache)
         # handed over in canonical order (the reader's typed path was taken) ...
         assert tuple(pieces["results"][0]["breakdowns"][0]["metrics"][0]) == SUM_METRIC_KEYS
-        with_memo = postprocess(pieces, PipelineSettings(), memo=memo)
+        with_memo = postprocess(pieces, PipelineSettings(), memo=pipeline, read_forms=forms)
         # ... and returned in the file's
         assert _exact(with_memo) == _exact(postprocess(json.loads(data), PipelineSettings()))
         metric = with_memo["results"][0]["breakdowns"][0]["metrics"][0]
@@ -252,55 +261,22 @@ def test_a_result_returned_as_it_came_in_has_the_files_key_order(marked: bool) -
 
 
 def test_plain_breakdowns_read_in_canonical_form_pass_through_as_they_are() -> None:
-    memo = StructureMemo()
+    cache, pipeline = StructureReadCache(), PipelineMemo()
     data = json.dumps(nx_document(15, seed=3)).encode()
     for _ in range(2):
-        pieces = read_with_known_structure(data, "doc.json", memo)
+        pieces, forms = read_with_known_structure(data, "doc.json", cache)
         read = pieces["results"][0]["breakdowns"]
-        out = postprocess(pieces, PipelineSettings(), memo=memo)
+        out = postprocess(pieces, PipelineSettings(), memo=pipeline, read_forms=forms)
         kept = {id(record) for record in out["results"][0]["breakdowns"]}
         # the canonical pass took them as they are: the output holds the very objects
         assert all(id(record) in kept for record in read)
         assert _exact(out) == _exact(postprocess(json.loads(data), PipelineSettings()))
 
 
-def _spliced_reads(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
-    """Whether each read took the splice (its document read with the marker in place of
-    the entity list, found there), recorded from the reader's own decoding calls."""
-    taken: list[bool] = []
-    decoded = known_structure_reading._decoded
-
-    def spy(data: bytes, memo: StructureMemo, splice: Any) -> Any:
-        document = decoded(data, memo, splice)
-        if splice is not None and splice.seen:
-            taken.append(True)
-        return document
-
-    monkeypatch.setattr(known_structure_reading, "_decoded", spy)
-    return taken
-
-
-def test_an_entity_list_where_it_was_is_not_scanned_again(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    taken = _spliced_reads(monkeypatch)
-    memo = StructureMemo()
-    base = nx_document(12, seed=5)
-    first = _read_both(json.dumps(base, indent=4).encode(), memo)
-    assert taken == []  # nothing known yet
-    for factor in (2, 3, 7):  # new values, longer and shorter texts before the list
-        document = copy.deepcopy(base)
-        for record in document["results"][0]["breakdowns"]:
-            for metric in record["metrics"]:
-                metric["value"] = metric["value"] * factor if factor != 7 else 1
-        pieces = _read_both(json.dumps(document, indent=4).encode(), memo)
-        assert pieces["results"][0]["entities"] is first["results"][0]["entities"]
-    assert taken == [True, True, True]
-
-
 def _crafted(base: dict[str, Any]) -> list[bytes]:
     """Texts that end with the very bytes the last one ended with (the entity list and
-    what follows it) while the list is not the result's ``entities`` there."""
+    what follows it) while the list is not the result's ``entities`` there: a reader
+    that took the list by where it lies would be wrong on each."""
     result = base["results"][0]
     entities = json.dumps(result["entities"])
     tail = ', "entity_kinds": ' + json.dumps(result["entity_kinds"]) + "}]}"
@@ -318,19 +294,18 @@ def _crafted(base: dict[str, Any]) -> list[bytes]:
 
 @pytest.mark.parametrize("case", range(6))
 def test_a_crafted_text_around_the_known_list_reads_as_itself(case: int) -> None:
-    memo = StructureMemo()
+    memo = StructureReadCache()
     base = nx_document(6, seed=8)
     result = base["results"][0]
     good = {"results": [{"kind": "performance", "breakdowns": result["breakdowns"]}]}
     good["results"][0]["entities"] = result["entities"]
     good["results"][0]["entity_kinds"] = result["entity_kinds"]
-    _read_both(json.dumps(good).encode(), memo)  # the point noted
-    assert memo.splice_point() is not None
+    _read_both(json.dumps(good).encode(), memo)  # the list kept
     text = _crafted(base)[case]
     outcomes: list[str] = []
     for read in (
         lambda d, s: _as_read(read_json_input(d, s)),
-        lambda d, s: read_with_known_structure(d, s, memo),
+        lambda d, s: read_with_known_structure(d, s, memo)[0],
     ):
         try:
             outcomes.append(repr(_exact(read(text, "doc.json"))))

@@ -15,10 +15,10 @@ from benchmarks.core_pipeline import nx_document
 from perfline.build_info import core_build
 from perfline.core.errors import InputError
 from perfline.core.pipeline import PipelineSettings, postprocess
+from perfline.core.pipeline_memo import PipelineMemo
 from perfline.core.projection import FloatSums, ProjectionMemo
-from perfline.core.structure_memo import StructureMemo
 from tests.conftest import CASES
-from tests.differential.generator import generate as random_document
+from tests.differential.generator import generate
 from tests.documents import with_values
 
 
@@ -54,13 +54,13 @@ SETTINGS = [
 """With and without the NX default rule, in both float modes."""
 
 
-def _projection_memo(memo: StructureMemo) -> ProjectionMemo:
+def _projection_memo(memo: PipelineMemo) -> ProjectionMemo:
     return memo.state(0, "projection", ProjectionMemo)
 
 
 @pytest.mark.parametrize("seed", range(40))
 def test_same_output_with_and_without_the_memo(seed: int) -> None:
-    first = random_document(seed)
+    first = generate(seed)
     runs = [
         first,
         _revalued(first, seed),
@@ -68,10 +68,10 @@ def test_same_output_with_and_without_the_memo(seed: int) -> None:
         _revalued(first, seed, tied=True),
         _revalued(first, seed + 1000, tied=True),
         first,
-        random_document(seed + 1),
+        generate(seed + 1),
     ]
     for settings in SETTINGS:
-        memo = StructureMemo()
+        memo = PipelineMemo()
         for document in runs:
             try:
                 expected = _text(postprocess(document, settings))
@@ -84,8 +84,8 @@ def test_same_output_with_and_without_the_memo(seed: int) -> None:
 
 
 def test_an_unchanged_graph_is_recalled_and_a_changed_one_is_not() -> None:
-    document = random_document(7)
-    memo = StructureMemo()
+    document = generate(7)
+    memo = PipelineMemo()
     postprocess(document, memo=memo)
     computed = memo.computed
     assert memo.recalled == 0
@@ -100,9 +100,9 @@ def test_an_unchanged_graph_is_recalled_and_a_changed_one_is_not() -> None:
 
 def test_an_equal_but_differently_written_graph_is_not_taken_for_the_last_one() -> None:
     # 1 == 1.0 == True in Python, but they are different JSON values: each keeps its own
-    document = random_document(3)
+    document = generate(3)
     entity = document["results"][0]["entities"][0]
-    memo = StructureMemo()
+    memo = PipelineMemo()
     outputs = []
     for value in (1, 1.0, True):
         entity["attributes"] = {**entity.get("attributes", {}), "extra": value}
@@ -118,10 +118,10 @@ def test_an_equal_but_differently_written_graph_is_not_taken_for_the_last_one() 
 
 
 def test_a_graph_error_is_reported_again_on_the_next_run() -> None:
-    document = random_document(5)
+    document = generate(5)
     entities = document["results"][0]["entities"]
     entities.append({**entities[0]})  # a repeated id
-    memo = StructureMemo()
+    memo = PipelineMemo()
     for _ in range(2):
         with pytest.raises(InputError, match="must be unique"):
             postprocess(copy.deepcopy(document), memo=memo)
@@ -142,13 +142,13 @@ def test_a_graph_error_is_reported_again_on_the_next_run() -> None:
 def test_lists_are_interned_only_when_written_alike(
     first: list[Any], second: list[Any], alike: bool
 ) -> None:
-    memo = StructureMemo()
+    memo = PipelineMemo()
     assert memo.same(0, "entities", first) is first
     assert (memo.same(0, "entities", second) is first) is alike
 
 
 def test_values_marshal_cannot_write_are_never_interned() -> None:
-    memo = StructureMemo()
+    memo = PipelineMemo()
     odd = [object()]
     assert memo.same(0, "entities", odd) is odd
     assert memo.same(0, "entities", odd) is odd
@@ -179,7 +179,7 @@ def test_a_conflict_that_becomes_one_figure_and_back(float_sums: FloatSums, kind
     source = "source_operator/segment_0/a"
     settings = PipelineSettings(use_backend_defaults=False, float_sums=float_sums)
     steps = [(2, 3), (2, 2), (4, 4), (2, 3), (5, 7), (3, 3)]
-    memo = StructureMemo()
+    memo = PipelineMemo()
     for first, second in steps:
         values = {chains[0]: kind(first), chains[1]: kind(second)}
         document = with_values(document, values)
@@ -202,7 +202,7 @@ def test_a_rounding_conflict_that_comes_and_goes(float_sums: FloatSums) -> None:
     document = _probe("P11_float_nonassociative_conflict")
     chains = ("chain/segment_0/a", "chain/segment_0/b", "chain/segment_0/c")
     settings = PipelineSettings(use_backend_defaults=False, float_sums=float_sums)
-    memo = StructureMemo()
+    memo = PipelineMemo()
     steps = [
         (1.0, 2.0, 4.0),
         (0.1, 0.2, 0.3),
@@ -237,7 +237,7 @@ def test_a_plain_nx_result_is_refreshed_as_rows(float_sums: FloatSums, float_val
                 metric["value"] = value * 2 if float_values else value * 3
                 changed["value"] = value * rng.uniform(0.5, 1.5) if float_values else value + 1
     settings = PipelineSettings(float_sums=float_sums)
-    memo = StructureMemo()
+    memo = PipelineMemo()
     for document in (first, scaled, jittered, first, scaled):
         expected = _text(postprocess(document, settings))
         assert _text(postprocess(document, settings, memo=memo)) == expected
@@ -249,8 +249,8 @@ def test_a_plain_nx_result_is_refreshed_as_rows(float_sums: FloatSums, float_val
 
 
 def test_a_value_only_change_replays_the_projection() -> None:
-    document = random_document(11)
-    memo = StructureMemo()
+    document = generate(11)
+    memo = PipelineMemo()
     postprocess(document, memo=memo)
     postprocess(_revalued(document, 3), memo=memo)
     postprocess(_revalued(document, 4), memo=memo)
@@ -289,7 +289,7 @@ def test_with_a_memo_a_new_graph_is_numbered_once_per_list_as_without(
     plain = postprocess(copy.deepcopy(document))
     assert len(numbered) == 2 and resolved == []
     numbered.clear()
-    memo = StructureMemo()
+    memo = PipelineMemo()
     assert postprocess(copy.deepcopy(document), memo=memo) == plain
     assert len(numbered) == 2 and resolved == []
     numbered.clear()
@@ -298,7 +298,7 @@ def test_with_a_memo_a_new_graph_is_numbered_once_per_list_as_without(
 
 
 def test_a_list_of_another_length_is_not_taken_for_the_last_one_and_equal_ones_are() -> None:
-    memo = StructureMemo()
+    memo = PipelineMemo()
     first = [{"id": "a"}, {"id": "b"}]
     assert memo.same(0, "entities", first) is first
     longer = [{"id": "a"}, {"id": "b"}, {"id": "c"}]

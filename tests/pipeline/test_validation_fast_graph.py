@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies
 
 from perfline.core.errors import Problem
 from perfline.core.graph import numbered_graph
@@ -21,35 +20,37 @@ from perfline.core.validation import (
 
 _IDS = ["a", "b", "c", "d", "e", "f"]
 _KINDS = ["code_stack", "source_operator", "code_line", "model", "custom", 1]
-_reference = st.sampled_from([*_IDS, "missing", 7, None])
-_entity = st.fixed_dictionaries(
+_reference = strategies.sampled_from([*_IDS, "missing", 7, None])
+_entity = strategies.fixed_dictionaries(
     {
-        "id": st.sampled_from([*_IDS, 3]),
-        "kind": st.sampled_from(_KINDS),
-        "name": st.just("n"),
+        "id": strategies.sampled_from([*_IDS, 3]),
+        "kind": strategies.sampled_from(_KINDS),
+        "name": strategies.just("n"),
     },
     optional={
-        "parent_ids": st.lists(_reference, max_size=3) | st.just("not a list"),
-        "child_ids": st.lists(_reference, max_size=3),
+        "parent_ids": strategies.lists(_reference, max_size=3) | strategies.just("not a list"),
+        "child_ids": strategies.lists(_reference, max_size=3),
     },
 )
-_declaration = st.fixed_dictionaries(
-    {"id": st.just("custom")},
+_declaration = strategies.fixed_dictionaries(
+    {"id": strategies.just("custom")},
     optional={
-        "parent_kinds": st.lists(st.sampled_from(["model", "custom"]), max_size=2, unique=True),
-        "child_kinds": st.lists(
-            st.sampled_from(["source_operator", "custom"]), max_size=2, unique=True
+        "parent_kinds": strategies.lists(
+            strategies.sampled_from(["model", "custom"]), max_size=2, unique=True
+        ),
+        "child_kinds": strategies.lists(
+            strategies.sampled_from(["source_operator", "custom"]), max_size=2, unique=True
         ),
     },
 )
-_result = st.fixed_dictionaries(
+_result = strategies.fixed_dictionaries(
     {
-        "kind": st.just("performance"),
-        "status": st.just("ok"),
-        "producer": st.just("p"),
-        "entities": st.lists(_entity | st.just("junk"), max_size=7),
+        "kind": strategies.just("performance"),
+        "status": strategies.just("ok"),
+        "producer": strategies.just("p"),
+        "entities": strategies.lists(_entity | strategies.just("junk"), max_size=7),
     },
-    optional={"entity_kinds": st.lists(_declaration, max_size=1)},
+    optional={"entity_kinds": strategies.lists(_declaration, max_size=1)},
 )
 
 

@@ -9,7 +9,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from perfline.core.projection.contributors import Contributor
-from perfline.core.projection.figure_sets import OriginSums, origin_figures
+from perfline.core.projection.figure_arithmetic import OriginSums
+from perfline.core.projection.origin_shapes import origin_figures
 from tests.documents import NX_KINDS, small_result
 
 __all__ = ["NX_KINDS", "faithful_contributor", "origin_sums", "small_result"]

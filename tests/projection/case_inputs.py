@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from perfline.core.projection.figure_sets import metric_view
+from perfline.core.document_canonical import metric_view
 
 
 def stage_inputs(

@@ -22,7 +22,8 @@ from benchmarks.core_pipeline import nx_document
 from perfline.core.backends.executorch.document import InputFile, analyze_etdump
 from perfline.core.pipeline import PipelineSettings, postprocess
 from perfline.core.projection.exact_sums import exact_total
-from perfline.core.projection.figure_sets import combine, origin_figures
+from perfline.core.projection.figure_arithmetic import combine
+from perfline.core.projection.origin_shapes import origin_figures
 from tests.conftest import CASES
 from tests.differential.generator import generate
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
+from hypothesis import example, given, settings, strategies
 
 from perfline.core.document_canonical import METRIC_KEY_ORDER
+from perfline.core.projection.figure_arithmetic import combine
 from perfline.core.projection.figure_keys import (
     canonical_json,
     figures_key,
@@ -16,24 +16,26 @@ from perfline.core.projection.figure_keys import (
     value_prefix,
     value_text,
 )
-from perfline.core.projection.figure_sets import Figures, OriginShapes, combine, origin_figures
+from perfline.core.projection.figure_sets import FigureSet
+from perfline.core.projection.origin_shapes import OriginShapes, origin_figures
 
 _SCALARS = (
-    st.none()
-    | st.booleans()
-    | st.integers(min_value=-(2**70), max_value=2**70)
-    | st.floats(allow_nan=True, allow_infinity=True)
-    | st.text(alphabet=st.characters(), max_size=12)
+    strategies.none()
+    | strategies.booleans()
+    | strategies.integers(min_value=-(2**70), max_value=2**70)
+    | strategies.floats(allow_nan=True, allow_infinity=True)
+    | strategies.text(alphabet=strategies.characters(), max_size=12)
 )
-_VALUES = st.recursive(
+_VALUES = strategies.recursive(
     _SCALARS,
     lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+        strategies.lists(inner, max_size=3)
+        | strategies.dictionaries(strategies.text(max_size=5), inner, max_size=3)
     ),
     max_leaves=8,
 )
-_KEYS = st.sampled_from((*METRIC_KEY_ORDER, "kind", "zeta", "\u00e9"))
-_METRICS = st.dictionaries(_KEYS, _VALUES, max_size=len(METRIC_KEY_ORDER) + 2)
+_KEYS = strategies.sampled_from((*METRIC_KEY_ORDER, "kind", "zeta", "\u00e9"))
+_METRICS = strategies.dictionaries(_KEYS, _VALUES, max_size=len(METRIC_KEY_ORDER) + 2)
 
 
 def _reference(value: Any) -> str:
@@ -63,12 +65,15 @@ def test_metric_text_is_the_json_text(metric: dict[str, Any]) -> None:
     assert metric_text(metric) == _reference(metric)
 
 
-_SUM_METRICS = st.fixed_dictionaries(
+_SUM_METRICS = strategies.fixed_dictionaries(
     {
-        "name": st.text(max_size=8),
-        "unit": st.text(max_size=8),
-        "value": st.integers() | st.floats() | st.booleans() | st.none(),
-        "aggregation": st.sampled_from(("sum", "mean", "max", "\u00b5")),
+        "name": strategies.text(max_size=8),
+        "unit": strategies.text(max_size=8),
+        "value": strategies.integers()
+        | strategies.floats()
+        | strategies.booleans()
+        | strategies.none(),
+        "aggregation": strategies.sampled_from(("sum", "mean", "max", "\u00b5")),
     }
 )
 
@@ -88,27 +93,31 @@ def test_summable_metric_text_is_the_json_text(metric: dict[str, Any]) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(_SUM_METRICS, max_size=6))
+@given(strategies.lists(_SUM_METRICS, max_size=6))
 def test_value_prefix_memo_changes_nothing(metrics: list[dict[str, Any]]) -> None:
     memo: dict[tuple[str, str, str], str] = {}
     for metric in metrics + metrics:
         assert value_prefix(metric, memo) == value_prefix(metric)
 
 
-_BREAKDOWNS = st.lists(
-    st.fixed_dictionaries(
+_BREAKDOWNS = strategies.lists(
+    strategies.fixed_dictionaries(
         {
-            "entity_id": st.just("e"),
-            "metrics": st.lists(_SUM_METRICS | _METRICS, min_size=1, max_size=4),
+            "entity_id": strategies.just("e"),
+            "metrics": strategies.lists(_SUM_METRICS | _METRICS, min_size=1, max_size=4),
         },
-        optional={"qualifiers": st.dictionaries(st.sampled_from("ab"), _SCALARS, max_size=2)},
+        optional={
+            "qualifiers": strategies.dictionaries(
+                strategies.sampled_from("ab"), _SCALARS, max_size=2
+            )
+        },
     ),
     min_size=1,
     max_size=3,
 )
 
 
-def _payload_key(figures: Figures) -> str:
+def _payload_key(figures: FigureSet) -> str:
     return _reference(
         [
             {"qualifiers": dict(group.qualifiers), "metrics": list(group.metrics)}
@@ -122,7 +131,7 @@ def _plain(value: Any, name: str = "op_cycles") -> dict[str, Any]:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(_BREAKDOWNS, min_size=1, max_size=4))
+@given(strategies.lists(_BREAKDOWNS, min_size=1, max_size=4))
 @example(
     [
         [{"entity_id": "a", "metrics": [_plain(1), _plain(1)]}],
@@ -157,10 +166,10 @@ def test_figure_set_keys_are_the_json_text_of_their_groups(
 
 @settings(max_examples=200, deadline=None)
 @given(
-    st.lists(
-        st.tuples(
-            st.dictionaries(st.text(max_size=4), _VALUES, max_size=2),
-            st.lists(_METRICS, max_size=3),
+    strategies.lists(
+        strategies.tuples(
+            strategies.dictionaries(strategies.text(max_size=4), _VALUES, max_size=2),
+            strategies.lists(_METRICS, max_size=3),
         ),
         max_size=3,
     )

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from perfline.core.projection.figure_sets import OriginShapes, combine, origin_figures
+from perfline.core.projection.figure_arithmetic import combine
+from perfline.core.projection.origin_shapes import OriginShapes, origin_figures
 
 
 def _m(value: Any, **extra: Any) -> dict[str, Any]:

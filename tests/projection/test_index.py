@@ -1,6 +1,6 @@
 """The projection index against its definitions, on random acyclic graphs.
 
-``build_index`` works on node numbers and takes shortcuts (a parent of the same
+``build_graph_index`` works on node numbers and takes shortcuts (a parent of the same
 kind stands for its child in ``kind_leaves``); each field is recomputed here
 the slow way, from the entity list alone.
 """
@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from perfline.core.graph import SCAN_LIMIT, build_graph, numbered_graph
-from perfline.core.projection.index import build_index
+from perfline.core.projection.index import build_graph_index
 
 KINDS = ("nn_module", "chain", "segment", "source_operator")
 
@@ -56,7 +56,7 @@ def _edges(entities: list[dict[str, Any]]) -> set[tuple[str, str]]:
 def test_index_matches_its_definitions(seed: int) -> None:
     rng = random.Random(seed)
     entities = _random_entities(rng, rng.randint(1, 60))
-    index = build_index(entities)
+    index = build_graph_index(entities)
     edges = _edges(entities)
     ids = sorted(entity["id"] for entity in entities)
     kind_of = {entity["id"]: entity["kind"] for entity in entities}

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from perfline.core.projection.figure_sets import origin_figures
-from perfline.core.projection.index import build_index
+from perfline.core.projection.index import build_graph_index
+from perfline.core.projection.origin_shapes import origin_figures
 from perfline.core.projection.records import Population, Record
 
 
@@ -14,7 +14,9 @@ def test_added_since_lists_new_touching_entries_in_serial_order() -> None:
     give every entry with serial >= size that meets the units, in serial order."""
     rng = random.Random(7)
     count = 40
-    index = build_index([{"id": f"u/{n:02d}", "kind": "source_operator"} for n in range(count)])
+    index = build_graph_index(
+        [{"id": f"u/{n:02d}", "kind": "source_operator"} for n in range(count)]
+    )
     metric = {"name": "op_cycles", "unit": "cycles", "value": 1, "aggregation": "sum"}
     figures = origin_figures([{"entity_id": "u/00", "metrics": [metric]}])
     assert figures is not None

@@ -7,16 +7,15 @@ import json
 import random
 from typing import Any
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies
 
 from perfline.core.projection import project_breakdowns
-from tests.conftest import DATA as TEST_DATA
+from tests import conftest
 from tests.conftest import canonical
 from tests.projection.builders import small_result
 
-DATA = TEST_DATA / "projection"
-SEEDS = st.integers(min_value=0, max_value=10**6)
+DATA = conftest.DATA / "projection"
+SEEDS = strategies.integers(min_value=0, max_value=10**6)
 
 
 def _projected(original: dict[str, Any], output: dict[str, Any]) -> list[Any]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lsprotocol import types as t
+from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities, make_test_lsp_client
 
 from perfline.server.discovery import token_for
@@ -30,7 +30,7 @@ class Session:
     caps: str
     refreshes: list[str] = field(default_factory=list)
     changes: list[dict[str, Any]] = field(default_factory=list)
-    registrations: list[t.RegistrationParams] = field(default_factory=list)
+    registrations: list[types.RegistrationParams] = field(default_factory=list)
     encoding: str = "utf-16"
 
     def uri(self, name: str) -> str:
@@ -53,15 +53,15 @@ class Session:
         uri = self.uri(name)
         text = (self.root / name).read_text(encoding="utf-8")
         self.client.text_document_did_open(
-            t.DidOpenTextDocumentParams(t.TextDocumentItem(uri, "python", 1, text))
+            types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "python", 1, text))
         )
         return uri
 
-    async def hints(self, uri: str, last_line: int = 200) -> list[t.InlayHint]:
+    async def hints(self, uri: str, last_line: int = 200) -> list[types.InlayHint]:
         result = await self.client.text_document_inlay_hint_async(
-            t.InlayHintParams(
-                text_document=t.TextDocumentIdentifier(uri),
-                range=t.Range(t.Position(0, 0), t.Position(last_line, 0)),
+            types.InlayHintParams(
+                text_document=types.TextDocumentIdentifier(uri),
+                range=types.Range(types.Position(0, 0), types.Position(last_line, 0)),
             )
         )
         return list(result or [])
@@ -91,16 +91,16 @@ def _env() -> dict[str, str]:
 def _client(session_box: list[Session]) -> LanguageClient:
     client = make_test_lsp_client()
 
-    @client.feature(t.WORKSPACE_INLAY_HINT_REFRESH)
+    @client.feature(types.WORKSPACE_INLAY_HINT_REFRESH)
     def _inlay_refresh(ls: LanguageClient, params: Any) -> None:
         session_box[0].refreshes.append("inlayHint")
 
-    @client.feature(t.WORKSPACE_CODE_LENS_REFRESH)
+    @client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
     def _lens_refresh(ls: LanguageClient, params: Any) -> None:
         session_box[0].refreshes.append("codeLens")
 
-    @client.feature(t.CLIENT_REGISTER_CAPABILITY)
-    def _register(ls: LanguageClient, params: t.RegistrationParams) -> None:
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def _register(ls: LanguageClient, params: types.RegistrationParams) -> None:
         session_box[0].registrations.append(params)
 
     @client.feature("perfline/resultChanged")
@@ -159,10 +159,10 @@ async def start(
     for section, value in (configuration or {}).items():
         client.set_configuration(value, section=section)
     result = await client.initialize_session(
-        t.InitializeParams(
+        types.InitializeParams(
             capabilities=capabilities,
             root_uri=root.as_uri(),
-            workspace_folders=[t.WorkspaceFolder(root.as_uri(), root.name)],
+            workspace_folders=[types.WorkspaceFolder(root.as_uri(), root.name)],
             initialization_options=initialization_options,
         )
     )

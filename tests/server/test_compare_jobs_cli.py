@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from lsprotocol import types as t
+from lsprotocol import types
 
 from perfline.clients.cli import cli
 from tests.compare.raw_events import raw_line_runs
@@ -135,9 +135,9 @@ async def test_the_hover_shows_every_runtime_side_by_side(tmp_path: Path) -> Non
         assert {j.state for j in jobs} == {"ok"}, jobs
         uri = session.open("dscnn.py")
         hover = await session.client.text_document_hover_async(
-            t.HoverParams(t.TextDocumentIdentifier(uri), t.Position(26, 8))  # line 27
+            types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(26, 8))  # line 27
         )
-        assert hover is not None and isinstance(hover.contents, t.MarkupContent)
+        assert hover is not None and isinstance(hover.contents, types.MarkupContent)
         text = hover.contents.value
         assert text.startswith("**Same line, every runtime**")
         table = text.split("\n\n")[1].splitlines()

@@ -1,6 +1,7 @@
 """The daemon's baseline comparisons in-process (``server.baselines``): where baselines come
-from and are kept, what a bad baseline gives, line mapping after source edits, and that a
-query never waits for a comparison."""
+from and are kept, what a bad baseline gives, line mapping after source edits, that a
+query never waits for a comparison, and that the engine's loop alone drives the service,
+with the typed events of its closed union."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import json
 import os
 import shutil
 import threading
+import typing
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,9 +17,12 @@ from typing import Any
 import pytest
 
 from perfline.core.compare.deltas import CompareSettings
-from perfline.server.baselines import baseline_store, compare_service
-from perfline.server.baselines.compare_service import CompareService, service_for
+from perfline.server.baselines import baseline_store, job_baselines
+from perfline.server.baselines.compare_service import CompareService
+from perfline.server.baselines.comparison_state import ComparisonState
 from perfline.server.engine import Engine, EngineEvent
+from perfline.server.scheduler import events
+from perfline.server.scheduler.loop import Scheduler
 from perfline.server.watcher import Watcher
 from perfline.server.workspace import is_ignored, scan_files
 from tests.server.compare_data import (
@@ -45,12 +50,25 @@ def _engine(root: Path) -> Engine:
 @pytest.fixture
 def kws(tmp_path: Path) -> Iterator[tuple[Engine, CompareService]]:
     engine = _engine(copy_kws(tmp_path))
-    service = service_for(engine)
-    assert service is not None
+    service = engine.comparisons
     try:
         yield engine, service
     finally:
         engine.close()
+
+
+def _posted_events(engine: Engine) -> list[events.InboxEvent]:
+    """Every event posted to ``engine``'s loop from now on (recorded as it is posted)."""
+    seen: list[events.InboxEvent] = []
+    scheduler: Scheduler = engine._scheduler
+    post = scheduler.post
+
+    def recording(event: events.InboxEvent) -> None:
+        seen.append(event)
+        post(event)
+
+    scheduler.post = recording  # type: ignore[method-assign]
+    return seen
 
 
 def _settled(engine: Engine, service: CompareService) -> None:
@@ -105,15 +123,13 @@ def test_the_stored_baseline_is_never_an_input(tmp_path: Path) -> None:
     ``mlia-output.json``, is neither scanned, nor watched, nor discovered as a job."""
     (tmp_path / "cap.mlia.json").write_text(json.dumps(with_value(load(INPUT_DOC), 1)))
     engine = _engine(tmp_path)
-    events: list[EngineEvent] = []
-    engine.subscribe(events.append)
-    seen: list[frozenset[str]] = []
-    engine.watch_paths(seen.append)
+    published: list[EngineEvent] = []
+    engine.subscribe(published.append)
+    seen = _posted_events(engine)
     watcher = Watcher(engine)
     watcher.start()
     try:
-        service = service_for(engine)
-        assert service is not None
+        service = engine.comparisons
         generation = engine.result("cap").generation  # type: ignore[union-attr]
         ticket = service.set_baseline("cap")
         assert ticket.wait(30) and ticket.error is None
@@ -127,8 +143,9 @@ def test_the_stored_baseline_is_never_an_input(tmp_path: Path) -> None:
         assert wait_for(lambda: engine.wait_idle(0.01), timeout=5)
         assert engine.job_names() == ["cap"]
         assert engine.result("cap").generation == generation  # type: ignore[union-attr]
-        assert not [e for e in events if e.kind in ("jobs", "result", "started")]
-        assert not [paths for paths in seen if any(p.startswith(".perfline") for p in paths)]
+        assert not [e for e in published if e.kind in ("jobs", "result", "started")]
+        changed = [e.paths for e in seen if isinstance(e, events.FileChanged)]
+        assert not [paths for paths in changed if any(p.startswith(".perfline") for p in paths)]
         assert scan_files(tmp_path) == ["cap.mlia.json"]
         assert is_ignored(".perfline/baselines/cap/mlia-output.json")
         state, baseline, problem = service.describe("cap")
@@ -323,8 +340,7 @@ def test_lines_are_mapped_from_the_baselines_version_of_the_source(tmp_path: Pat
     )
     engine = _engine(root)
     try:
-        service = service_for(engine)
-        assert service is not None
+        service = engine.comparisons
         assert service.set_baseline("doc").wait(30)
         _settled(engine, service)
         # Three lines inserted at the top, and the new run recorded against that text.
@@ -353,7 +369,7 @@ def test_a_query_never_waits_for_a_comparison(
     kws: tuple[Engine, CompareService], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     engine, service = kws
-    real = compare_service.compare_documents
+    real = job_baselines.compare_documents
     entered, release = threading.Event(), threading.Event()
 
     def held(*args: Any, **kwargs: Any) -> Any:
@@ -361,7 +377,7 @@ def test_a_query_never_waits_for_a_comparison(
         assert release.wait(60)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(compare_service, "compare_documents", held)
+    monkeypatch.setattr(job_baselines, "compare_documents", held)
     assert service.set_baseline(JOB).wait(30)
     assert entered.wait(30)  # the service's thread is inside a comparison now
     good = engine.result(JOB)
@@ -372,3 +388,89 @@ def test_a_query_never_waits_for_a_comparison(
     release.set()
     assert service.wait_idle(60)
     assert service.comparison(JOB, good.generation, SETTINGS) is not None
+
+
+# ---------------------------------------------------------------- the engine's events
+
+
+def _taken(engine: Engine) -> list[events.CompareInput]:
+    """Every input the loop hands the comparison service from now on."""
+    seen: list[events.CompareInput] = []
+    service = engine.comparisons
+    take = service.take
+
+    def recording(event: events.CompareInput) -> None:
+        seen.append(event)
+        take(event)
+
+    service.take = recording  # type: ignore[method-assign]
+    return seen
+
+
+def test_the_engine_owns_one_service_and_the_loop_alone_drives_it(
+    kws: tuple[Engine, CompareService], tmp_path: Path
+) -> None:
+    """Commands and wants are posted to the engine's loop as typed events of its closed
+    union and handed to the service by it; a result installed, a configured baseline file
+    rewritten and a changed ``perfline.toml`` are told by the loop; no registry, no path
+    callbacks, no string sentinels."""
+    engine, service = kws
+    assert engine.comparisons is service
+    assert not hasattr(engine, "watch_paths")
+    from perfline.server.baselines import compare_service
+
+    assert not hasattr(compare_service, "service_for")
+    posted, taken = _posted_events(engine), _taken(engine)
+    # a command: posted as a BaselineSet, then handed over by the loop
+    ticket = service.set_baseline(JOB)
+    assert ticket.wait(30) and ticket.error is None
+    (command,) = [e for e in posted if isinstance(e, events.BaselineSet)]
+    assert command.job == JOB and command.ticket is ticket
+    assert command in taken
+    # settings not computed yet: asked for once, as a ComparisonWanted
+    other = CompareSettings(level=0.01)
+    good = engine.result(JOB)
+    assert good is not None
+    assert service.comparison(JOB, good.generation, other) is None
+    assert service.comparison(JOB, good.generation, other) is None
+    assert [e for e in posted if isinstance(e, events.ComparisonWanted)] == [
+        events.ComparisonWanted(other)
+    ]
+    assert service.wait_idle(60)
+    assert service.comparison(JOB, good.generation, other) is not None
+    # a configured baseline file rewritten: the loop tells which job's baseline changed
+    _write(engine.root, "baselines/rerun.json", json.dumps(_rerun_document(tmp_path)))
+    assert service.clear_baseline(JOB).wait(30)
+    _with_baseline_key(engine.root, "baselines/rerun.json")
+    taken.clear()
+    _reload(engine, service)
+    assert events.JobsReplanned() in taken  # perfline.toml changed: every job
+    taken.clear()
+    (engine.root / "baselines" / "rerun.json").write_text(json.dumps(_processed_kws_copy(tmp_path)))
+    engine.notify_changed([engine.root / "baselines" / "rerun.json"], finished=True)
+    _settled(engine, service)
+    assert taken == [events.BaselineFileChanged((JOB,))]
+    # a new result: ResultInstalled, from the loop
+    taken.clear()
+    engine.reanalyze(JOB)
+    _settled(engine, service)
+    assert events.ResultInstalled(JOB) in taken
+    assert all(isinstance(e, typing.get_args(events.CompareInput)) for e in taken)
+
+
+def test_the_states_are_the_literal_ones(kws: tuple[Engine, CompareService]) -> None:
+    engine, service = kws
+    _settled(engine, service)
+    states = set(typing.get_args(ComparisonState))
+    assert states == {"no-baseline", "no-result", "computing", "ready", "error"}
+    assert service.describe(JOB)[0] in states
+    assert service.describe("no such job")[0] == "no-baseline"
+
+
+def test_a_closed_engine_refuses_commands(tmp_path: Path) -> None:
+    engine = _engine(copy_kws(tmp_path))
+    service = engine.comparisons
+    engine.close()
+    ticket = service.clear_baseline(JOB)
+    assert ticket.wait(5) and ticket.error == "the workspace is closed"
+    assert service.wait_idle(5)

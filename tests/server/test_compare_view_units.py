@@ -9,6 +9,7 @@ the Inspector's readings (``compare_data``)."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import shutil
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -16,17 +17,17 @@ from typing import Any
 
 import pytest
 
-from perfline.core import figure_text as numbers
+from perfline.core import figure_text
 from perfline.core.compare import compare_documents
 from perfline.core.compare.deltas import CompareSettings, MetricDelta
 from perfline.server.baselines.compare_service import Baseline, BaselineProblem, JobComparison
 from perfline.server.engine import Engine
-from perfline.server.line_index import build_index
+from perfline.server.line_index import build_line_index
 from perfline.server.view.compare_options import CompareOptions, read_compare_options
 from perfline.server.view.connection import ConnectionView
 from perfline.server.view.engine_surface import EngineSurface
 from perfline.server.view.line_deltas import change
-from perfline.server.view.line_labels import Figure, fill, with_delta_slot
+from perfline.server.view.line_labels import LabelFigure, fill, with_delta_slot
 from perfline.server.view.runtime_columns import Column, runtime_table
 from tests.server.compare_data import (
     FIRST_INSPECTOR,
@@ -100,7 +101,7 @@ def _view(
     def resolve(recorded: str) -> Path | None:
         return source if recorded.endswith("dscnn.py") else None
 
-    index = build_index(JOB, new, resolve)
+    index = build_line_index(JOB, new, resolve)
     engine: EngineSurface = _Engine(root, {JOB: _Result(new, index)}, {JOB: _Job(JOB)})
     found = JobComparison(
         JOB, generation, CompareSettings(), BASELINE, compare_documents(base, new)
@@ -196,7 +197,7 @@ def _total_and_change(lines: Sequence[int]) -> tuple[str, str]:
     after = inspector_inclusive_runs(RERUN_INSPECTOR)
     base = sum(mean(before[n]) for n in lines)
     new = sum(mean(after[n]) for n in lines)
-    return numbers.format_value(new, "ms"), numbers.format_change(new / base - 1)
+    return figure_text.format_value(new, "ms"), figure_text.format_change(new / base - 1)
 
 
 def test_lens_totals_carry_their_change(runs: tuple[Path, Any, Any]) -> None:
@@ -210,7 +211,7 @@ def test_lens_totals_carry_their_change(runs: tuple[Path, Any, Any]) -> None:
     # that total's; the own lines follow, unjudged.
     assert inspector_calls(FIRST_INSPECTOR) == {41: {24, 25, 26, 27}}
     total, change = _total_and_change([40, 41, 42, 44])
-    own = numbers.format_value(
+    own = figure_text.format_value(
         sum(mean(inspector_line_runs(RERUN_INSPECTOR)[n]) for n in (40, 42, 44)), "ms"
     )
     assert titles[39].startswith(f"DSCNN.forward: {total} total {change} · own lines {own} · ")
@@ -266,7 +267,7 @@ def test_hover_rows_for_a_line_in_one_run_only(runs: tuple[Path, Any, Any]) -> N
     [(0.12, "▲12%"), (-0.08, "▼8%"), (0.004, "▲<1%"), (-0.0049, "▼<1%"), (1.5208, "▲152%")],
 )
 def test_format_change(relative: float, text: str) -> None:
-    assert numbers.format_change(relative) == text
+    assert figure_text.format_change(relative) == text
 
 
 def _delta(base: float, new: float, significant: bool, verdict: str) -> MetricDelta:
@@ -286,7 +287,7 @@ def test_the_delta_slot() -> None:
     )
     assert with_delta_slot("{value} ({share})") == "{value} {delta} ({share})"
     assert with_delta_slot("[{delta}] {value}") == "[{delta}] {value}"
-    figure = Figure(9.63, "ms", "duration_avg", 0.81, "avg")
+    figure = LabelFigure(9.63, "ms", "duration_avg", 0.81, "avg")
     assert fill("{value} {statistic} · {share}", figure) == "9.63 ms avg · 81%"
     assert fill("{value} {statistic} · {share}", figure, "▲12%") == "9.63 ms avg ▲12% · 81%"
     assert fill("{value} ({delta})", figure) == "9.63 ms"
@@ -312,11 +313,12 @@ def test_compare_options() -> None:
 
 def test_runtime_table_needs_two_jobs_and_converts_times(runs: tuple[Path, Any, Any]) -> None:
     root, first, _ = runs
-    index = build_index(JOB, first, lambda recorded: root / "dscnn.py")
+    index = build_line_index(JOB, first, lambda recorded: root / "dscnn.py")
     (entry,) = index.lines[str(root / "dscnn.py")][42]
     assert runtime_table([Column(entry, "portable")]) is None
-    micro = entry.replace(
-        job="other",
+    micro = dataclasses.replace(
+        entry,
+        facts=dataclasses.replace(entry.facts, job="other"),
         metrics=tuple(
             {**m, "value": m["value"] * 1000, "unit": "us"} if m.get("unit") == "ms" else m
             for m in entry.metrics

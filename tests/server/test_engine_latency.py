@@ -14,7 +14,7 @@ import pytest
 
 from perfline.core.pipeline import postprocess
 from perfline.server.engine import Engine, EngineEvent
-from perfline.server.jobs.stage_memo import Memo
+from perfline.server.jobs.stage_memo import StageMemo
 from tests.server.helpers import INPUT_DOC, load, wait_for, with_value
 
 pytestmark = pytest.mark.timeout(60)
@@ -135,7 +135,7 @@ def test_garbage_frozen_at_the_end_of_a_run_is_collected_by_housekeeping(
 
 
 def test_memo_keeps_few_final_documents_per_stage() -> None:
-    memo = Memo(capacity=100)
+    memo = StageMemo(capacity=100)
     for version in range(10):
         memo.get_or_compute("final", (version,), lambda v=version: v, keep=3)
         memo.get_or_compute("model", (version,), lambda v=version: v)
@@ -155,16 +155,16 @@ def test_memo_keeps_few_final_documents_per_stage() -> None:
 def test_content_change_of_known_files_skips_the_workspace_walk(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import perfline.server.scheduler.ground as engine_module
+    from perfline.server.scheduler import ground
 
     walks: list[Path] = []
-    real_scan = engine_module.scan_files
+    real_scan = ground.scan_files
 
     def counting_scan(root: Path, ignore: object = (), on_bad_link: object = None) -> list[str]:
         walks.append(root)
         return real_scan(root, ignore, on_bad_link)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(engine_module, "scan_files", counting_scan)
+    monkeypatch.setattr(ground, "scan_files", counting_scan)
     target = tmp_path / "a.mlia.json"
     _write(target, 1)
     engine = _engine(tmp_path, debounce=0.02)
@@ -187,7 +187,7 @@ def test_a_values_only_change_reuses_the_graph_work(tmp_path: Path) -> None:
     _write(target, 1)
     engine = _engine(tmp_path, debounce=0.05)
     try:
-        structure = engine.memos.structure("a")  # the job's memo (observed here)
+        structure = engine.memos.pipeline("a")  # the job's pipeline memo (observed here)
         first = structure.computed
         assert first > 0 and structure.recalled == 0
         _write(target, 2)

@@ -16,18 +16,20 @@ from __future__ import annotations
 import copy
 import json
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from perfline.core import dominant_metric
-from perfline.core.pipeline import PipelineSettings, postprocess
-from perfline.core.projection import FloatSums
-from perfline.core.structure_memo import StructureMemo
+from perfline.core.pipeline import PipelineSettings, postprocess, postprocess_with_layouts
+from perfline.core.pipeline_memo import PipelineMemo
+from perfline.core.projection import BreakdownLayout, FloatSums
 from perfline.server.engine import Engine
-from perfline.server.line_index import IndexMemo, JobIndex, breakdowns_by_entity, build_index
+from perfline.server.index_memo import IndexMemo
+from perfline.server.line_entries import JobIndex
+from perfline.server.line_index import breakdowns_by_entity, build_line_index
 from tests.conftest import CASES
 from tests.documents import nx_document, with_values
 from tests.server.helpers import INPUT_DOC, copy_kws, load
@@ -73,12 +75,12 @@ def _same_as_fresh(
     memo: IndexMemo,
     resolve: Callable[[str], Path | None] = _none,
     metric: str | None = None,
-    layouts: StructureMemo | None = None,
+    layouts: Sequence[BreakdownLayout | None] = (),
 ) -> JobIndex:
     """The memoized index of ``document``, checked against a fresh one (``layouts``: the
-    structure memo it was post-processed with, whose layout tokens the index may trust)."""
-    kept = build_index(JOB, document, resolve, metric, memo, layouts)
-    fresh = build_index(JOB, copy.deepcopy(document), resolve, metric)
+    breakdown layouts the pipeline returned with this very document)."""
+    kept = build_line_index(JOB, document, resolve, metric, memo, layouts)
+    fresh = build_line_index(JOB, copy.deepcopy(document), resolve, metric)
     assert _served(kept) == _served(fresh)
     assert kept.lines == fresh.lines  # LineEntry equality too
     _by_the_rules(kept, document, metric)
@@ -96,9 +98,9 @@ def _by_the_rules(index: JobIndex, document: dict[str, Any], metric: str | None)
         for per in index.lines.values():
             for entries in per.values():
                 for entry in entries:
-                    if entry.result_index != result_index:
+                    if entry.facts.result_index != result_index:
                         continue
-                    own = metrics_of.get(entry.entity_id, [])
+                    own = metrics_of.get(entry.facts.entity_id, [])
                     found = dominant_metric.value_of(own, key) if key else (None, None)
                     assert entry.metrics == tuple(own)
                     assert (entry.value, entry.statistic) == found
@@ -142,11 +144,12 @@ def test_a_conflict_that_becomes_one_figure_and_back(float_sums: FloatSums, kind
     settings = PipelineSettings(use_backend_defaults=False, float_sums=float_sums)
     chains = ("chain/segment_0/1", "chain/segment_0/2", "chain/segment_0/3")
     steps = [(2, 3, 1), (2, 2, 1), (4, 4, 9), (2, 3, 9), (5, 7, 4), (3, 3, 3), (6, 6, 8)]
-    structure, memo = StructureMemo(), IndexMemo()
+    pipeline, memo = PipelineMemo(), IndexMemo()
     for first, second, third in steps:
         values = dict(zip(chains, (kind(first), kind(second), kind(third)), strict=True))
-        processed = postprocess(with_values(document, values), settings, memo=structure)
-        index = _same_as_fresh(processed, memo, layouts=structure)
+        run = postprocess_with_layouts(with_values(document, values), settings, memo=pipeline)
+        processed = run.document
+        index = _same_as_fresh(processed, memo, layouts=run.layouts)
         # line 3: one copy of equal figures, nothing for a conflict (its one operator is
         # still measured: by its chains); line 5: chain 3's figure
         assert _line(index, 3) == ((float(first), 1) if first == second else (None, 1))
@@ -173,50 +176,91 @@ def _revalued(document: dict[str, Any], rng: random.Random, tied: bool) -> dict[
 def test_nx_shaped_value_changes(float_values: bool, seed: int) -> None:
     base = nx_document(60, seed=seed, float_values=float_values)
     rng = random.Random(seed)
-    structure, memo = StructureMemo(), IndexMemo()
+    pipeline, memo = PipelineMemo(), IndexMemo()
     reused = 0
     last = None
     processed_before: list[dict[str, Any]] = []
     for step in range(8):
         tied = step % 3 == 2
         document = base if step == 0 else _revalued(base, rng, tied=tied)
-        processed = postprocess(document, PipelineSettings(), memo=structure)
-        _same_as_fresh(processed, memo, layouts=structure)
-        choice = memo.kept(0).figures.choice
+        run = postprocess_with_layouts(document, PipelineSettings(), memo=pipeline)
+        _same_as_fresh(run.document, memo, layouts=run.layouts)
+        choice = memo.kept(0).choice
         reused += choice is not None and choice is last
         last = choice
-        processed_before.append(processed)
+        processed_before.append(run.document)
     assert reused >= 1  # the kept choice was taken (the result's metrics are plain)
-    # the projection's layout token spared the checks on value-only steps
-    assert memo.kept(0).figures.trusted >= 2
-    # an older result (a stage memo's hit: an edit undone) has no token: checked again
-    trusted = memo.kept(0).figures.trusted
+    # an equal breakdown layout spared the checks on value-only steps
+    assert memo.kept(0).trusted >= 2
+    # an older result (a stage memo's hit: an edit undone) comes without layouts: checked
+    trusted = memo.kept(0).trusted
     for older in processed_before[-3::-2]:
-        _same_as_fresh(older, memo, layouts=structure)
-    assert memo.kept(0).figures.trusted == trusted
+        _same_as_fresh(older, memo)
+    assert memo.kept(0).trusted == trusted
 
 
-def test_a_layout_token_is_tied_to_the_very_output_it_was_given_for() -> None:
-    """The token of a result's breakdowns is the last run's, and only for its list: a
-    copy, another result index or a run that went by figure sets has none."""
-    structure = StructureMemo()
-    base = nx_document(20, seed=3)
-    first = postprocess(base, PipelineSettings(), memo=structure)
-    breakdowns = first["results"][0]["breakdowns"]
-    token = structure.layout_token(0, breakdowns)
-    assert token is not None  # a plain NX result: a row plan, the token
-    assert structure.layout_token(0, list(breakdowns)) is None
-    assert structure.layout_token(1, breakdowns) is None
-    second = postprocess(with_values(base, {}), PipelineSettings(), memo=structure)
-    assert structure.layout_token(0, second["results"][0]["breakdowns"]) is token
-    assert structure.layout_token(0, breakdowns) is None  # the older output: no longer
+def _layout_of(breakdowns: list[dict[str, Any]]) -> BreakdownLayout:
+    """The layout of ``breakdowns`` read from the records themselves."""
+    return BreakdownLayout(
+        [b["entity_id"] for b in breakdowns],
+        [tuple((m["name"], m["unit"], m["aggregation"]) for m in b["metrics"]) for b in breakdowns],
+    )
+
+
+@pytest.mark.parametrize("float_values", [False, True])
+def test_the_layout_returned_with_the_output_describes_it(float_values: bool) -> None:
+    """The pipeline's layout of a result's breakdowns is the layout of the very output it
+    comes with, on a full run and on every value-only replay; a result the projection
+    does not go by rows for (or a run without a memo) comes with none."""
+    pipeline = PipelineMemo()
+    base = nx_document(20, seed=3, float_values=float_values)
+    rng = random.Random(3)
+    layouts: list[BreakdownLayout] = []
+    for step in range(4):
+        document = base if step == 0 else _revalued(base, rng, tied=step == 2)
+        run = postprocess_with_layouts(document, PipelineSettings(), memo=pipeline)
+        (layout,) = run.layouts
+        assert layout is not None  # a plain NX result: a row plan, a layout
+        assert layout == _layout_of(run.document["results"][0]["breakdowns"])
+        layouts.append(layout)
+    assert all(layout == layouts[0] for layout in layouts)
+    # compared as data: an equal copy is equal, a reordered one is not
+    copied = BreakdownLayout(list(layouts[0].entity_ids), list(layouts[0].metrics))
+    assert copied == layouts[0] and copied is not layouts[0]
+    swapped = list(layouts[0].entity_ids)
+    swapped[0], swapped[-1] = swapped[-1], swapped[0]
+    assert BreakdownLayout(swapped, list(layouts[0].metrics)) != layouts[0]
+    # no memo: no row plan, no layout
+    assert postprocess_with_layouts(base, PipelineSettings()).layouts == [None]
     # a result that is not plain (one metric aggregated otherwise): the projection goes by
-    # figure sets, no row plan, no promise about its layout
+    # figure sets, no row plan, nothing said about its layout
     mixed = copy.deepcopy(base)
     mixed["results"][0]["breakdowns"][0]["metrics"][0]["aggregation"] = "max"
-    structure_off = StructureMemo()
-    processed = postprocess(mixed, PipelineSettings(), memo=structure_off)
-    assert structure_off.layout_token(0, processed["results"][0]["breakdowns"]) is None
+    processed = postprocess_with_layouts(mixed, PipelineSettings(), memo=PipelineMemo())
+    assert processed.layouts == [None]
+
+
+def test_the_index_trusts_an_equal_layout_and_checks_any_other() -> None:
+    """The rows and choice are reused without checks only for a layout equal (as data) to
+    the one they were checked against; any other layout is checked record by record."""
+    pipeline, memo = PipelineMemo(), IndexMemo()
+    base = nx_document(20, seed=5)
+    first = postprocess_with_layouts(base, PipelineSettings(), memo=pipeline)
+    _same_as_fresh(first.document, memo, layouts=first.layouts)
+    (layout,) = first.layouts
+    assert layout is not None
+    second = postprocess_with_layouts(
+        _revalued(base, random.Random(5), tied=False), PipelineSettings(), memo=pipeline
+    )
+    equal = BreakdownLayout(list(layout.entity_ids), list(layout.metrics))
+    _same_as_fresh(second.document, memo, layouts=[equal])
+    assert memo.kept(0).trusted == 1
+    other = BreakdownLayout(list(layout.entity_ids), [()] * len(layout.metrics))
+    third = postprocess_with_layouts(
+        _revalued(base, random.Random(6), tied=False), PipelineSettings(), memo=pipeline
+    )
+    _same_as_fresh(third.document, memo, layouts=[other])
+    assert memo.kept(0).trusted == 1  # checked, not trusted
 
 
 def _kept_entities(processed: dict[str, Any]) -> Callable[[], dict[str, Any]]:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lsprotocol import types as t
+from lsprotocol import types
 
 from tests.compare.raw_events import raw_line_runs
 from tests.server.compare_data import (
@@ -72,7 +72,9 @@ def _replace(session: Session, name: str, source: Path) -> None:
     shutil.copyfile(source, staging)
     staging.replace(target)
     session.client.workspace_did_change_watched_files(
-        t.DidChangeWatchedFilesParams([t.FileEvent(target.as_uri(), t.FileChangeType.Changed)])
+        types.DidChangeWatchedFilesParams(
+            [types.FileEvent(target.as_uri(), types.FileChangeType.Changed)]
+        )
     )
 
 
@@ -82,15 +84,15 @@ async def _labels(session: Session, uri: str) -> dict[int, str]:
 
 async def _hover(session: Session, uri: str, line: int) -> str:
     hover = await session.client.text_document_hover_async(
-        t.HoverParams(t.TextDocumentIdentifier(uri), t.Position(line - 1, 8))
+        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(line - 1, 8))
     )
-    assert hover is not None and isinstance(hover.contents, t.MarkupContent)
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
     return hover.contents.value
 
 
 async def _lenses(session: Session, uri: str) -> dict[int, str]:
     lenses = await session.client.text_document_code_lens_async(
-        t.CodeLensParams(t.TextDocumentIdentifier(uri))
+        types.CodeLensParams(types.TextDocumentIdentifier(uri))
     )
     return {lens.range.start.line + 1: lens.command.title for lens in lenses or [] if lens.command}
 
@@ -335,7 +337,7 @@ async def _regression_warnings(
     found = await _until(warned)
     assert "regressed against the baseline" in found[26] and "beyond the 5% regression" in found[26]
     (warning,) = [d for d in session.client.diagnostics[uri] if d.range.start.line == 25]
-    assert warning.severity == t.DiagnosticSeverity.Warning
+    assert warning.severity == types.DiagnosticSeverity.Warning
 
 
 async def test_a_generated_regression_is_shown_and_the_noise_is_not(tmp_path: Path) -> None:
@@ -361,7 +363,7 @@ async def test_a_generated_regression_is_shown_and_the_noise_is_not(tmp_path: Pa
         assert "within the runs' spread, not a change" in text
         # A higher threshold (the user setting) keeps the hint and drops the warning.
         session.client.workspace_did_change_configuration(
-            t.DidChangeConfigurationParams(
+            types.DidChangeConfigurationParams(
                 settings={"perfline": {"compare": {"regressionThreshold": 50}}}
             )
         )
@@ -457,7 +459,7 @@ async def test_perfline_compare_answers_per_line(tmp_path: Path) -> None:
         # The LSP commands (any client): clear, then set again, without waiting.
         stored = session.root / ".perfline" / "baselines" / JOB / "mlia-output.json"
         await session.client.workspace_execute_command_async(
-            t.ExecuteCommandParams("perfline.clearBaseline", [JOB])
+            types.ExecuteCommandParams("perfline.clearBaseline", [JOB])
         )
         await _until(lambda: _async(not stored.exists()))
 
@@ -467,13 +469,13 @@ async def test_perfline_compare_answers_per_line(tmp_path: Path) -> None:
 
         await _until(lambda: _equal(state(), "no-baseline"))
         await session.client.workspace_execute_command_async(
-            t.ExecuteCommandParams("perfline.setBaseline", [JOB])
+            types.ExecuteCommandParams("perfline.setBaseline", [JOB])
         )
         await _until(lambda: _equal(state(), "ready"))
         assert stored.is_file()
         # (pygls reads the command handlers' annotations: the commands run at all)
         scheduled = await session.client.workspace_execute_command_async(
-            t.ExecuteCommandParams("perfline.reanalyze", [JOB])
+            types.ExecuteCommandParams("perfline.reanalyze", [JOB])
         )
         assert scheduled == {"scheduled": [JOB]}
         for params, text in (
@@ -508,13 +510,13 @@ async def test_a_configured_baseline_and_its_diagnostic(tmp_path: Path) -> None:
         uri = session.open("dscnn.py")
         config_uri = config.as_uri()
 
-        async def diagnosed() -> list[t.Diagnostic] | None:
+        async def diagnosed() -> list[types.Diagnostic] | None:
             found = [d for d in session.client.diagnostics.get(config_uri, []) if d.code]
             return found or None
 
         (diagnostic,) = await _until(diagnosed)
         assert diagnostic.code == "baseline" and diagnostic.range.start.line == line - 1
-        assert diagnostic.severity == t.DiagnosticSeverity.Error
+        assert diagnostic.severity == types.DiagnosticSeverity.Error
         assert "the baseline baselines/rerun.json does not exist" in diagnostic.message
         assert sorted(await _labels(session, uri)) == KWS_FIGURE_LINES
         async with start(other, "stdio", "neovim@v0.11") as producer:
@@ -523,8 +525,12 @@ async def test_a_configured_baseline_and_its_diagnostic(tmp_path: Path) -> None:
         (root / "baselines").mkdir()
         (root / "baselines" / "rerun.json").write_text(json.dumps(_plain(document)))
         session.client.workspace_did_change_watched_files(
-            t.DidChangeWatchedFilesParams(
-                [t.FileEvent((root / "baselines/rerun.json").as_uri(), t.FileChangeType.Created)]
+            types.DidChangeWatchedFilesParams(
+                [
+                    types.FileEvent(
+                        (root / "baselines/rerun.json").as_uri(), types.FileChangeType.Created
+                    )
+                ]
             )
         )
 

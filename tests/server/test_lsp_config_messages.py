@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from lsprotocol import types as t
+from lsprotocol import types
 
 from tests.server.helpers import KWS_FIGURE_LINES, copy_kws
 from tests.server.lsp_session import Session, start, until
@@ -19,15 +19,17 @@ def _write(session: Session, text: str) -> None:
     config = session.root / "perfline.toml"
     config.write_text(text)
     session.client.workspace_did_change_watched_files(
-        t.DidChangeWatchedFilesParams([t.FileEvent(config.as_uri(), t.FileChangeType.Changed)])
+        types.DidChangeWatchedFilesParams(
+            [types.FileEvent(config.as_uri(), types.FileChangeType.Changed)]
+        )
     )
 
 
 def _errors(session: Session) -> list[str]:
-    return [m.message for m in session.client.messages if m.type == t.MessageType.Error]
+    return [m.message for m in session.client.messages if m.type == types.MessageType.Error]
 
 
-def _config_diagnostics(session: Session) -> list[t.Diagnostic]:
+def _config_diagnostics(session: Session) -> list[types.Diagnostic]:
     return list(session.client.diagnostics.get((session.root / "perfline.toml").as_uri(), []))
 
 

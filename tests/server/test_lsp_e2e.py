@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from lsprotocol import types as t
+from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from tests.server.helpers import KWS_FIGURE_LINES, copy_kws
@@ -93,11 +93,11 @@ async def _inlay_hints_on_the_measured_lines(session: Session) -> None:
 async def _hover_table(session: Session) -> None:
     uri = session.uri("dscnn.py")
     hover = await session.client.text_document_hover_async(
-        t.HoverParams(t.TextDocumentIdentifier(uri), t.Position(23, 4))
+        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(23, 4))
     )
     assert hover is not None
-    assert isinstance(hover.contents, t.MarkupContent)
-    assert hover.contents.kind == t.MarkupKind.Markdown
+    assert isinstance(hover.contents, types.MarkupContent)
+    assert hover.contents.kind == types.MarkupKind.Markdown
     value = hover.contents.value
     # Every statistic the line holds (a sum of four operators: their average), unit once.
     assert "| measure | avg |" in value and "| duration (ms) | 0.95 |" in value
@@ -109,7 +109,7 @@ async def _hover_table(session: Session) -> None:
     assert "ExecuTorch CPU kernels (no delegate), measured, 10 runs" in value
     assert "neural-technology" not in value
     none = await session.client.text_document_hover_async(
-        t.HoverParams(t.TextDocumentIdentifier(uri), t.Position(6, 0))
+        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(6, 0))
     )
     assert none is None
 
@@ -117,7 +117,7 @@ async def _hover_table(session: Session) -> None:
 async def _code_lenses(session: Session) -> None:
     uri = session.uri("dscnn.py")
     lenses = await session.client.text_document_code_lens_async(
-        t.CodeLensParams(t.TextDocumentIdentifier(uri))
+        types.CodeLensParams(types.TextDocumentIdentifier(uri))
     )
     titles = {
         (lens.range.start.line + 1): lens.command.title for lens in lenses or [] if lens.command
@@ -186,7 +186,7 @@ def _notify(session: Session, uri: str) -> None:
     """Report a change the way the client would, if it watches files for the server."""
     if session.registrations:
         session.client.workspace_did_change_watched_files(
-            t.DidChangeWatchedFilesParams([t.FileEvent(uri, t.FileChangeType.Changed)])
+            types.DidChangeWatchedFilesParams([types.FileEvent(uri, types.FileChangeType.Changed)])
         )
 
 
@@ -229,7 +229,7 @@ async def _refresh_after_a_file_change(session: Session) -> None:
 
 async def _lens_titles(session: Session, uri: str) -> list[str]:
     lenses = await session.client.text_document_code_lens_async(
-        t.CodeLensParams(t.TextDocumentIdentifier(uri))
+        types.CodeLensParams(types.TextDocumentIdentifier(uri))
     )
     return [lens.command.title for lens in lenses or [] if lens.command]
 
@@ -254,24 +254,25 @@ async def _progress_for_a_run(nvim_session: Session) -> None:
     await nvim_session.request("perfline/reanalyze", {})
     await until(
         lambda: any(
-            any(isinstance(v, t.WorkDoneProgressEnd) for v in values)
+            any(isinstance(v, types.WorkDoneProgressEnd) for v in values)
             for values in nvim_session.client.progress_reports.values()
         )
     )
     for values in nvim_session.client.progress_reports.values():
-        assert [type(v) for v in values] == [t.WorkDoneProgressBegin, t.WorkDoneProgressEnd]
-        assert isinstance(values[0], t.WorkDoneProgressBegin)
+        assert [type(v) for v in values] == [types.WorkDoneProgressBegin, types.WorkDoneProgressEnd]
+        assert isinstance(values[0], types.WorkDoneProgressBegin)
     assert "dscnn-measured" in values[0].title
 
 
 async def _edits_move_annotations_and_mark_them_stale(nvim_session: Session) -> None:
     uri = nvim_session.open("dscnn.py")
     nvim_session.client.text_document_did_change(
-        t.DidChangeTextDocumentParams(
-            text_document=t.VersionedTextDocumentIdentifier(version=2, uri=uri),
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(version=2, uri=uri),
             content_changes=[
-                t.TextDocumentContentChangePartial(
-                    range=t.Range(t.Position(0, 0), t.Position(0, 0)), text="# one\n# two\n"
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(types.Position(0, 0), types.Position(0, 0)),
+                    text="# one\n# two\n",
                 )
             ],
         )
@@ -281,11 +282,11 @@ async def _edits_move_annotations_and_mark_them_stale(nvim_session: Session) -> 
     assert all(str(h.label).endswith("(stale)") for h in hints)
     # Deleting an annotated line drops its hint.
     nvim_session.client.text_document_did_change(
-        t.DidChangeTextDocumentParams(
-            text_document=t.VersionedTextDocumentIdentifier(version=3, uri=uri),
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(version=3, uri=uri),
             content_changes=[
-                t.TextDocumentContentChangePartial(
-                    range=t.Range(t.Position(25, 0), t.Position(26, 0)), text=""
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(types.Position(25, 0), types.Position(26, 0)), text=""
                 )
             ],
         )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lsprotocol import types as t
+from lsprotocol import types
 
 from tests.server.lsp_session import start
 from tests.server.test_ortstatic_jobs import _workspace
@@ -20,9 +20,9 @@ async def test_hover_and_hints_show_both_jobs_side_by_side(tmp_path: Path) -> No
         ]
         uri = session.open("dscnn.py")
         hover = await session.client.text_document_hover_async(
-            t.HoverParams(t.TextDocumentIdentifier(uri), t.Position(26, 8))  # line 27
+            types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(26, 8))  # line 27
         )
-        assert hover is not None and isinstance(hover.contents, t.MarkupContent)
+        assert hover is not None and isinstance(hover.contents, types.MarkupContent)
         value = hover.contents.value
         assert "ONNX Runtime profiler, measured · job `dscnn_noopt`" in value
         assert "perfline static cost, predicted · job `dscnn.onnx.static`" in value

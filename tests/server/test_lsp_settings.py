@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lsprotocol import types as t
+from lsprotocol import types
 
 from tests.documents import CHAIN_KINDS, envelope, model_file, nx_backend, nx_target
 from tests.server.lsp_session import Session, start, until
@@ -87,7 +87,7 @@ async def _labels(session: Session) -> list[str]:
 
 async def _lens_titles(session: Session) -> list[str]:
     lenses = await session.client.text_document_code_lens_async(
-        t.CodeLensParams(text_document=t.TextDocumentIdentifier(session.uri("model.py")))
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(session.uri("model.py")))
     )
     return [lens.command.title for lens in lenses or [] if lens.command is not None]
 
@@ -116,7 +116,7 @@ async def test_pulled_settings_apply_at_start_and_on_change(tmp_path: Path) -> N
         session.client.set_configuration({"hints": {"minShare": 20}}, section="perfline")
         refreshes = len(session.refreshes)
         session.client.workspace_did_change_configuration(
-            t.DidChangeConfigurationParams(settings=None)
+            types.DidChangeConfigurationParams(settings=None)
         )
 
         async def threshold_applied() -> bool:
@@ -145,7 +145,7 @@ async def test_pushed_settings_when_the_client_cannot_be_asked(tmp_path: Path) -
 
         refreshes = len(session.refreshes)
         session.client.workspace_did_change_configuration(
-            t.DidChangeConfigurationParams(
+            types.DidChangeConfigurationParams(
                 settings={"perfline": {"hints": {"metric": "auto", "format": "{value}"}}}
             )
         )
@@ -158,7 +158,7 @@ async def test_pushed_settings_when_the_client_cannot_be_asked(tmp_path: Path) -
 
         # Invalid values fall back to the defaults (and are reported, not fatal).
         session.client.workspace_did_change_configuration(
-            t.DidChangeConfigurationParams(
+            types.DidChangeConfigurationParams(
                 settings={"perfline": {"hints": {"format": "{nope}", "minShare": "x"}}}
             )
         )
@@ -205,14 +205,16 @@ async def test_pushed_settings_apply_when_the_pulled_section_is_empty(tmp_path: 
 
         # A change that names no perfline section (the pull answers {}): nothing changes.
         session.client.workspace_did_change_configuration(
-            t.DidChangeConfigurationParams(settings={"python": {"x": 1}})
+            types.DidChangeConfigurationParams(settings={"python": {"x": 1}})
         )
         await asyncio.sleep(1.0)
         assert await _labels(session) == MAC_LABELS
 
         refreshes = len(session.refreshes)
         session.client.workspace_did_change_configuration(
-            t.DidChangeConfigurationParams(settings={"perfline": {"hints": {"format": "{value}"}}})
+            types.DidChangeConfigurationParams(
+                settings={"perfline": {"hints": {"format": "{value}"}}}
+            )
         )
 
         async def values_only() -> bool:

@@ -1,30 +1,20 @@
-"""The wire fast path (``server/lsp/wire.py``) against the pygls release it overrides.
-
-``FastWire`` replaces two private methods of ``pygls.protocol.JsonRPCProtocol``. These
-tests fail loudly when the installed pygls is not the pinned one or when the source of
-the overridden methods changed (re-read them, adapt ``wire.py``, update the pins), and
-check that what the fast path writes is what pygls writes for the same response, framed
-with a byte-exact ``Content-Length``."""
+"""The wire fast path (``server/lsp/wire.py``): what it writes is what pygls writes for the
+same response, framed with a byte-exact ``Content-Length``. The pins of the private pygls
+methods it overrides are ``tests/hardening/test_wire_pins.py``."""
 
 from __future__ import annotations
 
-import hashlib
-import importlib.metadata
-import inspect
 import json
 from typing import Any
 
-from lsprotocol import types as t
+from lsprotocol import types
 from pygls.protocol import JsonRPCProtocol, JsonRPCResponseMessage
 
 from perfline.server.host import EngineHost
 from perfline.server.lsp import PerflineServer
 from perfline.server.lsp.protocol import PerflineProtocol
-from perfline.server.lsp.wire import PYGLS_VERSION, EncodedArray, FastWire, HintEncoder
+from perfline.server.lsp.wire import EncodedArray, HintEncoder
 from perfline.server.view.shapes import Hint
-
-#: sha256 (first 16 hex digits) of the pinned pygls' sources of the overridden methods.
-PINNED_SOURCES = {"_send_data": "40e0a5bb70951777", "_serialize_message": "075c32e9ae36b6e8"}
 
 
 class _Writer:
@@ -50,25 +40,6 @@ def _frame(data: bytes) -> tuple[dict[str, str], bytes]:
     head, _, body = data.partition(b"\r\n\r\n")
     headers = dict(line.split(": ", 1) for line in head.decode("ascii").split("\r\n"))
     return headers, body
-
-
-def test_the_installed_pygls_is_the_pinned_release() -> None:
-    assert importlib.metadata.version("pygls") == PYGLS_VERSION, (
-        "server/lsp/wire.py overrides private pygls methods of release "
-        f"{PYGLS_VERSION}; re-check them against the installed pygls"
-    )
-
-
-def test_the_overridden_methods_are_unchanged_in_pygls() -> None:
-    for name, pinned in PINNED_SOURCES.items():
-        method = getattr(JsonRPCProtocol, name)
-        assert list(inspect.signature(method).parameters) == ["self", "data"], name
-        digest = hashlib.sha256(inspect.getsource(method).encode()).hexdigest()[:16]
-        assert digest == pinned, f"pygls changed JsonRPCProtocol.{name}: re-check wire.py"
-    # The fast path is really in the protocol's method resolution, before pygls'.
-    mro = PerflineProtocol.__mro__
-    assert mro.index(FastWire) < mro.index(JsonRPCProtocol)
-    assert PerflineProtocol._send_data is FastWire._send_data
 
 
 def test_encoded_hints_are_written_as_pygls_would_write_them() -> None:
@@ -105,7 +76,7 @@ def test_plain_results_skip_cattrs_and_typed_ones_do_not() -> None:
     protocol, _ = _protocol()
     plain = JsonRPCResponseMessage(id=1, jsonrpc="2.0", result={"jobs": []})
     assert protocol._serialize_message(plain) == {"id": 1, "jsonrpc": "2.0", "result": {"jobs": []}}
-    position = t.Position(line=1, character=2)
+    position = types.Position(line=1, character=2)
     assert protocol._serialize_message(position) == {"line": 1, "character": 2}
 
 

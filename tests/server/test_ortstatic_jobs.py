@@ -60,7 +60,7 @@ def test_engine_serves_ort_and_static_figures_on_the_same_lines(tmp_path: Path) 
             assert info is not None and info.state == "ok", info
         entries = engine.line_entries(root / "dscnn.py")
         for line in (25, 27, 40, 44):
-            jobs = {entry.job for entry in entries[line] if entry.label}
+            jobs = {entry.facts.job for entry in entries[line] if entry.label}
             assert jobs == {"dscnn.onnx.static", "dscnn_noopt"}, (line, entries[line])
         (root / "dscnn_noopt.json").write_text("[")
         engine.notify_changed([root / "dscnn_noopt.json"], finished=True)

@@ -6,13 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from perfline.core import dominant_metric as figures
-from perfline.core import figure_text as numbers
+from perfline.core import dominant_metric, figure_text
 from perfline.core.workspace_config import PathMap
 from perfline.server.paths import PathResolver
-from perfline.server.view.code_blocks import LineFigure, code_blocks
+from perfline.server.view.code_blocks import LensLine, code_blocks
 from perfline.server.view.edit_tracking import LineTracker
-from perfline.server.view.line_details import NoFigure
+from perfline.server.view.line_details import MissingFigure
 
 
 @pytest.mark.parametrize(
@@ -28,38 +27,40 @@ from perfline.server.view.line_details import NoFigure
     ],
 )
 def test_format_value(value: float, unit: str, text: str) -> None:
-    assert numbers.format_value(value, unit) == text
+    assert figure_text.format_value(value, unit) == text
 
 
 def test_labels_match_the_issue_examples() -> None:
-    cycles = figures.MetricKey("op_cycles", "cycles")
-    assert numbers.label(1800, cycles, None, 13_846) == "1.8k cycles · 13%"
-    ms = figures.MetricKey("latency", "ms")
-    assert numbers.label(0.42, ms, "p50", 2.0) == "0.42 ms p50 · 21%"
-    assert numbers.label(0.001, ms, None, 2.0) == "0.001 ms · <1%"
-    assert numbers.label(5, cycles, None, None) == "5 cycles"
+    cycles = dominant_metric.MetricKey("op_cycles", "cycles")
+    assert figure_text.label(1800, cycles, None, 13_846) == "1.8k cycles · 13%"
+    ms = dominant_metric.MetricKey("latency", "ms")
+    assert figure_text.label(0.42, ms, "p50", 2.0) == "0.42 ms p50 · 21%"
+    assert figure_text.label(0.001, ms, None, 2.0) == "0.001 ms · <1%"
+    assert figure_text.label(5, cycles, None, None) == "5 cycles"
 
 
 def test_metric_choice_prefers_coverage_then_kind() -> None:
     avg = {"name": "duration_avg", "unit": "ms", "value": 1.0}
     p50 = {"name": "duration_p50", "unit": "ms", "value": 1.0}
     cycles = {"name": "op_cycles", "unit": "cycles", "value": 5}
-    assert figures.choose_metric([[avg], [avg], [avg, p50]]) == figures.MetricKey(
+    assert dominant_metric.choose_metric([[avg], [avg], [avg, p50]]) == dominant_metric.MetricKey(
         "duration_avg", "ms"
     )
-    assert figures.choose_metric([[avg, p50], [avg, p50]]) == figures.MetricKey(
+    assert dominant_metric.choose_metric([[avg, p50], [avg, p50]]) == dominant_metric.MetricKey(
         "duration_p50", "ms"
     )
-    assert figures.choose_metric([[avg, cycles]]) == figures.MetricKey("op_cycles", "cycles")
-    assert figures.choose_metric([[avg, cycles]], "duration_avg") == figures.MetricKey(
-        "duration_avg", "ms"
+    assert dominant_metric.choose_metric([[avg, cycles]]) == dominant_metric.MetricKey(
+        "op_cycles", "cycles"
     )
+    assert dominant_metric.choose_metric(
+        [[avg, cycles]], "duration_avg"
+    ) == dominant_metric.MetricKey("duration_avg", "ms")
     unavailable = {"name": "x", "unit": "ms", "availability": "unavailable", "reason": "r"}
-    assert figures.choose_metric([[unavailable]]) is None
+    assert dominant_metric.choose_metric([[unavailable]]) is None
 
 
 def test_model_total_counts_top_entities_once() -> None:
-    key = figures.MetricKey("op_cycles", "cycles")
+    key = dominant_metric.MetricKey("op_cycles", "cycles")
     result = {
         "entities": [
             {"id": "cascade", "kind": "cascade", "name": "c", "child_ids": ["chain1", "chain2"]},
@@ -86,12 +87,12 @@ def test_model_total_counts_top_entities_once() -> None:
             },
         ],
     }
-    assert figures.model_total(result, key) == 30
+    assert dominant_metric.model_total(result, key) == 30
     with_model_metric = {
         **result,
         "metrics": [{"name": "op_cycles", "unit": "cycles", "value": 40}],
     }
-    assert figures.model_total(with_model_metric, key) == 40
+    assert dominant_metric.model_total(with_model_metric, key) == 40
 
 
 def test_model_total_skips_entities_below_a_carrying_one_at_any_depth() -> None:
@@ -99,7 +100,7 @@ def test_model_total_skips_entities_below_a_carrying_one_at_any_depth() -> None:
     without the metric, linked by ``parent_ids``) is not counted."""
     from perfline.core.graph import build_graph
 
-    key = figures.MetricKey("op_cycles", "cycles")
+    key = dominant_metric.MetricKey("op_cycles", "cycles")
     entities = [
         {"id": "segment", "kind": "segment", "name": "s"},
         {"id": "cascade", "kind": "cascade", "name": "c", "parent_ids": ["segment"]},
@@ -116,8 +117,8 @@ def test_model_total_skips_entities_below_a_carrying_one_at_any_depth() -> None:
         ],
     }
     graph = build_graph(entities)
-    assert figures.model_total(result, key) == 105
-    assert figures.model_total(result, key, children=graph.children) == 105
+    assert dominant_metric.model_total(result, key) == 105
+    assert dominant_metric.model_total(result, key, children=graph.children) == 105
 
 
 def test_path_resolution(tmp_path: Path) -> None:
@@ -171,11 +172,11 @@ def test_code_blocks_sum_function_lines_and_module_classes() -> None:
         "    def f(self):\n"  # 7
         "        return c()\n"  # 8
     )
-    key = figures.MetricKey("op_cycles", "cycles")
+    key = dominant_metric.MetricKey("op_cycles", "cycles")
     values = {4: 100.0, 5: 50.0, 8: 10.0}
 
-    def figure_at(line: int) -> LineFigure | None:
-        return LineFigure(values[line], key, 1000.0) if line in values else None
+    def figure_at(line: int) -> LensLine | None:
+        return LensLine(values[line], key, 1000.0) if line in values else None
 
     blocks = code_blocks(source, figure_at)
     assert [(b.kind, b.name, b.line, b.end_line, b.total) for b in blocks] == [
@@ -196,14 +197,14 @@ def test_code_blocks_name_the_covered_lines_left_out_of_a_total() -> None:
         "        x = self.blocks(x)\n"  # 5: covered by the result, no figure (a conflict)
         "        return b(x)\n"  # 6
     )
-    key = figures.MetricKey("op_cycles", "cycles")
+    key = dominant_metric.MetricKey("op_cycles", "cycles")
     values = {4: 100.0, 6: 50.0}
-    conflict = NoFigure("conflict", "No figure: conflicting figures.")
+    conflict = MissingFigure("conflict", "No figure: conflicting dominant_metric.")
 
-    def figure_at(line: int) -> LineFigure | None:
+    def figure_at(line: int) -> LensLine | None:
         if line == 5:
-            return LineFigure(None, key, None, missing=conflict)
-        return LineFigure(values[line], key, 1000.0) if line in values else None
+            return LensLine(None, key, None, missing=conflict)
+        return LensLine(values[line], key, 1000.0) if line in values else None
 
     titles = {b.line: b.title for b in code_blocks(source, figure_at)}
     # Not a total: no share of the model is claimed for it.

@@ -12,12 +12,13 @@ from typing import Any
 
 import pytest
 
+from perfline.core.known_structure_reading import StructureReadCache
 from perfline.core.pipeline import PipelineSettings
-from perfline.core.structure_memo import StructureMemo
+from perfline.core.pipeline_memo import PipelineMemo
 from perfline.server.engine import Engine
 from perfline.server.file_access import Root
 from perfline.server.jobs.context import JobContext, JobInput, is_processed
-from perfline.server.jobs.stage_memo import Memo
+from perfline.server.jobs.stage_memo import StageMemo
 from perfline.server.jobs.standardized_job import StandardizedOutputJob
 from perfline.server.scheduler import runner
 from perfline.server.scheduler.bounded_reads import InputLimits, ReadFile
@@ -111,9 +112,11 @@ def test_a_processed_document_is_served_as_the_file_writes_it() -> None:
                 for metric in record["metrics"]
             ]
     data = json.dumps(document).encode()
-    structure = StructureMemo()
+    pipeline, cache = PipelineMemo(), StructureReadCache()
     for _ in range(2):
         item = JobInput("a.mlia.json", data, "digest")
-        context = JobContext((item,), {}, PipelineSettings(), Memo(), structure=structure)
+        context = JobContext(
+            (item,), {}, PipelineSettings(), StageMemo(), pipeline_memo=pipeline, read_cache=cache
+        )
         served = StandardizedOutputJob().run(context)
         assert marshal.dumps(served, 0) == marshal.dumps(json.loads(data), 0)

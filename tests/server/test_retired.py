@@ -16,9 +16,9 @@ import pytest
 from perfline.core.pipeline import PipelineSettings
 from perfline.server.engine import Engine
 from perfline.server.jobs.context import JobContext, JobInput
-from perfline.server.jobs.stage_memo import Memo
+from perfline.server.jobs.stage_memo import StageMemo
 from perfline.server.jobs.standardized_job import StandardizedOutputJob
-from perfline.server.scheduler import loop as scheduler_loop
+from perfline.server.scheduler import loop
 from perfline.server.scheduler.retired import RELEASE_AT_MOST, Retired
 from tests.server.helpers import INPUT_DOC, load, wait_for, with_value
 
@@ -97,7 +97,9 @@ def test_what_something_else_holds_is_only_dropped() -> None:
 
 def test_the_standardized_job_retires_its_raw_parse_not_its_result() -> None:
     data = json.dumps(load(INPUT_DOC)).encode()
-    context = JobContext((JobInput("a.mlia.json", data, "digest"),), {}, PipelineSettings(), Memo())
+    context = JobContext(
+        (JobInput("a.mlia.json", data, "digest"),), {}, PipelineSettings(), StageMemo()
+    )
     processed = StandardizedOutputJob().run(context)
     assert len(context.retired) == 1
     raw = context.retired[0]
@@ -105,7 +107,7 @@ def test_the_standardized_job_retires_its_raw_parse_not_its_result() -> None:
 
 
 def test_a_deferring_memo_hands_over_what_it_evicts() -> None:
-    memo, plain = Memo(defer_evictions=True), Memo()
+    memo, plain = StageMemo(defer_evictions=True), StageMemo()
     values = [_Marker() for _ in range(3)]
     seen = [weakref.ref(v) for v in values]
     for i, value in enumerate(values):
@@ -151,7 +153,7 @@ def _changed(engine: Engine, target: Path, value: int) -> None:
 def test_a_runs_garbage_and_the_replaced_result_stay_parked_until_release(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(scheduler_loop, "RELEASE_DELAY", 600.0)  # no release in this test
+    monkeypatch.setattr(loop, "RELEASE_DELAY", 600.0)  # no release in this test
     target, job, engine = _started(tmp_path)
     try:
         replaced = _first_result(engine)

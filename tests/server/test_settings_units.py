@@ -3,25 +3,24 @@
 from __future__ import annotations
 
 from perfline.core.dominant_metric import MetricKey
-from perfline.server.line_index import LineEntry
+from perfline.server.line_entries import LineEntry, LineFacts
 from perfline.server.view.hint_settings import (
     DEFAULT_FORMAT,
     HintSettings,
     read_settings,
     section_of,
 )
-from perfline.server.view.line_labels import Figure, fill, lens_figure, line_label
+from perfline.server.view.line_labels import LabelFigure, fill, lens_figure, line_label
 
 
 def _entry(value: float, total: float, metrics: list[dict[str, object]]) -> LineEntry:
-    return LineEntry.make(
+    facts = LineFacts(
         job="j",
         result_index=0,
         entity_id="code_line/x",
         name="model.py:1",
         recorded_file="/m.py",
         line=1,
-        metrics=tuple(metrics),
         stacks=(),
         source_operators=(),
         behind=(),
@@ -29,6 +28,11 @@ def _entry(value: float, total: float, metrics: list[dict[str, object]]) -> Line
         producer="p",
         mode=None,
         kind="performance",
+        file="/m.py",
+    )
+    return LineEntry(
+        facts,
+        metrics=tuple(metrics),
         value=value,
         statistic=None,
         metric=MetricKey("op_cycles", "cycles"),
@@ -70,10 +74,10 @@ def test_invalid_values_fall_back_with_a_problem_each() -> None:
 
 
 def test_template_drops_separators_of_an_unknown_share() -> None:
-    figure = Figure(1800.0, "cycles", "op_cycles", None)
+    figure = LabelFigure(1800.0, "cycles", "op_cycles", None)
     assert fill("{value} · {share}", figure) == "1.8k cycles"
     assert fill("{metric}: {value} ({share})", figure) == "op_cycles: 1.8k cycles"
-    assert fill("{value} [{share}]", Figure(5.0, "ms", "t p50", 0.25)) == "5.00 ms [25%]"
+    assert fill("{value} [{share}]", LabelFigure(5.0, "ms", "t p50", 0.25)) == "5.00 ms [25%]"
 
 
 def test_labels_and_lens_figures_follow_the_settings() -> None:

@@ -13,7 +13,8 @@ import pytest
 
 from perfline.core.pipeline import PipelineSettings, postprocess
 from perfline.core.workspace_config import ConfigProblem, WorkspaceConfigError
-from perfline.server.line_index import JobIndex, LineDiagnostic, LineEntry, build_index
+from perfline.server.line_entries import JobIndex, LineDiagnostic, LineEntry
+from perfline.server.line_index import build_line_index
 from perfline.server.scheduler.boundary import WorkspaceBoundary
 from perfline.server.view.connection import ConnectionView
 from perfline.server.view.engine_surface import EngineSurface
@@ -104,7 +105,9 @@ def setup(tmp_path: Path) -> tuple[_Engine, ConnectionView, str]:
     model = tmp_path / "model.py"
     model.write_text(SOURCE)
     document = postprocess(_document(), PipelineSettings(), source="run.mlia.json")
-    index = build_index("run", document, lambda recorded: model if "model.py" in recorded else None)
+    index = build_line_index(
+        "run", document, lambda recorded: model if "model.py" in recorded else None
+    )
     engine = _Engine(tmp_path, {"run": _Result(document, index)}, {"run": _Job("run")})
     surface: EngineSurface = engine
     return engine, ConnectionView(lambda: surface), str(model)

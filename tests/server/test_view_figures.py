@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
-from perfline.core import figure_text as numbers
+from perfline.core import figure_text
 from perfline.server.engine import Engine
-from perfline.server.line_index import build_index
+from perfline.server.line_index import build_line_index
 from perfline.server.view.connection import ConnectionView
 from perfline.server.view.engine_surface import EngineSurface
 from perfline.server.view.hint_settings import DEFAULT_FORMAT, HintSettings, read_settings
@@ -67,7 +67,7 @@ def _view(root: Path, document: Mapping[str, Any]) -> tuple[ConnectionView, str]
     def resolve(recorded: str) -> Path | None:
         return source if recorded.endswith("dscnn.py") else None
 
-    index = build_index(JOB, document, resolve)
+    index = build_line_index(JOB, document, resolve)
     engine: EngineSurface = _Engine(root, {JOB: _Result(document, index)}, {JOB: _Job(JOB)})
     view = ConnectionView(lambda: engine)
     view.open(str(source), source.read_text())
@@ -108,8 +108,8 @@ def test_a_call_line_with_a_figure_is_inclusive_and_the_block_states_total_and_o
     total = sum(own) + called
     unit = "ms"
     expected = (
-        f"DSCNN.forward: {numbers.format_value(total, unit)} total · "
-        f"own lines {numbers.format_value(sum(own), unit)} · 100% of the model · "
+        f"DSCNN.forward: {figure_text.format_value(total, unit)} total · "
+        f"own lines {figure_text.format_value(sum(own), unit)} · 100% of the model · "
         "no figure on line 43 (no sample)"
     )
     assert _lens(view, file, 39) == expected
@@ -120,11 +120,11 @@ def test_a_call_line_with_a_figure_is_inclusive_and_the_block_states_total_and_o
     assert hover is not None
     assert "*Inclusive*: this line calls lines 24-27; its figure includes theirs." in hover.markdown
     assert (
-        f"**dscnn.py:41** · {numbers.format_value(called, unit)} avg · 90% of the model"
+        f"**dscnn.py:41** · {figure_text.format_value(called, unit)} avg · 90% of the model"
         in hover.markdown
     )
     hint = [h.label for h in view.hints(file, 41, 41).visible()]
-    assert hint == [f"{numbers.format_value(called, unit)} avg · 90%"]
+    assert hint == [f"{figure_text.format_value(called, unit)} avg · 90%"]
 
 
 def test_a_call_line_without_a_figure_says_why(
@@ -154,7 +154,8 @@ def test_a_call_line_without_a_figure_says_why(
         if m["name"] == "duration_avg"
     )
     assert (
-        f"The avg figures of its 24 operators add up to {numbers.format_value(ops, 'ms')}." in text
+        f"The avg figures of its 24 operators add up to {figure_text.format_value(ops, 'ms')}."
+        in text
     )
     assert not view.hints(file, 41, 41).visible()  # no figure: no hint
     flatten = view.hover(file, 43)
@@ -166,7 +167,7 @@ def test_a_call_line_without_a_figure_says_why(
     exact = view.hover(file, 41)
     assert exact is not None and "No figure" not in exact.markdown
     assert (
-        f"The avg figures of its 24 operators add up to {numbers.format_value(ops, 'ms')}."
+        f"The avg figures of its 24 operators add up to {figure_text.format_value(ops, 'ms')}."
         not in exact.markdown
     )
     assert _lens(view, file, 39).endswith("no figure on line 43 (no sample)")
@@ -234,7 +235,7 @@ def test_the_hover_holds_every_statistic_then_operators_then_what_ran(
         if "execution" not in m.get("qualifiers", {})
     }
     cells = [
-        numbers.format_number(metrics[f"duration_{s}"], "ms")
+        figure_text.format_number(metrics[f"duration_{s}"], "ms")
         for s in ("avg", "p50", "p90", "min", "max")
     ]
     assert "| measure | avg | p50 | p90 | min | max | runs |" in text
@@ -309,7 +310,7 @@ def test_breakdown_and_summary_are_rendered_by_the_server(
     assert "Not available: total_cycles (ETDump timing events carry no cycle counts)" in markdown
     model = view.request("perfline/breakdown", {})
     # Exact float sums: line 41's inclusive figure is a row; only line 43 has none.
-    called = numbers.format_value(_line_value(document["results"][0], 41), "ms")
+    called = figure_text.format_value(_line_value(document["results"][0], 41), "ms")
     assert model["title"] == "Model breakdown"
     assert f"| dscnn.py:41 | {called} avg (inclusive) | 90% |" in model["markdown"]
     assert "No figure on line 43 (no sample)." in model["markdown"]
@@ -328,7 +329,7 @@ def test_breakdown_and_summary_are_rendered_by_the_server(
 
 
 def test_one_rounding_rule_and_the_share_marker() -> None:
-    assert [numbers.format_value(v, "ms") for v in (0.0131, 0.42, 9.634, 11.97, 123.4)] == [
+    assert [figure_text.format_value(v, "ms") for v in (0.0131, 0.42, 9.634, 11.97, 123.4)] == [
         "0.013 ms",
         "0.42 ms",
         "9.63 ms",
@@ -336,10 +337,10 @@ def test_one_rounding_rule_and_the_share_marker() -> None:
         "123 ms",
     ]
     assert (
-        numbers.format_number(0.0131, "ms") == "0.013"
-        and numbers.format_number(1834, "cycles") == "1.8k"
+        figure_text.format_number(0.0131, "ms") == "0.013"
+        and figure_text.format_number(1834, "cycles") == "1.8k"
     )
-    assert [numbers.share_marker(s) for s in (None, 0.01, 0.05, 0.2, 0.81)] == [
+    assert [figure_text.share_marker(s) for s in (None, 0.01, 0.05, 0.2, 0.81)] == [
         "",
         "",
         "▮",

@@ -133,7 +133,7 @@ def test_unknown_shapes_and_missing_stacks_are_listed_without_numbers() -> None:
 
 
 def test_hints_show_macs_by_default() -> None:
-    from perfline.core import dominant_metric as figures
+    from perfline.core import dominant_metric
 
     line = [
         {"name": name, "unit": unit, "value": 1, "aggregation": "sum"}
@@ -144,4 +144,4 @@ def test_hints_show_macs_by_default() -> None:
             ("predicted_time", "ms"),
         )
     ]
-    assert figures.choose_metric([line, line]) == figures.MetricKey("macs", "MAC")
+    assert dominant_metric.choose_metric([line, line]) == dominant_metric.MetricKey("macs", "MAC")

@@ -65,7 +65,11 @@ def _workspace(tmp_path: Path) -> Path:
 
 def _labelled(engine: Engine, path: Path, job: str) -> set[int]:
     entries = engine.line_entries(path)
-    return {line for line, found in entries.items() if any(e.job == job and e.label for e in found)}
+    return {
+        line
+        for line, found in entries.items()
+        if any(e.facts.job == job and e.label for e in found)
+    }
 
 
 def test_engine_serves_the_trace_and_the_latest_profile_run(tmp_path: Path) -> None:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from flatbuffers import number_types as fb
+from flatbuffers import number_types
 
 from perfline.core.backends.executorch.flatbuffer import Buffer, CheckedTable, root_table
 from perfline.core.cancellation import checkpoint
@@ -85,7 +85,7 @@ def read_etdump(data: bytes, source: str) -> ETDump:
     """Decode ``data``; any malformed part raises ``InputError`` naming ``source`` and the byte."""
     buffer = Buffer(bytes(data), source)
     root = root_table(buffer, FILE_IDENTIFIER, "ETDump")
-    version = root.scalar(0, fb.Uint32Flags, 0, "version")
+    version = root.scalar(0, number_types.Uint32Flags, 0, "version")
     budget = _Budget(len(buffer.data))
     runs = tuple(
         _run(index, table, budget) for index, table in enumerate(root.tables(1, "run_data"))
@@ -147,7 +147,7 @@ def _run(index: int, table: CheckedTable, budget: _Budget) -> RunData:
     return RunData(
         index=index,
         name=table.string(0, "name"),
-        bundled_input_index=table.scalar(1, fb.Int32Flags, -1, "bundled_input_index"),
+        bundled_input_index=table.scalar(1, number_types.Int32Flags, -1, "bundled_input_index"),
         profile_events=tuple(events),
         debug_event_count=debug_events,
         allocation_event_count=allocation_events,
@@ -155,8 +155,8 @@ def _run(index: int, table: CheckedTable, budget: _Budget) -> RunData:
 
 
 def _profile_event(index: int, table: CheckedTable, budget: _Budget) -> ProfileEvent:
-    start = table.scalar(6, fb.Uint64Flags, 0, "start_time")
-    end = table.scalar(7, fb.Uint64Flags, 0, "end_time")
+    start = table.scalar(6, number_types.Uint64Flags, 0, "start_time")
+    end = table.scalar(7, number_types.Uint64Flags, 0, "end_time")
     if end < start:
         raise InputError(
             table.buffer.source,
@@ -172,9 +172,9 @@ def _profile_event(index: int, table: CheckedTable, budget: _Budget) -> ProfileE
     return ProfileEvent(
         index=index,
         name=name,
-        chain_index=table.scalar(1, fb.Int32Flags, 0, "chain_index"),
-        instruction_id=table.scalar(2, fb.Int32Flags, -1, "instruction_id"),
-        delegate_debug_id_int=table.scalar(3, fb.Int32Flags, -1, "delegate_debug_id_int"),
+        chain_index=table.scalar(1, number_types.Int32Flags, 0, "chain_index"),
+        instruction_id=table.scalar(2, number_types.Int32Flags, -1, "instruction_id"),
+        delegate_debug_id_int=table.scalar(3, number_types.Int32Flags, -1, "delegate_debug_id_int"),
         delegate_debug_id_str=debug_id,
         delegate_debug_metadata=metadata,
         start_time=start,

@@ -14,14 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from flatbuffers import encode
-from flatbuffers import number_types as fb
+from flatbuffers import encode, number_types
 
 from perfline.core.errors import InputError, Problem
 
-_UOFFSET = fb.UOffsetTFlags
-_SOFFSET = fb.SOffsetTFlags
-_VOFFSET = fb.VOffsetTFlags
+_UOFFSET = number_types.UOffsetTFlags
+_SOFFSET = number_types.SOffsetTFlags
+_VOFFSET = number_types.VOffsetTFlags
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-import numpy.typing as npt
+import numpy
+import numpy.typing
 
 from perfline.core.backends.nx_common.counters import CounterLayout
 from perfline.core.backends.nx_common.records import SectionCycles, StripeRow
@@ -34,7 +34,7 @@ from perfline.core.errors import InputError, Problem
 WORD_BYTES = 4
 MIN_WORD_MULTIPLE = 16
 
-Matrix = npt.NDArray[np.uint64]
+Matrix = numpy.typing.NDArray[numpy.uint64]
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ class DecodedBlocks:
     layout: CounterLayout
     block_count: int
     values: Matrix
-    nonzero: npt.NDArray[np.bool_]
+    nonzero: numpy.typing.NDArray[numpy.bool_]
 
 
 def decode_statistics(data: bytes, layout: CounterLayout, source: str) -> DecodedBlocks:
@@ -74,7 +74,7 @@ def decode_statistics(data: bytes, layout: CounterLayout, source: str) -> Decode
                 f"{size % task_bytes} trailing bytes",
             ),
         )
-    tasks = np.frombuffer(data, dtype="<u4").reshape(-1, layout.words_per_task)
+    tasks = numpy.frombuffer(data, dtype="<u4").reshape(-1, layout.words_per_task)
     task_count = tasks.shape[0]
     block_count = -(-task_count // layout.tasks_per_block)
     columns = [word for _, word in layout.counters]
@@ -82,51 +82,51 @@ def decode_statistics(data: bytes, layout: CounterLayout, source: str) -> Decode
         values = _block_sums(tasks, columns, block_count, layout.tasks_per_block)
     else:
         keep = tasks.any(axis=1)
-        task_index = np.nonzero(keep)[0]
-        values = np.zeros((block_count, len(columns)), dtype=np.uint64)
+        task_index = numpy.nonzero(keep)[0]
+        values = numpy.zeros((block_count, len(columns)), dtype=numpy.uint64)
         if task_index.size:
             selected = tasks[task_index]
             values = _max_over_cores(
-                (task_index // layout.tasks_per_block).astype(np.int64),
-                selected[:, layout.core_word].astype(np.int64),
-                selected[:, columns].astype(np.uint64),
+                (task_index // layout.tasks_per_block).astype(numpy.int64),
+                selected[:, layout.core_word].astype(numpy.int64),
+                selected[:, columns].astype(numpy.uint64),
                 block_count,
             )
-    nonzero = np.asarray(values.any(axis=1), dtype=np.bool_)
+    nonzero = numpy.asarray(values.any(axis=1), dtype=numpy.bool_)
     return DecodedBlocks(layout, block_count, values, nonzero)
 
 
 def _block_sums(
-    tasks: npt.NDArray[np.uint32], columns: list[int], block_count: int, per_block: int
+    tasks: numpy.typing.NDArray[numpy.uint32], columns: list[int], block_count: int, per_block: int
 ) -> Matrix:
     """Mode 0: per-block column sums (zero tasks add nothing, so no filtering is needed)."""
     counters = tasks[:, columns]
     missing = block_count * per_block - counters.shape[0]
     if missing:
-        counters = np.concatenate(
-            (counters, np.zeros((missing, len(columns)), dtype=counters.dtype))
+        counters = numpy.concatenate(
+            (counters, numpy.zeros((missing, len(columns)), dtype=counters.dtype))
         )
     summed: Matrix = counters.reshape(block_count, per_block, len(columns)).sum(
-        axis=1, dtype=np.uint64
+        axis=1, dtype=numpy.uint64
     )
     return summed
 
 
 def _max_over_cores(
-    blocks: npt.NDArray[np.int64],
-    cores: npt.NDArray[np.int64],
+    blocks: numpy.typing.NDArray[numpy.int64],
+    cores: numpy.typing.NDArray[numpy.int64],
     counters: Matrix,
     block_count: int,
 ) -> Matrix:
-    order = np.lexsort((cores, blocks))
+    order = numpy.lexsort((cores, blocks))
     blocks, cores, counters = blocks[order], cores[order], counters[order]
-    starts = np.flatnonzero(
-        np.concatenate(([True], (blocks[1:] != blocks[:-1]) | (cores[1:] != cores[:-1])))
+    starts = numpy.flatnonzero(
+        numpy.concatenate(([True], (blocks[1:] != blocks[:-1]) | (cores[1:] != cores[:-1])))
     )
-    per_core = np.add.reduceat(counters, starts, axis=0)
+    per_core = numpy.add.reduceat(counters, starts, axis=0)
     group_blocks = blocks[starts]
-    values = np.zeros((block_count, counters.shape[1]), dtype=np.uint64)
-    np.maximum.at(values, group_blocks, per_core)
+    values = numpy.zeros((block_count, counters.shape[1]), dtype=numpy.uint64)
+    numpy.maximum.at(values, group_blocks, per_core)
     return values
 
 
@@ -139,7 +139,7 @@ def stripe_rows(
 ) -> tuple[StripeRow, ...]:
     """One row per stripe listed in the info, in the info's order."""
     listed = set(info_ids)
-    for block in np.flatnonzero(decoded.nonzero).tolist():
+    for block in numpy.flatnonzero(decoded.nonzero).tolist():
         if block not in listed:
             raise InputError(
                 statistics_source,

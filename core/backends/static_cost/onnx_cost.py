@@ -13,37 +13,39 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from perfline.core.backends.static_cost import formulas as f
+from perfline.core.backends.static_cost import formulas
 from perfline.core.formats.onnx import OnnxNode
 from perfline.core.formats.onnx_graph import ELEMENT_BYTES, NodeAttributes, OnnxGraph
 
 Shape = tuple[int, ...]
 
 _CATEGORIES: dict[str, str] = {
-    **dict.fromkeys(("Conv", "ConvInteger", "QLinearConv"), f.CONV),
-    "ConvTranspose": f.CONV_TRANSPOSE,
-    **dict.fromkeys(("MatMul", "Gemm", "FusedMatMul", "MatMulInteger", "QLinearMatMul"), f.MATMUL),
-    **dict.fromkeys(("Softmax", "LogSoftmax"), f.SOFTMAX),
-    "BatchNormalization": f.BATCH_NORM,
+    **dict.fromkeys(("Conv", "ConvInteger", "QLinearConv"), formulas.CONV),
+    "ConvTranspose": formulas.CONV_TRANSPOSE,
+    **dict.fromkeys(
+        ("MatMul", "Gemm", "FusedMatMul", "MatMulInteger", "QLinearMatMul"), formulas.MATMUL
+    ),
+    **dict.fromkeys(("Softmax", "LogSoftmax"), formulas.SOFTMAX),
+    "BatchNormalization": formulas.BATCH_NORM,
     **dict.fromkeys(
         ("LayerNormalization", "InstanceNormalization", "GroupNormalization",
          "SimplifiedLayerNormalization", "SkipLayerNormalization"),
-        f.LAYER_NORM,
+        formulas.LAYER_NORM,
     ),
     **dict.fromkeys(
         ("ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL2",
          "ReduceL1", "ReduceSumSquare", "ReduceLogSumExp", "GlobalAveragePool", "GlobalMaxPool",
          "ArgMax", "ArgMin"),
-        f.REDUCTION,
+        formulas.REDUCTION,
     ),
-    **dict.fromkeys(("MaxPool", "AveragePool", "LpPool"), f.POOL),
+    **dict.fromkeys(("MaxPool", "AveragePool", "LpPool"), formulas.POOL),
     **dict.fromkeys(
         ("Reshape", "Flatten", "Transpose", "Squeeze", "Unsqueeze", "Identity", "Concat",
          "Split", "Slice", "Gather", "GatherElements", "GatherND", "Expand", "Tile", "Pad",
          "Cast", "CastLike", "Shape", "Size", "Constant", "ConstantOfShape", "DepthToSpace",
          "SpaceToDepth", "Dropout", "Range", "Resize", "ScatterND", "ScatterElements",
          "NonZero", "Trilu", "OneHot"),
-        f.DATA_MOVEMENT,
+        formulas.DATA_MOVEMENT,
     ),
 }  # fmt: skip
 _UNARY = (
@@ -58,7 +60,7 @@ _BINARY = (
     "BitShift", "BiasAdd",
 )  # fmt: skip
 for _name in (*_UNARY, *_BINARY):
-    _CATEGORIES.setdefault(_name, f.ELEMENTWISE)
+    _CATEGORIES.setdefault(_name, formulas.ELEMENTWISE)
 _SAME_SHAPE = (
     *_UNARY, "Softmax", "LogSoftmax", "BatchNormalization", "LayerNormalization",
     "InstanceNormalization", "GroupNormalization", "Identity", "Dropout", "Cast", "CastLike",
@@ -71,7 +73,7 @@ class NodeCost:
     """One node's cost, or why it has none."""
 
     node: OnnxNode
-    cost: f.OperatorCost | None
+    cost: formulas.OperatorCost | None
     reason: str | None
 
 
@@ -95,9 +97,9 @@ class _Tensors:
             if tensor.values is not None:
                 self.values[name] = tensor.values
 
-    def use(self, name: str) -> f.TensorUse:
+    def use(self, name: str) -> formulas.TensorUse:
         size = ELEMENT_BYTES.get(self.types.get(name, 0))
-        return f.TensorUse(self.shapes.get(name), size, name in self.stored)
+        return formulas.TensorUse(self.shapes.get(name), size, name in self.stored)
 
     def ints(self, name: str) -> tuple[int, ...] | None:
         values = self.values.get(name)
@@ -120,23 +122,26 @@ def _cost(node: OnnxNode, attributes: NodeAttributes, tensors: _Tensors) -> Node
         return NodeCost(node, None, f"no cost formula for {node.op_type}")
     inputs = [tensors.use(name) for name in node.inputs if name]
     outputs = [tensors.use(name) for name in node.outputs if name]
-    if category == f.DATA_MOVEMENT and node.op_type == "Constant":
-        outputs = [f.TensorUse(use.shape, use.element_bytes, True) for use in outputs]
+    if category == formulas.DATA_MOVEMENT and node.op_type == "Constant":
+        outputs = [formulas.TensorUse(use.shape, use.element_bytes, True) for use in outputs]
     unknown = [
         name for name in (*node.inputs, *node.outputs) if name and name not in tensors.shapes
     ]
-    if unknown and category != f.DATA_MOVEMENT:
+    if unknown and category != formulas.DATA_MOVEMENT:
         return NodeCost(node, None, f"shape of {unknown[0]!r} unknown (not inferable)")
     macs = _macs(node, attributes, tensors, category)
-    if category in (f.MATMUL, f.CONV, f.CONV_TRANSPOSE) and macs is None:
+    if category in (formulas.MATMUL, formulas.CONV, formulas.CONV_TRANSPOSE) and macs is None:
         return NodeCost(node, None, "shapes do not fit the operator's formula")
     window = None
-    if category == f.POOL:
+    if category == formulas.POOL:
         kernel = attributes.int_list("kernel_shape")
-        window = f.elements(kernel) if kernel else None
-    bias = category in (f.CONV, f.CONV_TRANSPOSE) and len([i for i in node.inputs if i]) > 2
+        window = formulas.elements(kernel) if kernel else None
+    bias = (
+        category in (formulas.CONV, formulas.CONV_TRANSPOSE)
+        and len([i for i in node.inputs if i]) > 2
+    )
     bias = bias or (node.op_type == "Gemm" and len([i for i in node.inputs if i]) > 2)
-    cost = f.operator_cost(
+    cost = formulas.operator_cost(
         category, macs=macs, inputs=inputs, outputs=outputs, window=window, bias=bias
     )
     return NodeCost(node, cost, None)
@@ -146,7 +151,7 @@ def _macs(
     node: OnnxNode, attributes: NodeAttributes, tensors: _Tensors, category: str
 ) -> int | None:
     shapes = tensors.shapes
-    if category == f.CONV:
+    if category == formulas.CONV:
         x, w, out = (
             shapes.get(node.inputs[0]),
             shapes.get(node.inputs[1]),
@@ -154,19 +159,19 @@ def _macs(
         )
         if x is None or w is None or out is None or len(w) < 3:
             return None
-        return f.conv_macs(out, w[2:], w[1])
-    if category == f.CONV_TRANSPOSE:
+        return formulas.conv_macs(out, w[2:], w[1])
+    if category == formulas.CONV_TRANSPOSE:
         x, w = shapes.get(node.inputs[0]), shapes.get(node.inputs[1])
         if x is None or w is None or len(w) < 3:
             return None
-        return f.conv_transpose_macs(x, w[1], w[2:])
-    if category == f.MATMUL:
+        return formulas.conv_transpose_macs(x, w[1], w[2:])
+    if category == formulas.MATMUL:
         a, out = shapes.get(node.inputs[0]), shapes.get(node.outputs[0])
         if a is None or out is None or not a:
             return None
         transposed = node.op_type in ("Gemm", "FusedMatMul") and attributes.integer("transA", 0)
         contracted = a[0] if transposed and len(a) == 2 else a[-1]
-        return f.matmul_macs(out, contracted)
+        return formulas.matmul_macs(out, contracted)
     return 0
 
 
@@ -204,7 +209,7 @@ def _output_shape(node: OnnxNode, attributes: NodeAttributes, tensors: _Tensors)
         return x
     if op in _BINARY:
         known = [shape for shape in inputs if shape is not None]
-        return f.broadcast(known) if len(known) == len(inputs) else None
+        return formulas.broadcast(known) if len(known) == len(inputs) else None
     if x is None:
         return None
     if op in ("Conv", "MaxPool", "AveragePool", "LpPool"):
@@ -225,7 +230,7 @@ def _output_shape(node: OnnxNode, attributes: NodeAttributes, tensors: _Tensors)
         return _reshape(x, target, bool(attributes.integer("allowzero", 0)))
     if op == "Flatten":
         axis = attributes.integer("axis", 1) % (len(x) + 1) if x else 0
-        return (f.elements(x[:axis]), f.elements(x[axis:]))
+        return (formulas.elements(x[:axis]), formulas.elements(x[axis:]))
     if op == "Transpose":
         perm = attributes.int_list("perm") or tuple(reversed(range(len(x))))
         return tuple(x[axis] for axis in perm) if len(perm) == len(x) else None
@@ -296,7 +301,7 @@ def _matmul_shape(a: Shape, b: Shape | None) -> Shape | None:
         return None
     left = (1, *a) if len(a) == 1 else a
     right = (*b, 1) if len(b) == 1 else b
-    batch = f.broadcast([left[:-2], right[:-2]])
+    batch = formulas.broadcast([left[:-2], right[:-2]])
     if batch is None or left[-1] != right[-2]:
         return None
     shape = (*batch, left[-2], right[-1])
@@ -314,11 +319,11 @@ def _reshape(x: Shape, target: tuple[int, ...] | None, allow_zero: bool) -> Shap
     if dims.count(-1) > 1:
         return None
     if -1 in dims:
-        known = f.elements([d for d in dims if d != -1])
-        if known == 0 or f.elements(x) % known:
+        known = formulas.elements([d for d in dims if d != -1])
+        if known == 0 or formulas.elements(x) % known:
             return None
-        dims[dims.index(-1)] = f.elements(x) // known
-    return tuple(dims) if f.elements(dims) == f.elements(x) else None
+        dims[dims.index(-1)] = formulas.elements(x) // known
+    return tuple(dims) if formulas.elements(dims) == formulas.elements(x) else None
 
 
 def _reduce(

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from perfline.core.backends.static_cost import formulas as f
+from perfline.core.backends.static_cost import formulas
 from perfline.core.formats.pt2 import Pt2Node, read_program_json, read_pt2
 
 Shape = tuple[int, ...]
@@ -25,34 +25,35 @@ _DTYPE_BYTES: dict[int, float] = {
     1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 6: 2, 7: 4, 8: 8, 9: 8, 10: 16, 11: 1, 12: 2, 13: 1,
 }  # fmt: skip
 _BY_NAME: dict[str, str] = {
-    **dict.fromkeys(("conv1d", "conv2d", "conv3d", "convolution", "_convolution"), f.CONV),
+    **dict.fromkeys(("conv1d", "conv2d", "conv3d", "convolution", "_convolution"), formulas.CONV),
     **dict.fromkeys(("conv_transpose1d", "conv_transpose2d", "conv_transpose3d"),
-                    f.CONV_TRANSPOSE),
-    **dict.fromkeys(("linear", "addmm", "mm", "bmm", "matmul", "baddbmm"), f.MATMUL),
-    "scaled_dot_product_attention": f.MATMUL,
-    **dict.fromkeys(("softmax", "_softmax", "log_softmax", "_log_softmax"), f.SOFTMAX),
+                    formulas.CONV_TRANSPOSE),
+    **dict.fromkeys(("linear", "addmm", "mm", "bmm", "matmul", "baddbmm"), formulas.MATMUL),
+    "scaled_dot_product_attention": formulas.MATMUL,
+    **dict.fromkeys(("softmax", "_softmax", "log_softmax", "_log_softmax"), formulas.SOFTMAX),
     **dict.fromkeys(("batch_norm", "_native_batch_norm_legit_no_training",
-                     "_native_batch_norm_legit", "native_batch_norm"), f.BATCH_NORM),
+                     "_native_batch_norm_legit", "native_batch_norm"), formulas.BATCH_NORM),
     **dict.fromkeys(("layer_norm", "native_layer_norm", "group_norm", "native_group_norm",
-                     "instance_norm", "rms_norm"), f.LAYER_NORM),
+                     "instance_norm", "rms_norm"), formulas.LAYER_NORM),
     **dict.fromkeys(("mean", "sum", "amax", "amin", "max", "min", "prod", "argmax", "argmin",
                      "adaptive_avg_pool2d", "adaptive_avg_pool1d", "_adaptive_avg_pool2d",
-                     "var", "std"), f.REDUCTION),
+                     "var", "std"), formulas.REDUCTION),
     **dict.fromkeys(("max_pool2d", "avg_pool2d", "max_pool1d", "avg_pool1d",
-                     "max_pool2d_with_indices"), f.POOL),
+                     "max_pool2d_with_indices"), formulas.POOL),
     **dict.fromkeys(("view", "reshape", "flatten", "permute", "transpose", "t", "unsqueeze",
                      "squeeze", "expand", "clone", "contiguous", "_unsafe_view", "alias",
                      "detach", "select", "slice", "split", "split_with_sizes", "chunk", "cat",
                      "stack", "unbind", "getitem", "dropout", "to", "_to_copy", "copy",
                      "index_select", "gather", "pad", "constant_pad_nd", "repeat", "view_copy",
-                     "permute_copy", "unsafe_split", "narrow", "flip", "roll"), f.DATA_MOVEMENT),
+                     "permute_copy", "unsafe_split", "narrow", "flip", "roll"),
+                    formulas.DATA_MOVEMENT),
     **dict.fromkeys(("relu", "relu_", "gelu", "silu", "sigmoid", "tanh", "hardtanh",
                      "hardswish", "hardsigmoid", "leaky_relu", "elu", "mish", "add", "add_",
                      "sub", "mul", "div", "pow", "neg", "exp", "log", "sqrt", "rsqrt", "abs",
                      "clamp", "clamp_min", "clamp_max", "maximum", "minimum", "where", "eq",
                      "ne", "lt", "gt", "le", "ge", "erf", "reciprocal", "square", "sin", "cos",
                      "softplus", "logical_not", "bitwise_and", "floor", "ceil", "round"),
-                    f.ELEMENTWISE),
+                    formulas.ELEMENTWISE),
 }  # fmt: skip
 
 
@@ -61,7 +62,7 @@ class Pt2Cost:
     """One operator node's cost, or why it has none."""
 
     node: Pt2Node
-    cost: f.OperatorCost | None
+    cost: formulas.OperatorCost | None
     reason: str | None
 
 
@@ -107,18 +108,18 @@ def pt2_costs(data: bytes, source: str) -> list[Pt2Cost]:
     stored = _stored_names(document["graph_module"].get("signature"))
     raw_nodes = {n.get("name"): n for n in graph.get("nodes", []) if isinstance(n, Mapping)}
 
-    def use(name: str) -> f.TensorUse:
+    def use(name: str) -> formulas.TensorUse:
         value = values.get(name)
         dtype = value.get("dtype") if isinstance(value, Mapping) else None
         size = _DTYPE_BYTES.get(dtype) if isinstance(dtype, int) else None
-        return f.TensorUse(_shape(value), size, name in stored)
+        return formulas.TensorUse(_shape(value), size, name in stored)
 
     costs: list[Pt2Cost] = []
     for node in program.nodes:
         name = _aten_name(node.target)
         category = _BY_NAME.get(name)
         if node.producer is not None:
-            free = f.OperatorCost(f.DATA_MOVEMENT, 0, 0, 0.0, 0.0, 0.0)
+            free = formulas.OperatorCost(formulas.DATA_MOVEMENT, 0, 0, 0.0, 0.0, 0.0)
             costs.append(Pt2Cost(node, free, None))
             continue
         if category is None:
@@ -132,18 +133,18 @@ def pt2_costs(data: bytes, source: str) -> list[Pt2Cost]:
         }
         inputs = [use(n) for arg in arguments.values() for n in _tensor_names(arg)]
         outputs = [use(n) for item in raw.get("outputs", []) for n in _tensor_names(item)]
-        if category != f.DATA_MOVEMENT and (
+        if category != formulas.DATA_MOVEMENT and (
             any(u.shape is None for u in inputs) or any(u.shape is None for u in outputs)
         ):
             costs.append(Pt2Cost(node, None, "a tensor shape is unknown (symbolic or missing)"))
             continue
         macs = _macs(name, category, arguments, use, outputs)
-        if category in (f.MATMUL, f.CONV, f.CONV_TRANSPOSE) and macs is None:
+        if category in (formulas.MATMUL, formulas.CONV, formulas.CONV_TRANSPOSE) and macs is None:
             costs.append(Pt2Cost(node, None, "shapes do not fit the operator's formula"))
             continue
-        window = _window(arguments) if category == f.POOL else None
+        window = _window(arguments) if category == formulas.POOL else None
         bias = _has_bias(name, arguments)
-        cost = f.operator_cost(
+        cost = formulas.operator_cost(
             category, macs=macs, inputs=inputs, outputs=outputs, window=window, bias=bias
         )
         costs.append(Pt2Cost(node, cost, None))
@@ -178,10 +179,10 @@ def _macs(
     category: str,
     arguments: Mapping[str, Any],
     use: Any,
-    outputs: list[f.TensorUse],
+    outputs: list[formulas.TensorUse],
 ) -> int | None:
     out = outputs[0].shape if outputs else None
-    if category == f.CONV:
+    if category == formulas.CONV:
         weight = _first(arguments, "weight")
         w = use(weight[0]).shape if weight else None
         transposed = arguments.get("transposed")
@@ -189,22 +190,22 @@ def _macs(
             return None
         if isinstance(transposed, Mapping) and transposed.get("as_bool"):
             x = use(_first(arguments, "input")[0]).shape
-            return f.conv_transpose_macs(x, w[1], w[2:]) if x is not None else None
-        return f.conv_macs(out, w[2:], w[1])
-    if category == f.CONV_TRANSPOSE:
+            return formulas.conv_transpose_macs(x, w[1], w[2:]) if x is not None else None
+        return formulas.conv_macs(out, w[2:], w[1])
+    if category == formulas.CONV_TRANSPOSE:
         weight, x_names = _first(arguments, "weight"), _first(arguments, "input")
         if not weight or not x_names:
             return None
         w, x = use(weight[0]).shape, use(x_names[0]).shape
-        return f.conv_transpose_macs(x, w[1], w[2:]) if w and x and len(w) >= 3 else None
-    if category == f.MATMUL:
+        return formulas.conv_transpose_macs(x, w[1], w[2:]) if w and x and len(w) >= 3 else None
+    if category == formulas.MATMUL:
         if name == "scaled_dot_product_attention":
             q = use(_first(arguments, "query")[0]).shape
             k = use(_first(arguments, "key")[0]).shape
             if q is None or k is None or out is None:
                 return None
             scores = (*q[:-1], k[-2])
-            return f.matmul_macs(scores, q[-1]) + f.matmul_macs(out, k[-2])
+            return formulas.matmul_macs(scores, q[-1]) + formulas.matmul_macs(out, k[-2])
         left = _first(arguments, "input", "self", "mat1", "batch1")
         if name == "addmm":
             left = _first(arguments, "mat1")
@@ -213,14 +214,14 @@ def _macs(
         a = use(left[0]).shape if left else None
         if a is None or out is None or not a:
             return None
-        return f.matmul_macs(out, a[-1])
+        return formulas.matmul_macs(out, a[-1])
     return 0
 
 
 def _window(arguments: Mapping[str, Any]) -> int | None:
     kernel = arguments.get("kernel_size")
     if isinstance(kernel, Mapping) and isinstance(kernel.get("as_ints"), list):
-        return f.elements(kernel["as_ints"])
+        return formulas.elements(kernel["as_ints"])
     return None
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from perfline.core.backends.static_cost import formulas as f
+from perfline.core.backends.static_cost import formulas
 from perfline.core.formats.tosa import (
     TOSA_IDENTIFIER,
     TosaOperator,
@@ -30,21 +30,21 @@ _DTYPE_BYTES: dict[int, float] = {
 }  # fmt: skip
 CONSTANTS = ("CONST", "CONST_SHAPE")
 _CATEGORIES: dict[str, str] = {
-    **dict.fromkeys(("CONV2D", "CONV3D", "DEPTHWISE_CONV2D"), f.CONV),
-    "TRANSPOSE_CONV2D": f.CONV_TRANSPOSE,
-    **dict.fromkeys(("MATMUL", "FULLY_CONNECTED", "MATMUL_T"), f.MATMUL),
+    **dict.fromkeys(("CONV2D", "CONV3D", "DEPTHWISE_CONV2D"), formulas.CONV),
+    "TRANSPOSE_CONV2D": formulas.CONV_TRANSPOSE,
+    **dict.fromkeys(("MATMUL", "FULLY_CONNECTED", "MATMUL_T"), formulas.MATMUL),
     **dict.fromkeys(("REDUCE_SUM", "REDUCE_MAX", "REDUCE_MIN", "REDUCE_PRODUCT", "REDUCE_ALL",
-                     "REDUCE_ANY", "ARGMAX"), f.REDUCTION),
-    **dict.fromkeys(("AVG_POOL2D", "MAX_POOL2D"), f.POOL),
+                     "REDUCE_ANY", "ARGMAX"), formulas.REDUCTION),
+    **dict.fromkeys(("AVG_POOL2D", "MAX_POOL2D"), formulas.POOL),
     **dict.fromkeys(("RESHAPE", "TRANSPOSE", "SLICE", "CONCAT", "PAD", "TILE", "GATHER",
-                     "SCATTER", "REVERSE", "IDENTITY", "CAST", "RESIZE"), f.DATA_MOVEMENT),
+                     "SCATTER", "REVERSE", "IDENTITY", "CAST", "RESIZE"), formulas.DATA_MOVEMENT),
     **dict.fromkeys(("ADD", "SUB", "MUL", "CLAMP", "MAXIMUM", "MINIMUM", "RESCALE", "TABLE",
                      "SIGMOID", "TANH", "ERF", "EXP", "LOG", "ABS", "NEGATE", "RECIPROCAL",
                      "RSQRT", "POW", "SELECT", "EQUAL", "GREATER", "GREATER_EQUAL", "CEIL",
                      "FLOOR", "SIN", "COS", "INTDIV", "ARITHMETIC_RIGHT_SHIFT",
                      "LOGICAL_LEFT_SHIFT", "LOGICAL_RIGHT_SHIFT", "BITWISE_AND",
                      "BITWISE_OR", "BITWISE_XOR", "BITWISE_NOT", "LOGICAL_AND", "LOGICAL_OR",
-                     "LOGICAL_XOR", "LOGICAL_NOT", "CLZ"), f.ELEMENTWISE),
+                     "LOGICAL_XOR", "LOGICAL_NOT", "CLZ"), formulas.ELEMENTWISE),
 }  # fmt: skip
 
 
@@ -53,7 +53,7 @@ class TosaCost:
     """One operator's cost, or why it has none."""
 
     operator: TosaOperator
-    cost: f.OperatorCost | None
+    cost: formulas.OperatorCost | None
     reason: str | None
 
 
@@ -76,27 +76,27 @@ def tosa_costs(data: bytes, source: str) -> list[TosaCost]:
             costs.append(TosaCost(operator, None, f"no cost formula for {operator.op_type}"))
             continue
 
-        def use(name: str) -> f.TensorUse:
+        def use(name: str) -> formulas.TensorUse:
             shape, dtype = tensors.get(name, (None, 0))
-            return f.TensorUse(shape, _DTYPE_BYTES.get(dtype), name in stored)
+            return formulas.TensorUse(shape, _DTYPE_BYTES.get(dtype), name in stored)
 
         inputs = [
             use(name)
             for name in operator.inputs
-            if not (category == f.DATA_MOVEMENT and name in stored and name not in tensors)
+            if not (category == formulas.DATA_MOVEMENT and name in stored and name not in tensors)
         ]
         outputs = [use(name) for name in operator.outputs]
         if any(u.shape is None for u in (*inputs, *outputs)):
             costs.append(TosaCost(operator, None, "a tensor has no shape in the file"))
             continue
         macs = _macs(operator, inputs, outputs)
-        if category in (f.CONV, f.CONV_TRANSPOSE, f.MATMUL) and macs is None:
+        if category in (formulas.CONV, formulas.CONV_TRANSPOSE, formulas.MATMUL) and macs is None:
             costs.append(TosaCost(operator, None, "shapes do not fit the operator's formula"))
             continue
         kernel = kernels.get(operator.id)
-        window = f.elements(kernel) if kernel else None
-        bias = category in (f.CONV, f.CONV_TRANSPOSE) and len(inputs) > 2
-        cost = f.operator_cost(
+        window = formulas.elements(kernel) if kernel else None
+        bias = category in (formulas.CONV, formulas.CONV_TRANSPOSE) and len(inputs) > 2
+        cost = formulas.operator_cost(
             category, macs=macs, inputs=inputs, outputs=outputs, window=window, bias=bias
         )
         costs.append(TosaCost(operator, cost, None))
@@ -104,7 +104,7 @@ def tosa_costs(data: bytes, source: str) -> list[TosaCost]:
 
 
 def _macs(
-    operator: TosaOperator, inputs: list[f.TensorUse], outputs: list[f.TensorUse]
+    operator: TosaOperator, inputs: list[formulas.TensorUse], outputs: list[formulas.TensorUse]
 ) -> int | None:
     out = outputs[0].shape if outputs else None
     weight = inputs[1].shape if len(inputs) > 1 else None
@@ -113,15 +113,15 @@ def _macs(
         return None
     kind = operator.op_type
     if kind == "CONV2D" and len(weight) == 4:
-        return f.conv_macs(out, weight[1:3], weight[3])
+        return formulas.conv_macs(out, weight[1:3], weight[3])
     if kind == "CONV3D" and len(weight) == 5:
-        return f.conv_macs(out, weight[1:4], weight[4])
+        return formulas.conv_macs(out, weight[1:4], weight[4])
     if kind == "DEPTHWISE_CONV2D" and len(weight) == 4:
-        return f.conv_macs(out, weight[0:2], 1)
+        return formulas.conv_macs(out, weight[0:2], 1)
     if kind == "TRANSPOSE_CONV2D" and len(weight) == 4:
-        return f.conv_transpose_macs(x, weight[0], weight[1:3])
+        return formulas.conv_transpose_macs(x, weight[0], weight[1:3])
     if kind in ("MATMUL", "MATMUL_T"):
-        return f.matmul_macs(out, x[-1])
+        return formulas.matmul_macs(out, x[-1])
     if kind == "FULLY_CONNECTED" and len(weight) == 2:
-        return f.matmul_macs(out, weight[1])
+        return formulas.matmul_macs(out, weight[1])
     return None

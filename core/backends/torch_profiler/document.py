@@ -23,7 +23,12 @@ from perfline.core.backends.runtime_common.metrics import model_run_samples
 from perfline.core.backends.torch_profiler.attribution import Attribution, attribute, zeros
 from perfline.core.backends.torch_profiler.belonging import check_belongs
 from perfline.core.backends.torch_profiler.compressed import MAX_DECOMPRESSED_BYTES, trace_chunks
-from perfline.core.backends.torch_profiler.leaves import Leaf, recorded_files, trace_leaves
+from perfline.core.backends.torch_profiler.leaves import (
+    Leaf,
+    frame_calls,
+    recorded_files,
+    trace_leaves,
+)
 from perfline.core.backends.torch_profiler.result import PRODUCER, build_result
 from perfline.core.backends.torch_profiler.sidecar import Sidecar, check_trace
 from perfline.core.backends.torch_profiler.trace_format import TraceHeader
@@ -154,7 +159,8 @@ def analyze_traces(
                     profile_memory=bool(read.header.profile_memory),
                 )
             )
-        built = build_result(leaves, metrics, step_ms, peaks=peaks, warnings=warnings)
+        calls = _calls_per_step(reads, resolved, len(step_ms))
+        built = build_result(leaves, metrics, step_ms, peaks=peaks, warnings=warnings, calls=calls)
         result_samples = {**model_run_samples(step_ms), **built.result_samples}
         in_workspace = sorted(
             {path for name, path in resolved.items() if path is not None and name in recorded}
@@ -240,6 +246,18 @@ def leaf_values(leaf: Leaf, metric: str, steps: int) -> array[float]:
     """A leaf's values of ``metric`` in its own trace's steps (zeros when it has none)."""
     found = leaf.values.get(metric)
     return array("d", found) if found is not None else zeros(steps)
+
+
+def _calls_per_step(
+    reads: Sequence[ReadTrace], resolved: Mapping[str, str | None], steps: int
+) -> dict[tuple[str, ...], float]:
+    """Each function's entries per call path (``leaves.frame_calls``), over every trace's
+    steps, per step."""
+    total: dict[tuple[str, ...], int] = {}
+    for read in reads:
+        for key, count in frame_calls(read.table, read.attribution, resolved).items():
+            total[key] = total.get(key, 0) + count
+    return {key: count / max(steps, 1) for key, count in total.items()}
 
 
 def _peaks(reads: Sequence[ReadTrace]) -> dict[str, int]:

@@ -88,7 +88,9 @@ def _section(fact: HoverFacts) -> list[str]:
         parts.append(f"*Inclusive*: this line calls {called}; its figure includes theirs.\n")
     calls = entry.facts.calls_per_step
     if calls is not None:
-        parts.append(f"Called {call_count_text(calls)} (entries of this function, every caller).\n")
+        parts.append(
+            f"*Calls*: {call_count_text(calls)} (entries of this function, every caller).\n"
+        )
     parts.extend(_metric_tables(statistics(entry.metrics)))
     if fact.delta is not None:
         parts.append(delta_markdown(entry, fact.delta))

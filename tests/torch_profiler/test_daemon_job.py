@@ -163,7 +163,7 @@ def test_annotate_prints_the_trace_figures(tmp_path: Path) -> None:
 def test_the_editor_shows_each_functions_calls_per_step_and_hints_stay_times(
     tmp_path: Path,
 ) -> None:
-    """A def line's entries per step reach the hover (``Called 1 call/step``) and the lens
+    """A def line's entries per step reach the hover (``*Calls*: 1 call/step``) and the lens
     of its function; the hints and the lens total are still the time."""
     root = _workspace(tmp_path)
     model = root / "models" / "cnn.py"
@@ -179,7 +179,7 @@ def test_the_editor_shows_each_functions_calls_per_step_and_hints_stay_times(
     assert all(e.metric is not None and e.metric.name == "cpu_time" for e in by_line[19])
     assert by_line[19][0].facts.calls_per_step is None  # a statement: no count
     hover = hover_markdown([HoverFacts(entry, str(model), (), "run")])
-    assert "Called 1 call/step" in hover
+    assert "*Calls*: 1 call/step" in hover
     blocks = lenses_of(
         model.read_text(), str(model), by_line, HintSettings(), lambda e, k: None, lambda f, n: n
     )

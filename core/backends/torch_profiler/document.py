@@ -133,8 +133,11 @@ def analyze_traces(
     workspace: str,
     cli_arguments: Sequence[str] = (),
     extra_warnings: Sequence[str] = (),
+    also_tried: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """The complete (not yet post-processed) document of ``reads`` of one program."""
+    """The complete (not yet post-processed) document of ``reads`` of one program
+    (``also_tried``: other folders that were tried as the workspace, for the error when no
+    frame's file is in it)."""
     if not reads:
         raise InputError(None, Problem("arguments", "expected one or more traces"))
     recorded = trace_files(reads)
@@ -145,6 +148,7 @@ def analyze_traces(
         resolved,
         has_statements=any(read.level == STATEMENT_LEVEL for read in reads),
         workspace=workspace,
+        also_tried=also_tried,
     )
     with collection_paused():
         leaves, metrics, step_ms = _merged(reads, resolved)

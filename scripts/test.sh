@@ -32,7 +32,8 @@ and pkg-config; no recommended packages, and no package already installed is upg
 simulates the install first; when it would upgrade one it installs nothing and says which). The
 GSS-API headers code-server's kerberos module compiles against (krb5-multidev, comerr-dev) are
 downloaded and unpacked under ~/.cache/perfline-e2e/krb5-headers, not installed: Debian's
-libkrb5-dev would upgrade the installed Kerberos libraries. Packages are named before installing.
+libkrb5-dev would upgrade the installed Kerberos libraries. It names the packages before installing
+them.
 PERFLINE_SKIP_BROWSER=1 skips the browser test; PERFLINE_SKIP_E2E=1 skips the end-to-end run.
 SAYS
 

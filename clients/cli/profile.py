@@ -154,7 +154,7 @@ def _level_line(sidecar: Sidecar) -> str:
     is_flag=True,
     help="Record the ops of every thread (torch then records no memory allocations).",
 )
-@click.option("--steps", type=click.IntRange(min=1), default=3, help="Steps recorded (3).")
+@click.option("--steps", type=click.IntRange(min=1), default=10, help="Steps recorded (10).")
 @click.option("--warmup", type=click.IntRange(min=0), default=1, help="Steps skipped first (1).")
 @click.option("--run-to-end", is_flag=True, help="Let the script finish after the recorded steps.")
 @click.option("--output-dir", default=None, metavar="DIR", help="Where .perfline/runs/ goes (.).")

@@ -37,7 +37,7 @@ REPORT_FILE = "perfline-profile.json"
 def _arguments(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="perfline-torch-capture")
     parser.add_argument("--out", required=True)
-    parser.add_argument("--steps", type=int, default=3)
+    parser.add_argument("--steps", type=int, default=10)
     parser.add_argument("--warmup", type=int, default=1)
     parser.add_argument("--cuda", action="store_true")
     parser.add_argument("--all-threads", action="store_true")

@@ -427,6 +427,9 @@ def test_all_threads_records_other_threads_ops_and_torch_then_records_no_memory(
         warnings = json.loads((tmp_path / side / "mlia-output" / "mlia-output.json").read_bytes())[
             "results"
         ][0]["warnings"]
+        # the default --steps (10) is more than the script's 6 module calls: after the 1
+        # warm-up step, the 5 it ran are kept
+        assert sidecar["steps"]["recorded"] == 5 and sidecar["steps"]["active"] == 10
         seen[side] = (
             {e["tid"] for e in events if e.get("cat") == "cpu_op" and e["name"] == "aten::mm"},
             {e["tid"] for e in events if e.get("cat") == "cpu_op" and e["name"] == "aten::linear"},

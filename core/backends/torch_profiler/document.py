@@ -29,6 +29,11 @@ from perfline.core.backends.torch_profiler.leaves import (
     recorded_files,
     trace_leaves,
 )
+from perfline.core.backends.torch_profiler.model_identity import (
+    model_hash,
+    model_name,
+    outermost_module,
+)
 from perfline.core.backends.torch_profiler.result import PRODUCER, build_result
 from perfline.core.backends.torch_profiler.sidecar import Sidecar, check_trace
 from perfline.core.backends.torch_profiler.trace_format import TraceHeader
@@ -171,7 +176,7 @@ def analyze_traces(
         )
         return build_document(
             results=[built.result],
-            model=_model(reads, in_workspace),
+            model=_model(reads, resolved),
             target=_target(reads, len(step_ms)),
             backends=[_backend(reads, recorded, in_workspace, len(step_ms))],
             timestamp=timestamp,
@@ -277,13 +282,13 @@ def _peaks(reads: Sequence[ReadTrace]) -> dict[str, int]:
     return peaks
 
 
-def _model(reads: Sequence[ReadTrace], in_workspace: Sequence[str]) -> dict[str, Any]:
-    text = "\n".join(in_workspace).encode("utf-8")
-    name = in_workspace[0].rpartition("/")[2] if in_workspace else reads[0].source
+def _model(reads: Sequence[ReadTrace], resolved: Mapping[str, str | None]) -> dict[str, Any]:
+    """Name and content hash (``model_identity``); size: the traces' bytes."""
+    modules = [outermost_module(read.table, read.attribution) for read in reads]
     return {
-        "name": name,
+        "name": model_name(modules, resolved, reads[0].source),
         "format": "pytorch",
-        "hash": hashlib.sha256(text).hexdigest(),
+        "hash": model_hash([read.table for read in reads], resolved),
         "size_bytes": sum(read.size for read in reads),
     }
 

@@ -62,3 +62,13 @@ def test_profile_memory_without_allocations_says_no_line_has_memory() -> None:
     plain = Trace(_base())
     plain.header["profile_memory"] = 0
     assert not [w for w in _warnings(plain) if "holds no allocation" in w]
+
+
+def test_several_threads_say_what_cpu_time_and_its_shares_add_up() -> None:
+    """A second thread (here one waiting in Python) adds its slices' wall time: the result
+    says so, with the total a line's share is of."""
+    assert not [w for w in _warnings(Trace(_base())) if "slices on" in w]
+    waiting = Trace([*_base(), frame("loader.py(5): loader", 0.0, 90.0, tid=7)])
+    (warning,) = [w for w in _warnings(waiting) if "slices on 2 threads" in w]
+    assert "wall time" in warning and "waiting in Python" in warning
+    assert "0.14 ms per step, 1.4x the step time" in warning

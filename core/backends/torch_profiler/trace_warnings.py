@@ -11,6 +11,9 @@ and the time involved, so no figure is lost without a word.
   follow, such as autograd's device threads): in the totals, on no line;
 * GPU activities whose launching op was not found, backward nodes whose forward op is not
   in the trace, allocations outside every slice;
+* slices on several threads: ``cpu_time`` is the wall time of each thread's slices (a
+  thread blocked in Python, ``queue.get``, counts while it waits), added over the threads,
+  so the model total (what a line's share is of) can exceed the step time;
 * a trace recorded with ``profile_memory`` that holds no allocation (torch records none in
   its all-threads mode, ``_ExperimentalConfig(profile_all_threads=True)``, which
   ``perfline profile --all-threads`` uses): no memory figure, said so.
@@ -67,6 +70,9 @@ def trace_warnings(
             f"hooks) are left out of the nesting; their own time ({_ms(own)}, all steps) counts "
             "where a call into C's would: on the calling line."
         )
+    threads = _threads_warning(source, attribution)
+    if threads:
+        warnings.append(threads)
     frameless = _frameless_ms(attribution)
     if frameless > 0:
         warnings.append(
@@ -95,6 +101,24 @@ def trace_warnings(
             "bytes) happened outside every slice or step and are in no figure."
         )
     return warnings
+
+
+def _threads_warning(source: str, attribution: Attribution) -> str | None:
+    """What ``cpu_time`` adds up when slices ran on several threads (``None``: one)."""
+    timeline = attribution.timeline
+    threads = len(timeline.thread_ranges)
+    steps = max(attribution.steps, 1)
+    if threads < 2:
+        return None
+    total = sum(sum(row) for row in attribution.values.get("cpu_time", {}).values()) / steps
+    step = sum(attribution.step_ms) / steps
+    times = f", {total / step:.2g}x the step time" if step > 0 else ""
+    return (
+        f"{source}: slices on {threads} threads: cpu_time is each thread's wall time in its "
+        "Python frames and ops (a thread waiting in Python, e.g. in queue.get, counts while "
+        f"it waits), added over the threads; the model total, what a line's share is of, is "
+        f"their sum ({total:.4g} ms per step{times})."
+    )
 
 
 def _frameless_ms(attribution: Attribution) -> float:

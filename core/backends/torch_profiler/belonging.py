@@ -1,6 +1,6 @@
 """Whether traces can be put on the workspace's lines at all: the one place that decides it.
 
-Two refusals, each an ``InputError`` naming the trace(s):
+Refusals, each an ``InputError`` naming the trace(s):
 
 * the traces record no Python frame (``python_function`` events come only with
   ``with_stack=True``) and no statement sidecar gives stacks: nothing can be put on a line;
@@ -10,7 +10,10 @@ Two refusals, each an ``InputError`` naming the trace(s):
   (``backends.run_match``): each named file is evidence, agreeing when it resolves; while any
   does, the others (torch, the standard library) are not judged. The error names every
   folder tried as the workspace, and its examples start with the names that are not
-  library files (``library_name``: torch, the standard library, installed packages).
+  library files (``library_name``: torch, the standard library, installed packages);
+* several traces are read as one program (its ranks, or captures of it): a trace none of
+  whose frames is in the workspace while the others' are, or traces that share no frame of
+  the workspace (``file:line:function``), are of other programs (``check_one_program``).
 
 Pure; cost: linear in the recorded file names.
 """
@@ -35,6 +38,34 @@ WITH_STACK_HINT = (
     "torch.profiler.profile(..., with_stack=True), or use 'perfline profile', which records "
     "statement-level stacks"
 )
+
+
+def check_one_program(sources: Sequence[str], frames: Sequence[frozenset[str]]) -> None:
+    """Refuse several traces that are not of one program: ``frames`` holds each trace's
+    workspace frames (``path:line:function``)."""
+    if len(sources) < 2:
+        return
+    outside = [source for source, found in zip(sources, frames, strict=True) if not found]
+    if outside and len(outside) < len(sources):
+        raise InputError(
+            ", ".join(outside),
+            Problem(
+                "traceEvents",
+                "no frame of this trace is in the workspace, while the other traces' are: it "
+                "is of another program (several traces are read as the ranks or captures of "
+                "one program); analyze it on its own",
+            ),
+        )
+    if not outside and not frozenset.intersection(*frames):
+        raise InputError(
+            ", ".join(sources),
+            Problem(
+                "traceEvents",
+                "these traces share no frame of the workspace: they are of different programs "
+                "(several traces are read as the ranks or captures of one program); analyze "
+                "each on its own",
+            ),
+        )
 
 
 def library_name(name: str) -> bool:

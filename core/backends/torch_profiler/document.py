@@ -21,8 +21,9 @@ from typing import Any, Final
 
 from perfline.core.backends.runtime_common.metrics import model_run_samples
 from perfline.core.backends.torch_profiler.attribution import Attribution, attribute, zeros
-from perfline.core.backends.torch_profiler.belonging import check_belongs
+from perfline.core.backends.torch_profiler.belonging import check_belongs, check_one_program
 from perfline.core.backends.torch_profiler.compressed import MAX_DECOMPRESSED_BYTES, trace_chunks
+from perfline.core.backends.torch_profiler.frames import CodeFrame, parse_frame
 from perfline.core.backends.torch_profiler.leaves import (
     Leaf,
     frame_calls,
@@ -146,6 +147,9 @@ def analyze_traces(
     if not reads:
         raise InputError(None, Problem("arguments", "expected one or more traces"))
     recorded = trace_files(reads)
+    check_one_program(
+        [read.source for read in reads], [_workspace_frames(read, resolved) for read in reads]
+    )
     check_belongs(
         [read.source for read in reads],
         sum(len(read.table.frames) for read in reads),
@@ -189,6 +193,23 @@ def analyze_traces(
                 }
             },
         )
+
+
+def _workspace_frames(read: ReadTrace, resolved: Mapping[str, str | None]) -> frozenset[str]:
+    """The trace's frames in the workspace, ``path:line:function`` (the Python tracer's and
+    the sidecar's statements)."""
+    found: set[str] = set()
+    table = read.table
+    for name in set(table.frames.name):
+        frame = parse_frame(table.names[name])
+        if isinstance(frame, CodeFrame) and (path := resolved.get(frame.file)) is not None:
+            found.add(f"{path}:{frame.line}:{frame.function}")
+    statements = read.attribution.statements
+    for stack in statements.stacks if statements is not None else ():
+        for file, line, function, _ in stack:
+            if (path := resolved.get(file)) is not None:
+                found.add(f"{path}:{line}:{function}")
+    return frozenset(found)
 
 
 def _level_warnings(reads: Sequence[ReadTrace]) -> list[str]:

@@ -10,12 +10,13 @@
   one per line. Two programs whose files share names differ; two captures of one program's
   code path agree, at function and at statement level.
 
-Pure; cost: one pass over each trace's slices.
+Pure; cost: one pass over each trace's slices (parents first).
 """
 
 from __future__ import annotations
 
 import hashlib
+from array import array
 from collections.abc import Mapping, Sequence
 
 from perfline.core.backends.torch_profiler.attribution import Attribution
@@ -42,37 +43,43 @@ def outermost_module(table: TraceTable, attribution: Attribution) -> OutermostMo
     frames = table.frames
     count = timeline.frame_count
     parsed = {name: parse_frame(table.names[name]) for name in set(frames.name)}
-    is_module = [isinstance(parsed[name], ModuleCall) for name in frames.name]
     parent = timeline.parent
-
-    def module_above(index: int) -> tuple[int, int]:
-        """The nearest module call enclosing a slice, and how many slices up it is."""
-        up, depth = parent[index], 1
-        while up != NONE and not (up < count and is_module[up]):
-            up, depth = parent[up], depth + 1
-        return up, depth
-
+    # per slice, parents first: the nearest module call above or at it, whether that one is
+    # outermost, and how far below it the slice is
+    nearest = array("q", [NONE]) * len(parent)
+    outermost = bytearray(len(parent))
+    depth = array("q", bytes(8 * len(parent)))
     time: dict[str, float] = {}
-    outermost: dict[int, str] = {}
-    for index in range(count):
-        module = parsed[frames.name[index]]
-        if isinstance(module, ModuleCall) and module_above(index)[0] == NONE:
-            outermost[index] = module.class_name
-            time[module.class_name] = time.get(module.class_name, 0.0) + (
-                timeline.end_us[index] - frames.start[index]
-            )
+    inside: list[tuple[bool, int, str, str]] = []  # (not forward, depth, class, file)
+    for index in timeline.order:
+        up = parent[index]
+        found = parsed[frames.name[index]] if index < count else None
+        if isinstance(found, ModuleCall):
+            nearest[index] = index
+            if up == NONE or nearest[up] == NONE:
+                outermost[index] = 1
+                time[found.class_name] = time.get(found.class_name, 0.0) + (
+                    timeline.end_us[index] - frames.start[index]
+                )
+            continue
+        if up == NONE:
+            continue
+        module = nearest[index] = nearest[up]
+        depth[index] = depth[up] + 1
+        if (
+            isinstance(found, CodeFrame)
+            and module != NONE
+            and outermost[module]
+            and frames.name[index] not in timeline.dropped_names
+        ):
+            owner = parsed[frames.name[module]]
+            assert isinstance(owner, ModuleCall)
+            inside.append((found.function != "forward", depth[index], owner.class_name, found.file))
     if not time:
         return None
     name = max(time, key=lambda key: (time[key], key))
-    inside: list[tuple[bool, int, str]] = []
-    for index in range(count):
-        code = parsed[frames.name[index]]
-        if isinstance(code, CodeFrame) and frames.name[index] not in timeline.dropped_names:
-            up, depth = module_above(index)
-            if outermost.get(up) == name:
-                inside.append((code.function != "forward", depth, code.file))
-    files = list(dict.fromkeys(file for _, _, file in sorted(inside)))
-    return OutermostModule(name, files, time[name])
+    files = [file for _, _, owner, file in sorted(inside) if owner == name]
+    return OutermostModule(name, list(dict.fromkeys(files)), time[name])
 
 
 def model_name(

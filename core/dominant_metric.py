@@ -24,6 +24,8 @@ VIEW_KINDS = frozenset({"code_line", "code_stack", "nn_module", "model"})
 
 _PREFERRED_NAMES = ("total_cycles", "op_cycles", "cycles", "npu_cycles", "macs")
 _STAT = re.compile(r"(?:^|_)(p\d{1,2}|median|avg|mean|min|max)$")
+#: Aggregations that make a figure a percentile of its samples.
+_PERCENTILE = re.compile(r"p\d{1,2}|median")
 
 
 @dataclass(frozen=True)
@@ -126,6 +128,24 @@ def value_of(
         if _holds(metric, key):
             return numeric(metric), statistic_of(metric)
     return None, None
+
+
+def runs_summarised(metrics: Iterable[Mapping[str, Any]], key: MetricKey) -> int | None:
+    """How many runs the figure ``value_of`` reads summarises, when it is a percentile over
+    runs (``perfline batch``'s aggregate: its ``aggregation`` names the percentile, ``p50``
+    or ``median``, and ``samples`` counts the runs); ``None`` otherwise."""
+    for metric in metrics:
+        if _holds(metric, key):
+            aggregation = metric.get("aggregation")
+            samples = metric.get("samples")
+            if (
+                isinstance(aggregation, str)
+                and _PERCENTILE.fullmatch(aggregation)
+                and type(samples) is int
+            ):
+                return samples
+            return None
+    return None
 
 
 def position_of(metrics: Iterable[Mapping[str, Any]], key: MetricKey) -> int:

@@ -73,11 +73,20 @@ def format_share(value: float, total: float | None) -> str | None:
     return f"{share:.0f}%"
 
 
-def label(value: float, key: Unitful, statistic: str | None, total: float | None) -> str:
-    """``1.8k cycles · 13%`` / ``0.42 ms p50 · 21%``."""
+def label(
+    value: float,
+    key: Unitful,
+    statistic: str | None,
+    total: float | None,
+    runs: int | None = None,
+) -> str:
+    """``1.8k cycles · 13%`` / ``0.42 ms p50 · 21%``; a figure summarising ``runs`` runs
+    (``perfline batch``'s aggregate) ``10.8 ms p50 n=1,240 · 90%``."""
     text = format_value(value, key.unit)
     if statistic:
         text += f" {statistic}"
+    if runs is not None:
+        text += f" n={runs:,}"
     share = format_share(value, total)
     return f"{text} · {share}" if share else text
 

@@ -65,10 +65,12 @@ class LineEntry:
 
     @property
     def label(self) -> str | None:
-        """The line's label (``figure_text.label``), ``None`` without a figure."""
+        """The line's label (``figure_text.label``; with the run count of a figure that is a
+        percentile over runs, ``perfline batch``'s), ``None`` without a figure."""
         if self.value is None or self.metric is None:
             return None
-        return figure_text.label(self.value, self.metric, self.statistic, self.total)
+        runs = dominant_metric.runs_summarised(self.metrics, self.metric)
+        return figure_text.label(self.value, self.metric, self.statistic, self.total, runs)
 
     @property
     def share(self) -> float | None:

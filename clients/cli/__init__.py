@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "compare": "compare:command",
     "check": "check:command",
     "export": "export:command",
+    "batch": "batch:group",
     "mcp": "mcp:command",
     "profile": "profile:command",
 }

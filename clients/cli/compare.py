@@ -34,22 +34,19 @@ from perfline.clients.cli.common import (
     guarded,
     load_config,
     pipeline_settings,
-    read_json,
 )
 from perfline.clients.cli.compare_sources import SourceVersions, check_revision
+from perfline.clients.cli.run_spec import load_run
 from perfline.clients.rpc import RpcError
 from perfline.core.compare.comparison import Comparison, compare_documents
 from perfline.core.compare.deltas import CompareSettings
 from perfline.core.compare.significance import CORRECTIONS, Correction
 from perfline.core.errors import InputError, Problem
 from perfline.core.escaping import terminal_text
-from perfline.core.pipeline import PipelineSettings, is_postprocessed, postprocess
-from perfline.server.file_access import scratch_folder
+from perfline.core.pipeline import PipelineSettings
 
 P = ParamSpec("P")
 R = TypeVar("R")
-
-NESTED_OUTPUT = Path("mlia-output") / "mlia-output.json"
 
 
 def parse_percent(text: str, option: str) -> float:
@@ -185,75 +182,9 @@ def compare_sides(
 
 
 def load_side(spec: str, role: str, settings: PipelineSettings) -> tuple[dict[str, Any], str]:
-    """The processed document of one side of the comparison, and its display name."""
-    if "," in spec:
-        inputs = [part for part in spec.split(",") if part]
-        for item in inputs:
-            if not Path(item).exists():
-                raise InputError(item, f"no such file or folder (inputs of the {role})")
-        return _analysed(inputs, settings), spec
-    path = Path(spec)
-    if not path.exists():
-        raise InputError(spec, f"no such file or folder (the {role})")
-    from perfline.clients.cli.analyze_torch import folder_traces, wants_torch
-
-    if path.is_dir():
-        for candidate in (path / NESTED_OUTPUT, path / NESTED_OUTPUT.name):
-            if candidate.is_file():
-                return _document(str(candidate), settings), str(candidate)
-        traces = folder_traces(path)  # a perfline profile run folder
-        return _analysed(traces or [spec], settings), spec
-    if path.suffix.lower() == ".json" and not wants_torch([spec]):
-        return _document(spec, settings), spec
-    return _analysed([spec], settings), spec
-
-
-def _document(path: str, settings: PipelineSettings) -> dict[str, Any]:
-    raw = read_json(path)
-    if not isinstance(raw, dict) or "results" not in raw or "schema_version" not in raw:
-        raise InputError(
-            path,
-            "not a standardized-output document (expected a JSON object with "
-            "schema_version and results, such as mlia-output.json)",
-        )
-    processed = postprocess(raw, settings, source=path)
-    assert is_postprocessed(processed)
-    return processed
-
-
-def _analysed(inputs: list[str], settings: PipelineSettings) -> dict[str, Any]:
-    """Analyse inputs the way ``perfline analyze`` does (no estimator run)."""
-    from perfline.clients.cli.analyze import MEASURED, input_kind, run_estimator_route
-    from perfline.clients.cli.analyze_onnxruntime import run_onnxruntime, wants_onnxruntime
-    from perfline.clients.cli.analyze_torch import run_torch, wants_torch
-
-    if wants_torch(inputs):
-        return run_torch(inputs, settings=settings, cli_arguments=["compare", *inputs])
-    if wants_onnxruntime(inputs):
-        return run_onnxruntime(
-            inputs,
-            warmup_runs=None,
-            optimized_model=None,
-            settings=settings,
-            cli_arguments=["compare", *inputs],
-        )
-    if input_kind(inputs, (), command="compare") == MEASURED:
-        from perfline.clients.cli.analyze_measured import run_measured
-
-        return run_measured(inputs, settings=settings, cli_arguments=["compare", *inputs])
-    with scratch_folder("perfline-compare-") as folder:
-        processed, _ = run_estimator_route(
-            inputs,
-            output_dir=folder,
-            estimator=None,
-            system_config="default",
-            compiler_config="default",
-            performance=True,
-            compatibility=False,
-            settings=settings,
-            cli_arguments=["compare", *inputs],
-        )
-    return processed
+    """The processed document of one side of the comparison, and its display name
+    (``run_spec.load_run``: a document, an output folder, or comma-joined inputs)."""
+    return load_run(spec, role, settings)
 
 
 def _write_html(

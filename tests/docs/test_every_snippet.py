@@ -47,6 +47,7 @@ RUNNERS = {
     "neovim": "tests/server/test_editors_doc.py",
     "api-client": "tests/docs/test_every_snippet.py::test_the_api_client_snippet_runs",
     "mcp-config": "tests/docs/test_every_snippet.py::test_the_agent_configuration_starts_perfline",
+    "batch": "tests/batch/test_batch_doc.py",
     "torch-api": "tests/torch_profiler/test_torch_api.py::test_the_guides_snippet_runs",
 }
 

@@ -41,7 +41,8 @@ def test_test_command_never_uses_the_users_venv() -> None:
 
 
 def test_example_command_installs_the_compiled_build_into_venv() -> None:
-    assert "install-compiled.sh .venv mcp\n" in EXAMPLE_SH  # with the mcp extra (perfline mcp)
+    # with the batch extra (perfline batch; docs/batch.md) and the mcp extra (perfline mcp)
+    assert "install-compiled.sh .venv batch,mcp\n" in EXAMPLE_SH
 
 
 def test_test_command_says_what_it_installs_before_installing() -> None:

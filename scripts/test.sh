@@ -27,11 +27,13 @@ and outside it:
                              there; nothing goes to ~/.config or ~/.local/share).
                              PERFLINE_E2E_HOME=... uses another folder
 and, with apt-get, installs the Debian packages that are missing and nothing else: chromium (for
-the HTML report's browser test and the end-to-end run) and, for the end-to-end run only, ripgrep,
-libkrb5-dev and pkg-config; no recommended packages, and no package already installed is
-upgraded (apt-get simulates the install first; when it would upgrade one, for instance
-libkrb5-dev needing newer Kerberos libraries, it installs nothing and says which: install them
-yourself or skip the test below). It names the packages before installing them.
+the HTML report's browser test and the end-to-end run) and, for the end-to-end run only, ripgrep
+and pkg-config; no recommended packages, and no package already installed is upgraded (apt-get
+simulates the install first; when it would upgrade one it installs nothing and says which). The
+GSS-API headers code-server's kerberos module compiles against (krb5-multidev, comerr-dev) are
+downloaded and unpacked under ~/.cache/perfline-e2e/krb5-headers, not installed: Debian's
+libkrb5-dev would upgrade the installed Kerberos libraries. It names the packages before installing
+them.
 PERFLINE_SKIP_BROWSER=1 skips the browser test; PERFLINE_SKIP_E2E=1 skips the end-to-end run.
 SAYS
 

@@ -8,9 +8,17 @@ runs, else analyses the workspace in-process (never with a broken ``perfline.tom
 its problems are printed and the exit status is 2).
 
 The first line titles the columns (line number, the figure: its metric and the share of the
-model, the file); several jobs with the same figure on a line are shown once, and a note on
+model, the file). With several jobs each has a column, titled with its name on a second line
+(``job_columns``); jobs with the same figure on every line share one column, and a note on
 stderr says which. ``--metric`` is honoured with a daemon too: when the daemon labels lines
 by another metric, the workspace is analysed in-process with that one (a note says so).
+
+Without ``-w``, the workspace is the nearest folder holding ``perfline.toml`` above FILE,
+else the current folder when FILE lies in it (``perfline annotate models/cnn.py`` from the
+project's root), else FILE's folder. Job failures are printed once, by this command (the
+in-process engine's log lines are not echoed to the terminal). A file without figures while
+a recorded file of its name has some (never linked by the name alone) gets the
+``[[path_map]]`` entry that would map it.
 
 On a terminal the margin is coloured by each line's share of the total
 (``share_color``), so hot lines stand out; ``--no-color`` or a pipe gives plain text.
@@ -19,13 +27,20 @@ On a terminal the margin is coloured by each line's share of the total
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
-from perfline.clients.cli._connect import Session, daemon_options, find_workspace, open_session
+from perfline.clients.cli._connect import (
+    CONFIG,
+    Session,
+    daemon_options,
+    find_workspace,
+    open_session,
+)
 from perfline.clients.rpc import RpcError
 from perfline.core.errors import InputError
 from perfline.server.file_access import SOURCE_LIMITS, Root, read_text
@@ -71,19 +86,35 @@ def _metric_words(metric: dict[str, Any], statistic: Any) -> str:
     return f"{words} ({' '.join(detail)})" if detail else words
 
 
-def merged_jobs(lines: list[dict[str, Any]]) -> dict[tuple[str, ...], int]:
-    """Jobs whose figure on a line is the same text, shown once: (jobs) -> lines."""
-    merged: dict[tuple[str, ...], int] = {}
+Column = tuple[tuple[str, ...], dict[int, str]]
+"""The jobs a margin column shows (several when their figures are the same on every line)
+and its figure on each line."""
+
+
+def job_columns(lines: list[dict[str, Any]]) -> list[Column]:
+    """One column per job with a figure in the file, in the order the lines list them; jobs
+    whose figures are the same on every line share one."""
+    per_job: dict[str, dict[int, str]] = {}
     for item in lines:
-        by_label: dict[str, list[str]] = {}
+        number = item.get("currentLine") or item["line"]
         for entity in item.get("entities", []):
-            if entity.get("label"):
-                by_label.setdefault(entity["label"], []).append(str(entity.get("job")))
-        for jobs in by_label.values():
-            names = tuple(dict.fromkeys(jobs))
-            if len(names) > 1:
-                merged[names] = merged.get(names, 0) + 1
-    return merged
+            label = entity.get("label")
+            if label:
+                cells = per_job.setdefault(str(entity.get("job")), {})
+                cells[number] = f"{cells[number]}  {label}" if number in cells else label
+    columns: list[tuple[list[str], dict[int, str]]] = []
+    for job, cells in per_job.items():
+        same = next((names for names, shown in columns if shown == cells), None)
+        if same is not None:
+            same.append(job)
+        else:
+            columns.append(([job], cells))
+    return [(tuple(names), cells) for names, cells in columns]
+
+
+def merged_jobs(columns: list[Column]) -> dict[tuple[str, ...], int]:
+    """Jobs shown in one column (the same figure on every line): (jobs) -> lines."""
+    return {names: len(cells) for names, cells in columns if len(names) > 1}
 
 
 def render(
@@ -92,25 +123,48 @@ def render(
     lenses: dict[int, str],
     color: bool,
     title: tuple[str, str] | None = None,
+    columns: list[Column] | None = None,
 ) -> str:
     """The source with each line's figure in a margin (``title``: the figure column's and
-    the source column's titles, written above them)."""
-    labels: dict[int, str] = {}
+    the source column's titles, written above them; ``columns``: with more than one, a
+    column per job, titled with the jobs' names on a second line)."""
     shares: dict[int, float | None] = {}
+    labels: dict[int, str] = {}
     for item in lines:
         number = item.get("currentLine") or item["line"]
         if item.get("label"):
             labels[number] = item["label"]
             shares[number] = _line_share(item)
+    names: list[str] = []
+    if columns is not None and len(columns) > 1:
+        names = [" = ".join(jobs) for jobs, _ in columns]
+        widths = [
+            max(len(name), *(len(cell) for cell in cells.values()))
+            for name, (_, cells) in zip(names, columns, strict=True)
+        ]
+        labels = {
+            number: "  ".join(
+                cells.get(number, "").rjust(width)
+                for width, (_, cells) in zip(widths, columns, strict=True)
+            )
+            for number in labels
+        }
+        names = [name.rjust(width) for name, width in zip(names, widths, strict=True)]
     width = max((len(v) for v in labels.values()), default=0)
+    if names:
+        width = max(width, len("  ".join(names)))
     text_lines = source.splitlines()
     digits = len(str(len(text_lines)))
     out: list[str] = []
     if title is not None:
         width = max(width, len(title[0]))
         digits = max(digits, len("line"))
-        head = f"{'line':>{digits}}   {title[0]:>{width}} │ {title[1]}"
+        first = title[0].ljust(width) if names else title[0].rjust(width)
+        head = f"{'line':>{digits}}   {first} │ {title[1]}"
         out.append(click.style(head, bold=True) if color else head)
+        if names:
+            jobs = f"{'':>{digits}}   {'  '.join(names):>{width}} │"
+            out.append(click.style(jobs, bold=True) if color else jobs)
     for number, text in enumerate(text_lines, start=1):
         if number in lenses:
             indent = text[: len(text) - len(text.lstrip())]
@@ -153,7 +207,9 @@ def command(
         click.echo(f"error: {file}: {problem}", err=True)
         sys.exit(2)
     path = file.resolve()
-    root = (workspace or find_workspace(path)).resolve()
+    root = (workspace or _workspace_of(path)).resolve()
+    # an in-process engine logs each job failure; this command prints them itself, once
+    logging.getLogger("perfline.server").addHandler(logging.NullHandler())
     session, how = open_session(tcp, socket_path, root, allow_local=True, metric=metric)
     params: dict[str, Any] = {"file": str(path), "metrics": metric is not None}
     if job:
@@ -178,6 +234,10 @@ def command(
                 click.echo(f"warning: {broken} (the daemon keeps its last valid one)", err=True)
         if metric is not None:
             _exit_on_missing_metric(session, metric, annotations["lines"], jobs, job)
+        elsewhere: list[str] = []
+        if not any(item.get("label") for item in annotations["lines"]):
+            annotated = session.request("perfline/status").get("annotatedFiles") or []
+            elsewhere = _same_name_elsewhere(path, [str(item) for item in annotated])
     except RpcError as error:
         click.echo(f"perfline annotate: {error.message}", err=True)
         sys.exit(2)
@@ -198,8 +258,9 @@ def command(
     use_color = sys.stdout.isatty() if color is None else color
     titles = {lens["line"]: lens["title"] for lens in lenses}
     heading = (figure_title(lines), str(file))
-    click.echo(render(source, lines, titles, use_color, heading), nl=False)
-    for names, count in merged_jobs(lines).items():
+    columns = job_columns(lines)
+    click.echo(render(source, lines, titles, use_color, heading, columns), nl=False)
+    for names, count in merged_jobs(columns).items():
         click.echo(
             f"note: jobs {', '.join(names)} have the same figure on {count} line(s); "
             "each such line shows it once (--job NAME shows one job)",
@@ -210,8 +271,35 @@ def command(
             f"perfline annotate: no figures for {file} ({how}, {len(jobs)} job(s) in {root})",
             err=True,
         )
+        for recorded in elsewhere:
+            click.echo(
+                f"note: the figures of {recorded} (as recorded) are not put on {file} by its "
+                "name alone; if it is this file, map it in perfline.toml: [[path_map]] "
+                f'from = "{recorded}" to = "{_relative(path, root)}"',
+                err=True,
+            )
         if any(info.get("error") for info in jobs) or not jobs:
             sys.exit(2)
+
+
+def _workspace_of(path: Path) -> Path:
+    """The nearest folder holding ``perfline.toml`` above ``path``; else the current folder
+    when ``path`` lies in it; else ``path``'s folder."""
+    found = find_workspace(path)
+    if (found / CONFIG).is_file():
+        return found
+    here = Path.cwd().resolve()
+    return here if path.is_relative_to(here) else found
+
+
+def _same_name_elsewhere(path: Path, annotated: list[str]) -> list[str]:
+    """Files with figures that have ``path``'s name but are not ``path`` (a recorded path
+    perfline never links by its name alone)."""
+    return [item for item in annotated if Path(item).name == path.name and Path(item) != path]
+
+
+def _relative(path: Path, root: Path) -> str:
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
 
 
 def _other_metric(annotations: dict[str, Any], metric: str) -> bool:

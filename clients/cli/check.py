@@ -31,6 +31,7 @@ from perfline.clients.cli.compare import (
 )
 from perfline.clients.cli.files import replace_text
 from perfline.core.compare.ci_reports import junit_text, sarif_text
+from perfline.core.compare.deltas import CompareSettings
 from perfline.core.compare.gate import (
     MODEL_WIDE_POLICIES,
     ModelWidePolicy,
@@ -38,6 +39,7 @@ from perfline.core.compare.gate import (
     describe,
     describe_model_wide,
     judge,
+    runs_needed,
 )
 from perfline.core.errors import InputError
 from perfline.core.escaping import terminal_text
@@ -65,6 +67,20 @@ def _nothing_judged(verdict: Verdict) -> str:
     return (
         f"the gate judged no line ({why}); a gate that judged nothing has not passed "
         "(see perfline compare)"
+    )
+
+
+def _cannot_judge(verdict: Verdict, settings: CompareSettings) -> str:
+    """Why a gate whose every line has too few runs is no pass, and how many would do."""
+    lines = verdict.lines
+    base = max(line.delta.base_runs for line in lines)
+    new = max(line.delta.new_runs for line in lines)
+    needed = runs_needed(len(lines), settings.level, settings.correction)
+    return (
+        f"the gate cannot find a regression: each of the {len(lines)} judged line(s) has too "
+        f"few runs ({base} in the baseline, {new} in the new run, at most) for any change to be "
+        f"significant at level {settings.level:g} ({settings.correction} correction over "
+        f"{len(lines)} line(s)); record at least {needed} runs (steps) in each"
     )
 
 
@@ -112,6 +128,8 @@ def command(
     verdict = judge(comparison, limit, options["metrics"], policy)
     if verdict.judged_nothing:
         raise InputError(comparison.new_source, _nothing_judged(verdict))
+    if verdict.blind:
+        raise InputError(comparison.new_source, _cannot_judge(verdict, comparison.settings))
     if sarif is not None:
         _write(sarif, sarif_text(verdict, sources.locate), "--sarif")
     if junit is not None:

@@ -83,6 +83,7 @@ def build_server(session: WorkspaceSession) -> MCPServer:
     def reanalyze(job: str | None = None) -> dict[str, Any]:
         """Analyse again now (after the model was re-exported or re-profiled), wait for the
         jobs to finish, and list them with their errors."""
+        session.refresh()
         return _answer(lambda: tools.reanalyze(ask, root, job=job))
 
     return server

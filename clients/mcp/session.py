@@ -1,10 +1,11 @@
 """The connection the MCP tools ask: a daemon of the workspace, else an in-process analysis.
 
 Opened on the first tool call (an agent's ``initialize`` and ``tools/list`` never wait for an
-analysis), then kept; requests are serialized by a lock (the SDK runs each synchronous tool on
-a worker thread, and the daemon client is one socket). A broken ``perfline.toml`` is refused
-with its problems, never analysed with another configuration. Cost: one connection or one
-in-process engine for the server's lifetime.
+analysis), then kept; an in-process one is opened again before ``reanalyze`` (``refresh``:
+it has no file watcher). Requests are serialized by a lock (the SDK runs each synchronous
+tool on a worker thread, and the daemon client is one socket). A broken ``perfline.toml`` is
+refused with its problems, never analysed with another configuration. Cost: one connection,
+or one in-process engine per ``reanalyze``.
 """
 
 from __future__ import annotations
@@ -39,6 +40,16 @@ class WorkspaceSession:
             if self._session is None:
                 self._session, self.how = self._open()
             return self._session.request(method, params)
+
+    def refresh(self) -> None:
+        """Before ``reanalyze``: an in-process analysis has no file watcher, so it would
+        still hold the inputs' old hashes (and rerun a job whose bytes differ from them without
+        end); the next request opens a new one, which reads the workspace as it is now. A
+        daemon watches the files: nothing to do."""
+        with self._lock:
+            if isinstance(self._session, LocalSession):
+                self._session.close()
+                self._session = None
 
     def close(self) -> None:
         with self._lock:

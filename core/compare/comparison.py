@@ -46,7 +46,7 @@ from perfline.core.compare.run_samples import (
     read_result_run_samples,
     read_run_samples,
 )
-from perfline.core.errors import InputError, Problem
+from perfline.core.errors import InputError
 from perfline.core.pipeline import is_postprocessed, postprocess
 
 
@@ -259,7 +259,6 @@ def compare_results(
     base_keys = entity_keys(base, placement)
     new_keys = entity_keys(new, None)
     overlap = operator_overlap(base_keys, new_keys)
-    _check_overlap(overlap, indices, sources)
     related = relatedness(base_keys, new_keys, files, source_files(base), source_files(new))
     warnings = check_related(related, indices, sources)
     warnings.extend(_overlap_warnings(overlap, indices))
@@ -359,22 +358,6 @@ def _line_place(
     base_attributes = (base or {}).get("attributes") or {}
     file = new_attributes.get("file", base_attributes.get("file"))
     return file, base_attributes.get("line"), new_attributes.get("line")
-
-
-def _check_overlap(
-    overlap: tuple[int, int, int], indices: tuple[int, int], sources: tuple[str, str]
-) -> None:
-    common, base_total, new_total = overlap
-    if common:
-        return
-    raise InputError(
-        sources[1],
-        Problem(
-            f"results[{indices[1]}].entities",
-            f"a different model from the baseline {sources[0]}: none of its {new_total} "
-            f"operator(s) is among the baseline's {base_total}",
-        ),
-    )
 
 
 def _overlap_warnings(overlap: tuple[int, int, int], indices: tuple[int, int]) -> list[str]:

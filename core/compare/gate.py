@@ -25,7 +25,9 @@ exceeds the limit; ``model_wide="fail"`` makes such a change fail the gate, ``"w
 default) only reports it. ``Verdict`` lists every judged line (the JUnit test cases) and
 model-wide estimate, and counts the lines whose runs are too few for any change to be
 significant and those with a figure in one run only (not judged). A gate that judged no
-line is not a pass: ``Verdict.judged_nothing`` says why, and the CLI exits 2.
+line is not a pass: ``Verdict.judged_nothing`` says why, and the CLI exits 2; nor is one whose
+every judged line has too few runs for any change to be significant (``Verdict.blind``:
+three steps against three can never give p < 0.05; ``runs_needed`` says how many would).
 
 A call line's change that the lines it calls account for (``explained``, see
 ``inclusive``) is not judged: the gate judges those lines, so a regression is one regressing
@@ -37,6 +39,7 @@ Cost: linear in the comparison's lines, plus one rank test per sampled line.
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Sequence
 from typing import Final, Literal, NamedTuple
 
@@ -143,6 +146,24 @@ class Verdict(NamedTuple):
     def judged_nothing(self) -> bool:
         """No line was judged: the gate has not passed anything."""
         return not self.lines
+
+    @property
+    def blind(self) -> bool:
+        """Every judged line has too few runs for any change to be significant (and the
+        model-wide change does not fail the gate): it could not have found a regression."""
+        blind = bool(self.lines) and self.underpowered >= len(self.lines)
+        return blind and not (self.policy == "fail" and self.model_wide_regressions)
+
+
+def runs_needed(lines: int, level: float, correction: str) -> int:
+    """The fewest runs per side (as many in each) with which a change of one of ``lines``
+    sampled lines can be significant at ``level`` (the correction's first step: the smallest
+    p-value must be below ``level / lines``)."""
+    bar = level / max(lines, 1) if correction != "none" else level
+    runs = 2
+    while smallest_p(runs, runs) >= bar:
+        runs += 1
+    return runs
 
 
 def judge(
@@ -272,6 +293,13 @@ def describe(line: JudgedLine) -> str:
     change = f"{relative:+.1%}" if relative is not None else "from zero"
     where = f"{entity.file}:{entity.new_line}"
     text = f"{where}: {delta.name} {delta.base:.4g}{unit} -> {delta.new:.4g}{unit} ({change}"
+    base_runs, new_runs = line_runs(line.result, entity, delta)
+    if line.measured is not None and base_runs and new_runs:
+        # the ratio judged is of the runs' medians: say them, as the figures may be means
+        text += (
+            f"; run medians {statistics.median(base_runs):.4g}{unit} -> "
+            f"{statistics.median(new_runs):.4g}{unit}, {line.measured.ratio - 1:+.1%}"
+        )
     excess = line.excess
     if line.factor != 1.0 and excess is not None:
         text += f"; {excess:+.1%} against the model-wide {line.factor - 1:+.1%}"
@@ -290,4 +318,4 @@ def describe(line: JudgedLine) -> str:
 
 def describe_model_wide(item: ModelWideJudged, max_regression: float) -> str:
     """The model-wide line of a result pair (``model_wide.model_wide_text``)."""
-    return model_wide_text(item.estimate, max_regression)
+    return model_wide_text(item.estimate, max_regression, regressed=item.regressed)

@@ -220,8 +220,18 @@ def model_wide_changes(
     return estimates
 
 
-def model_wide_text(model_wide: ModelWide, limit: float | None = None) -> str:
-    """One line for a report (``limit``: the gate's largest allowed regression, if any)."""
+def model_wide_text(
+    model_wide: ModelWide,
+    limit: float | None = None,
+    *,
+    regressed: bool | None = None,
+    gate: bool = True,
+) -> str:
+    """One line for a report. ``limit``: the gate's largest allowed regression, if any;
+    ``regressed``: whether the gate judged the change a regression beyond it (else: a rise
+    beyond the limit; a fall is never "beyond the limit" of a regression); ``gate``: the
+    lines are judged against the factor (``check``), else against the baseline
+    (``compare``'s table, which says so)."""
     if model_wide.factor is None or model_wide.change is None:
         return (
             f"model-wide: not estimated ({model_wide.lines} line(s) with {model_wide.metric} in "
@@ -235,11 +245,20 @@ def model_wide_text(model_wide: ModelWide, limit: float | None = None) -> str:
         f"{model_wide.lines} lines ({model_wide.metric}, median line ratio, "
         f"{model_wide.coverage or 0:.0%} interval; lines scatter {scatter:.1%} around it)"
     )
+    if not gate:
+        if not model_wide.changed:
+            return f"{head}: no model-wide change"
+        return (
+            f"{head} (all lines alike): the verdicts below are against the baseline; "
+            "perfline check judges each line against the model-wide change"
+        )
     blind = ""
     floor = math.exp(SPREAD_LIMIT * (model_wide.spread or 0.0)) - 1
     if limit is not None and floor > limit:
         blind = f"; a line's own change below about +{floor:.0%} is not told apart from it"
     if not model_wide.changed:
         return f"{head}: no model-wide change; lines judged against it{blind}"
-    beyond = "" if limit is None or abs(model_wide.change) <= limit else ", beyond the limit"
+    if regressed is None:
+        regressed = limit is not None and model_wide.change > limit
+    beyond = ", beyond the limit" if regressed else ""
     return f"{head} (all lines alike{beyond}): not judged per line; lines judged against it{blind}"

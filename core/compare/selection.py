@@ -2,8 +2,10 @@
 
 ``line_metrics(result, requested)``: the requested metric names, else the
 result's *primary* metric: the first of ``total_cycles``, ``op_cycles``,
-``cycles``, ``duration_avg`` found on a code line, else the first summed
-(``aggregation: "sum"``) figure of a line, else the first figure of a line.
+``cycles``, ``duration_avg`` found on a code line, else the metric the editor
+shows on the lines (``core.dominant_metric.choose_metric``: the one on most
+lines, a time before bytes or counts), so a torch.profiler result is judged by
+``cpu_time``, not by ``allocated_bytes`` because it sorts first.
 
 ``ranked_lines(result, metric)``: code lines with that metric, significant
 changes first, then by the size of the relative change (largest first), then
@@ -22,6 +24,7 @@ from typing import Final
 
 from perfline.core.compare.comparison import ResultComparison
 from perfline.core.compare.deltas import EntityDelta, MetricDelta
+from perfline.core.dominant_metric import choose_metric
 
 PREFERRED: Final = ("total_cycles", "op_cycles", "cycles", "duration_avg")
 
@@ -31,12 +34,21 @@ def line_metrics(result: ResultComparison, requested: Sequence[str] = ()) -> lis
     if requested:
         return list(dict.fromkeys(requested))
     names: dict[str, None] = {}
+    figures: list[list[dict[str, object]]] = []
     for entity in result.lines():
+        line: list[dict[str, object]] = []
         for delta in entity.metrics:
             names.setdefault(delta.name, None)
+            value = delta.new if delta.new is not None else delta.base
+            if not delta.qualifiers and value is not None:
+                line.append({"name": delta.name, "unit": delta.unit, "value": value})
+        figures.append(line)
     for preferred in PREFERRED:
         if preferred in names:
             return [preferred]
+    shown = choose_metric(figures)
+    if shown is not None:
+        return [shown.name]
     return [next(iter(names))] if names else []
 
 

@@ -2,7 +2,8 @@
 
 A header (the two runs, how the figures are judged), then per result pair:
 the result-level metrics, the model-wide change of the lines (``model_wide``:
-``model-wide +25.0% [...] (all lines alike): not judged per line``), then one row per code line
+``model-wide +25.0% [...] (all lines alike): the verdicts below are against the baseline``;
+``check`` judges each line against it), then one row per code line
 for the line metric (``selection``): line (``file:base→new`` when it moved),
 base, new, delta (in the unit the heading names), change in %, adjusted
 p-value (sampled figures) and the verdict, largest significant changes first;
@@ -131,7 +132,7 @@ def _result_section(
             )
         )
         judged = judged_rows(result, metric)
-        console.print(model_wide_text(estimate(metric, line_ratios(result, judged))))
+        console.print(model_wide_text(estimate(metric, line_ratios(result, judged)), gate=False))
         names = _short_names([entity for entity, _ in rows])
         table = _table("Line", style)
         shown = rows if limit <= 0 else rows[:limit]

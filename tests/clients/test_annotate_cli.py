@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -129,3 +131,120 @@ def test_metric_is_honoured_when_a_daemon_runs(daemon: Daemon) -> None:
     # the daemon's own metric asked for: the daemon answers, no note
     stdout, stderr = _annotate(file, "--metric", "duration_avg")
     assert _margin(stdout, 42) == "0.029 ms avg · <1%" and "note:" not in stderr
+
+
+MODEL = """import torch
+
+
+def forward(x):
+    return helper(x) + 1
+
+
+def helper(x):
+    return torch.relu(x)
+"""
+
+
+def _trace(forward_us: float, helper: bool) -> bytes:
+    """Two steps of ``model.py(4): forward`` (at ``sub/``), with ``helper`` inside when
+    asked."""
+    from tests.torch_profiler._build import Trace, frame, op, step
+
+    events = []
+    for number in (1, 2):
+        start = number * 1000.0
+        events += [
+            step(number, start, 900.0),
+            frame("sub/model.py(4): forward", start + 10, forward_us),
+            op("aten::add", start + 12, 5.0, external=number * 10),
+        ]
+        if helper:
+            events += [
+                frame("sub/model.py(8): helper", start + 20, 100.0),
+                op("aten::relu", start + 25, 80.0, external=number * 10 + 1),
+            ]
+    return Trace(events).data()
+
+
+def _two_traces(tmp_path: Path) -> Path:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "model.py").write_text(MODEL)
+    (tmp_path / "a.pt.trace.json").write_bytes(_trace(200.0, helper=True))
+    (tmp_path / "b.pt.trace.json").write_bytes(_trace(500.0, helper=False))
+    return tmp_path
+
+
+def _row(stdout: str, line: int) -> str:
+    for text in stdout.splitlines():
+        if text.split("│")[0].split()[:1] == [str(line)]:
+            return text
+    raise AssertionError(f"no line {line} in {stdout}")
+
+
+def test_each_job_has_a_titled_column(tmp_path: Path) -> None:
+    """Found by qa: with several jobs the margin held their figures side by side and only
+    the metric was titled, so which figure was which job's was not said; a job without a
+    figure on a line shifted the others."""
+    root = _two_traces(tmp_path)
+    stdout, _ = _annotate("-w", str(root), str(root / "sub" / "model.py"))
+    head, names = stdout.splitlines()[:2]
+    assert "cpu_time (ms) · % of model" in head
+    assert names.split() == ["a", "b", "│"]
+    a_end, b_end = names.index("a") + 1, names.index("b") + 1
+    forward, helper = _row(stdout, 4), _row(stdout, 8)
+    # each figure ends under its job's name; b has none on line 8: a blank there
+    assert forward[:a_end].endswith("0.2 ms · 100%")
+    assert forward[:b_end].endswith("0.5 ms · 100%")
+    assert helper[:a_end].endswith("0.1 ms · 50%")
+    assert helper[a_end:b_end].strip() == ""
+    bars = {text.index("│") for text in stdout.splitlines()}
+    assert len(bars) == 1
+
+
+def test_the_workspace_is_the_current_folder_holding_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No perfline.toml: ``perfline annotate sub/model.py`` from the project's root reads the
+    root's traces (it used the file's folder, where there are none: "no figures")."""
+    root = _two_traces(tmp_path)
+    monkeypatch.chdir(root)
+    stdout, _ = _annotate("sub/model.py")
+    assert "0.2 ms · 100%" in _row(stdout, 4)
+
+
+def test_a_failed_job_is_said_once(tmp_path: Path) -> None:
+    """Not also as the in-process engine's log line (``job nostack failed: ...``, which
+    Python's last-resort handler printed: a real process, as pytest's handlers hide it)."""
+    root = _two_traces(tmp_path)
+    (root / "nostack.pt.trace.json").write_text('{"traceEvents": []}')
+    done = subprocess.run(
+        [sys.executable, "-m", "perfline", "annotate", "-w", str(root), "sub/model.py"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    said = [line for line in done.stderr.splitlines() if "nostack" in line]
+    assert len(said) == 1 and said[0].startswith("job nostack: ")
+
+
+def test_a_file_named_like_a_recorded_one_gets_the_mapping_that_links_it(tmp_path: Path) -> None:
+    """The ETRecord records /home/dev/kws/dscnn.py; the workspace keeps it as models/dscnn.py
+    and maps nothing. perfline never links files by their name alone, so there are no
+    figures: the note gives the ``[[path_map]]`` entry, which then puts them there."""
+    root = copy_kws(tmp_path)
+    (root / "models").mkdir()
+    (root / "dscnn.py").rename(root / "models" / "dscnn.py")
+    job = f'[[jobs]]\nname = "kws"\nbackend = "executorch"\ninputs = {json.dumps(PAIR)}\n'
+    (root / "perfline.toml").write_text(job)
+    target = str(root / "models" / "dscnn.py")
+    outcome = CliRunner().invoke(cli, ["annotate", target, "--no-color"])
+    assert outcome.exit_code == 0, outcome.output
+    (note,) = [line for line in outcome.stderr.splitlines() if line.startswith("note:")]
+    mapping = 'from = "/home/dev/kws/dscnn.py" to = "models/dscnn.py"'
+    assert note.endswith(f"[[path_map]] {mapping}")
+    mapped = '[[path_map]]\nfrom = "/home/dev/kws/dscnn.py"\nto = "models/dscnn.py"\n'
+    (root / "perfline.toml").write_text(mapped + job)
+    stdout, stderr = _annotate(target)
+    assert _margin(stdout, 26) == "9.63 ms avg · 81%" and "note:" not in stderr

@@ -154,6 +154,16 @@ def test_the_real_2x_mlp_beside_a_busy_machine_fails_on_an_mlp_line_only(tmp_pat
     assert found and found <= MLP_LINES
 
 
+def test_a_uniform_speedup_is_named_and_not_beyond_the_limit(tmp_path: Path) -> None:
+    base = _side(tmp_path, BIG, "attention_big_idle_2", 1.25)
+    outcome = _check("--baseline", base, _side(tmp_path, BIG, "attention_big_idle_2"))
+    assert outcome.exit_code == 0, outcome.output
+    (wide,) = [line for line in outcome.stdout.splitlines() if "model-wide" in line]
+    assert wide.startswith("perfline check: model-wide -20.0% [-20.0%, -20.0%] over 14 lines")
+    assert "(all lines alike): not judged per line" in wide
+    assert "beyond the limit" not in wide
+
+
 def test_model_wide_fail_makes_a_uniform_slowdown_fail_the_gate(tmp_path: Path) -> None:
     base = _side(tmp_path, BIG, "attention_big_idle_2")
     new = _side(tmp_path, BIG, "attention_big_idle_2", 1.25)
@@ -181,7 +191,9 @@ def test_compare_shows_the_model_wide_change(tmp_path: Path) -> None:
     new = _side(tmp_path, BIG, "attention_big_idle_2", 1.25)
     table = CliRunner().invoke(cli, ["compare", base, new])
     assert table.exit_code == 0, table.output
-    assert "model-wide +25.0% [+25.0%, +25.0%] over 14 lines" in " ".join(table.stdout.split())
+    words = " ".join(table.stdout.split())
+    assert "model-wide +25.0% [+25.0%, +25.0%] over 14 lines" in words
+    assert "(all lines alike): the verdicts below are against the baseline" in words
     as_json = CliRunner().invoke(cli, ["compare", base, new, "--json"])
     (found,) = json.loads(as_json.stdout)["results"][0]["model_wide"]
     assert found["metric"] == "duration_avg" and found["lines"] == 14 and found["changed"]

@@ -280,4 +280,4 @@ def test_a_call_line_whose_callees_lack_figures_is_the_regressing_line(
     assert str(CALL_LINE) in _junit_cases(junit)
     assert "call line(s) carry figures" not in outcome.stderr
     expected = _line_mean(NEW_SEED, FACTOR, CALL_LINE) / _line_mean(BASE_SEED, 1.0, CALL_LINE)
-    assert f"({expected - 1:+.1%})" in outcome.stdout
+    assert f"({expected - 1:+.1%}; run medians " in outcome.stdout

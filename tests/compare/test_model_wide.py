@@ -89,3 +89,48 @@ def test_the_text_names_the_change_its_interval_and_the_scatter() -> None:
         "interval; lines scatter 22.1% around it): no model-wide change; lines judged against "
         "it; a line's own change below about +82% is not told apart from it"
     )
+
+
+def test_a_model_wide_improvement_is_never_beyond_the_limit() -> None:
+    """The limit is the largest *regression* allowed: a model 29% faster is named, not said
+    to be beyond it (qa: ``model-wide -28.7% ... (all lines alike, beyond the limit)``)."""
+    faster = ModelWide("cpu_time", 6, 0.713, 0.611, 0.833, 0.969, 0.0)
+    assert model_wide_text(faster, 0.05) == (
+        "model-wide -28.7% [-38.9%, -16.7%] over 6 lines (cpu_time, median line ratio, 97% "
+        "interval; lines scatter 0.0% around it) (all lines alike): not judged per line; "
+        "lines judged against it"
+    )
+    # a rate that fell is a regression: the gate says so, and the text follows it
+    slower_rate = ModelWide("inferences_per_second", 6, 0.713, 0.611, 0.833, 0.969, 0.0)
+    judged = model_wide_text(slower_rate, 0.05, regressed=True)
+    assert "(all lines alike, beyond the limit)" in judged
+
+
+def test_compare_says_its_verdicts_are_against_the_baseline() -> None:
+    """``compare``'s table judges each line against the baseline: its model-wide line says
+    so instead of "lines judged against it", which only ``check`` does."""
+    found = ModelWide("duration_avg", 14, 1.25, 1.2, 1.3, 0.987, 0.0)
+    assert model_wide_text(found, gate=False) == (
+        "model-wide +25.0% [+20.0%, +30.0%] over 14 lines (duration_avg, median line ratio, 99% "
+        "interval; lines scatter 0.0% around it) (all lines alike): the verdicts below are "
+        "against the baseline; perfline check judges each line against the model-wide change"
+    )
+    unchanged = ModelWide("duration_avg", 14, 1.01, 0.98, 1.05, 0.987, 0.2)
+    assert model_wide_text(unchanged, gate=False).endswith("around it): no model-wide change")
+
+
+@pytest.mark.parametrize(
+    ("lines", "correction", "runs"),
+    [(1, "holm", 4), (6, "holm", 5), (15, "bh", 6), (15, "none", 4)],
+)
+def test_runs_needed_are_the_fewest_that_can_be_significant(
+    lines: int, correction: str, runs: int
+) -> None:
+    """2 / C(2n, n) is the smallest two-sided p-value of n runs against n: 2/70 = 0.029 at
+    4, 2/252 = 0.0079 at 5, 2/924 = 0.0022 at 6; the correction's first step asks for less
+    than 0.05 / lines."""
+    from perfline.core.compare.gate import runs_needed
+
+    assert runs_needed(lines, 0.05, correction) == runs
+    bar = 0.05 / lines if correction != "none" else 0.05
+    assert 2 / math.comb(2 * runs, runs) < bar <= 2 / math.comb(2 * runs - 2, runs - 1)

@@ -147,15 +147,66 @@ def test_code_server_chromium_and_playwright_run_with_that_state() -> None:
 
 def test_test_sh_says_all_of_it_before_doing_it() -> None:
     text = TEST_SH.read_text()
-    says = text[text.index("cat <<'SAYS'") : text.index("\nSAYS\n")]
+    says = " ".join(text[text.index("cat <<'SAYS'") : text.index("\nSAYS\n")].split())
     first_command = text.index("python3 -m venv .venv-test")
     assert text.index("cat <<'SAYS'") < first_command
     for needed in (
         "~/.cache/perfline-e2e",
         "XDG_CONFIG_HOME",
         "~/.config or ~/.local/share",
-        "no package already installed is\nupgraded",
-        "libkrb5-dev",
+        "no package already installed is upgraded",
+        "unpacked under ~/.cache/perfline-e2e/krb5-headers, not installed",
         "names the packages before installing them",
     ):
         assert needed in says, needed
+
+
+def test_gss_api_headers_are_unpacked_privately_not_installed(tmp_path: Path) -> None:
+    """code-server's kerberos module needs the GSS-API headers only: they are downloaded and
+    unpacked into a folder of the test's cache (``apt-get download``, ``dpkg-deb -x``) and put on
+    ``CPATH``, never installed with apt-get (libkrb5-dev would upgrade Kerberos libraries)."""
+    package = tmp_path / "pkg"
+    header = package / "usr" / "include" / "mit-krb5" / "gssapi" / "gssapi.h"
+    header.parent.mkdir(parents=True)
+    header.write_text("#define PERFLINE_PRIVATE_GSSAPI 1\n")
+    (package / "DEBIAN").mkdir()
+    (package / "DEBIAN" / "control").write_text(
+        "Package: krb5-multidev\nVersion: 1.0\nArchitecture: all\n"
+        "Maintainer: test <t@example.invalid>\nDescription: stand-in\n"
+    )
+    deb = tmp_path / "krb5-multidev.deb"
+    subprocess.run(["dpkg-deb", "--build", str(package), str(deb)], check=True, capture_output=True)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "calls.log"
+    (bin_dir / "apt-get").write_text(
+        f'#!/bin/sh\necho "apt-get $*" >> {log}\n'
+        f'case " $* " in *" download "*) cp {deb} ./krb5-multidev_1.0_all.deb;; esac\n'
+    )
+    (bin_dir / "apt-get").chmod(0o755)
+    headers = tmp_path / "krb5-headers"
+    source = tmp_path / "t.c"
+    source.write_text(
+        "#include <gssapi/gssapi.h>\nint main(void) { return PERFLINE_PRIVATE_GSSAPI - 1; }\n"
+    )
+    done = subprocess.run(
+        [
+            "bash",
+            "-c",
+            f'. "{APT_MISSING}"; private_gssapi_headers "$1" >/dev/null; gcc -o "$2" "$3" && "$2"',
+            "apt",
+            str(headers),
+            str(tmp_path / "t"),
+            str(source),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"},
+    )
+    assert done.returncode == 0, done.stderr
+    calls = log.read_text().splitlines()
+    assert calls == ["apt-get update -q", "apt-get download -q krb5-multidev comerr-dev"]
+    assert (headers / "usr/include/mit-krb5/gssapi/gssapi.h").is_file()
+    assert "private_gssapi_headers" in E2E_INSTALL.read_text()
+    assert "libkrb5-dev" not in E2E_INSTALL.read_text().split("need_apt=()")[1].split("fi")[0]

@@ -15,14 +15,22 @@ fi
 
 need_apt=()
 command -v rg >/dev/null || need_apt+=(ripgrep)
-[ -f /usr/include/gssapi/gssapi.h ] || need_apt+=(libkrb5-dev)
 command -v pkg-config >/dev/null || need_apt+=(pkg-config)
 if [ ${#need_apt[@]} -gt 0 ]; then
-  # only what is missing, no recommends, nothing installed upgraded (libkrb5-dev must match the
-  # installed Kerberos libraries: when it would upgrade them, nothing is installed)
+  # only what is missing, no recommends, nothing installed upgraded
   # shellcheck source=../../../scripts/apt-missing.sh
   . "$(dirname "$0")/../../../scripts/apt-missing.sh"
   apt_install_missing "${need_apt[@]}"
+fi
+
+# VS Code's `kerberos` module compiles against the GSS-API headers only (it dlopens the
+# libraries at run time): when they are not on the system, they are unpacked under
+# $CS_HOME/../krb5-headers instead of installing libkrb5-dev, which would upgrade the installed
+# Kerberos libraries (scripts/apt-missing.sh: private_gssapi_headers).
+if [ ! -f /usr/include/gssapi/gssapi.h ]; then
+  # shellcheck source=../../../scripts/apt-missing.sh
+  . "$(dirname "$0")/../../../scripts/apt-missing.sh"
+  private_gssapi_headers "$(dirname "$CS_HOME")/krb5-headers"
 fi
 
 # @vscode/ripgrep's postinstall downloads rg from api.github.com; seed its download cache with

@@ -1,0 +1,88 @@
+"""``perfline mcp``'s ``reanalyze`` after the agent re-profiled the model, with no daemon (an
+in-process analysis, which has no file watcher): it reads the new profile, settles, and
+``compare_runs`` shows the change. Found by qa: the in-process engine still held the old
+profile's hashes, so each run was discarded as "inputs changed since" and rerun, without end;
+``reanalyze`` gave up after two minutes (``settled: false``) and ``compare_runs`` compared the
+old run with itself (every verdict ``unchanged``)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.torch_profiler._build import Trace, frame, op, step
+
+mcp = pytest.importorskip("mcp", reason="the mcp extra (pip install 'perfline[mcp]')")
+
+pytestmark = pytest.mark.timeout(90)
+
+MODEL = """import torch
+
+
+def forward(x):
+    return torch.relu(x)
+"""
+
+
+def _trace(seed: int, relu_us: float) -> bytes:
+    draw = random.Random(seed)
+    events = []
+    for number in range(1, 9):
+        start = number * 1000.0
+        relu = relu_us * draw.uniform(0.97, 1.03)
+        events += [
+            step(number, start, 900.0),
+            frame("model.py(4): forward", start + 10, relu + 20),
+            op("aten::relu", start + 15, relu, external=number),
+        ]
+    return Trace(events).data()
+
+
+async def _session(root: Path, runtime: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    parameters = mcp.StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "perfline", "mcp", "-w", str(root)],
+        env={"XDG_RUNTIME_DIR": str(runtime), "PYTHONPATH": os.environ.get("PYTHONPATH", "")},
+        cwd=str(root),
+    )
+    async with (
+        mcp.stdio_client(parameters) as (read, write),
+        mcp.ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+
+        async def call(name: str, arguments: dict[str, Any]) -> Any:
+            result = await session.call_tool(name, arguments)
+            assert not result.is_error, result.content
+            return result.structured_content
+
+        await call("set_baseline", {"job": "run"})
+        (root / "run.pt.trace.json").write_bytes(_trace(2, 300.0))  # re-profiled: 3x slower
+        reanalyzed = await call("reanalyze", {"job": "run"})
+        compared = await call("compare_runs", {"job": "run", "changes_only": False})
+    return reanalyzed, compared
+
+
+def test_reanalyze_reads_the_new_profile_and_compare_runs_shows_it(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "model.py").write_text(MODEL)
+    (root / "perfline.toml").write_text("")
+    (root / "run.pt.trace.json").write_bytes(_trace(1, 100.0))
+    runtime = tmp_path / "runtime"
+    runtime.mkdir(mode=0o700)
+    reanalyzed, compared = asyncio.run(_session(root, runtime))
+    assert reanalyzed["settled"] is True
+    (job,) = reanalyzed["jobs"]
+    assert (job["state"], job["stale"]) == ("ok", False)
+    (run,) = compared["jobs"]
+    (line,) = [line for line in run["lines"] if line["line"] == 4]
+    (cpu,) = [metric for metric in line["metrics"] if metric["name"] == "cpu_time"]
+    assert cpu["verdict"] == "regression"
+    assert cpu["ratio"] == pytest.approx((300 + 20) / (100 + 20), rel=0.05)  # the frame: op + 20 us

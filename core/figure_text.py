@@ -83,6 +83,7 @@ def label(
     key: Unitful,
     statistic: str | None,
     total: float | None,
+    *,
     runs: int | None = None,
     change: str = "",
 ) -> str:

@@ -70,7 +70,7 @@ class LineEntry:
         if self.value is None or self.metric is None:
             return None
         runs = dominant_metric.runs_summarised(self.metrics, self.metric)
-        return figure_text.label(self.value, self.metric, self.statistic, self.total, runs)
+        return figure_text.label(self.value, self.metric, self.statistic, self.total, runs=runs)
 
     @property
     def share(self) -> float | None:

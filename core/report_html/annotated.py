@@ -72,7 +72,8 @@ def annotated_files(
         operators = sorted(found.operators, key=lambda o: -index.values.get(o, float("-inf")))
         text = None
         if value is not None and metric is not None:
-            text = label(value, metric, total, changes.get(entity_id, "") if changes else "")
+            change = changes.get(entity_id, "") if changes else ""
+            text = label(value, metric, total, change, index.metrics.get(entity_id, ()))
         share = value / total if value is not None and total else None
         view["lines"].append(
             [

@@ -145,7 +145,7 @@ def _default_label(entry: LineEntry, deltas: DeltaLookup | None) -> str:
         return label
     runs = dominant_metric.runs_summarised(entry.metrics, entry.metric)
     return figure_text.label(
-        entry.value, entry.metric, entry.statistic, entry.total, runs, change=mark
+        entry.value, entry.metric, entry.statistic, entry.total, runs=runs, change=mark
     )
 
 

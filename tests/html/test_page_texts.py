@@ -65,7 +65,7 @@ def test_figure_text_writes_differences_and_p_values() -> None:
     assert figure_text.format_p_value(7.56e-5) == "7.6e-05"
     assert figure_text.format_count(1234567, "bytes") == "1,234,567 bytes"
     metric = SimpleNamespace(unit="ms")
-    assert figure_text.label(9.634, metric, "avg", 11.94, "▲12%") == "9.63 ms avg ▲12% · 81%"
+    assert figure_text.label(9.634, metric, "avg", 11.94, change="▲12%") == "9.63 ms avg ▲12% · 81%"
 
 
 @pytest.mark.parametrize("which", ["example", "nx-200"])

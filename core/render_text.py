@@ -133,7 +133,7 @@ def _model_section(console: Console, model: object, width: int, ascii_only: bool
         if model.get(key)
     ]
     if isinstance(model.get("size_bytes"), int):
-        rows.append(("Size", f"{model['size_bytes']} bytes"))
+        rows.append(("Size", figure_text.format_count(model["size_bytes"], "bytes")))
     if rows:
         console.print()
         console.print("Model information:")

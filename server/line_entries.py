@@ -41,6 +41,10 @@ class LineFacts:
     file: str = ""
     #: The line's place among its result's code lines (where its breakdowns are gathered).
     slot: int = -1
+    #: How often the function of this ``def`` line was entered per step: the sum of its
+    #: stacks' ``calls_per_step`` attribute (a measured result's count, not a figure;
+    #: ``None`` when no stack has one).
+    calls_per_step: float | None = None
 
 
 @dataclass(slots=True)
@@ -66,7 +70,7 @@ class LineEntry:
         if self.value is None or self.metric is None:
             return None
         runs = dominant_metric.runs_summarised(self.metrics, self.metric)
-        return figure_text.label(self.value, self.metric, self.statistic, self.total, runs)
+        return figure_text.label(self.value, self.metric, self.statistic, self.total, runs=runs)
 
     @property
     def share(self) -> float | None:

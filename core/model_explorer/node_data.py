@@ -19,8 +19,8 @@ from typing import Any
 
 from perfline.core.errors import InputError, Problem
 from perfline.core.model_explorer.graph_ids import ExplorerGraph
-from perfline.core.report_html.entity_table import rounded
 from perfline.core.report_html.labels import format_value
+from perfline.core.report_html.page_texts import rounded
 from perfline.core.report_html.result_index import OPERATOR_KIND, ResultIndex, index_document
 
 GRADIENT: tuple[dict[str, Any], ...] = (

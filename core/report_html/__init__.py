@@ -12,8 +12,9 @@ is given (it loads numpy).
 
 Modules: ``labels`` (metric choice, totals, label text), ``result_index`` (one result indexed),
 ``entity_table``, ``annotated`` (source section), ``hierarchy`` (chart tree), ``operator_table``,
-``comparison`` (the compare view's data), ``payload`` (the page data), ``page`` (+
-``page_style``, ``page_script``: the HTML). Cost: linear
+``comparison`` (the compare view's data), ``payload`` (the page data), ``page_texts`` (the
+text of every number the page shows, made by ``core.figure_text``: the page's script formats
+none), ``page`` (+ ``page_style``, ``page_script``: the HTML). Cost: linear
 in the document plus the source texts (a 5,000-chain NX result: about 0.9 s, 2.6 MB); the
 cyclic garbage collector is paused meanwhile (the renderer makes no reference cycles:
 ``tests/html/test_page.py``), which halves the time at 20,000 chains.

@@ -10,7 +10,10 @@ text is missing still lists its lines, with the reason. Linear in code lines plu
 them down to the operators.
 
 A line is ``[line, entity ref, value, label, share, [operator refs], operator count, calls]``
-(``calls``: the called lines' text, or null).
+(``label``: a position in the view's list of labels, ``-1`` without a figure; ``calls``: the
+called lines' text, or null). The label is the editor's hint text (``figure_text.label``); in
+the compare view with the line's significant change, as the editor shows it against the same
+baseline (``9.63 ms avg ▲12% · 81%``).
 """
 
 from __future__ import annotations
@@ -19,8 +22,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from perfline.core.call_lines import calls_text, line_calls
-from perfline.core.report_html.entity_table import EntityTable, rounded
+from perfline.core.report_html.entity_table import EntityTable
 from perfline.core.report_html.labels import label
+from perfline.core.report_html.page_texts import Texts, rounded
 from perfline.core.report_html.result_index import ResultIndex
 from perfline.core.report_html.source_text import SourceText
 
@@ -39,9 +43,14 @@ def recorded_files(index: ResultIndex) -> list[str]:
 
 
 def annotated_files(
-    index: ResultIndex, sources: Mapping[str, SourceText], entities: EntityTable
+    index: ResultIndex,
+    sources: Mapping[str, SourceText],
+    entities: EntityTable,
+    labels: Texts,
+    changes: Mapping[str, str] | None = None,
 ) -> list[dict[str, Any]]:
-    """One entry per shown file: display name, text lines (or why not), figured lines."""
+    """One entry per shown file: display name, text lines (or why not), figured lines
+    (``changes``: code line id -> its significant change against the baseline, ``▲12%``)."""
     views: dict[str, dict[str, Any]] = {}
     heat: dict[str, float] = {}
     metric, total = index.metric, index.total
@@ -61,14 +70,17 @@ def annotated_files(
             view["recorded"].append(file)
         value = index.values.get(entity_id)
         operators = sorted(found.operators, key=lambda o: -index.values.get(o, float("-inf")))
-        text = label(value, metric, total) if value is not None and metric is not None else None
+        text = None
+        if value is not None and metric is not None:
+            change = changes.get(entity_id, "") if changes else ""
+            text = label(value, metric, total, change, index.metrics.get(entity_id, ()))
         share = value / total if value is not None and total else None
         view["lines"].append(
             [
                 line,
                 entities.ref(entity_id),
                 rounded(value),
-                text,
+                labels.ref(text),
                 rounded(share),
                 [entities.ref(o) for o in operators[:MAX_OPERATORS_LISTED]],
                 len(operators),

@@ -25,8 +25,13 @@ family of explained changes the compare core tests it in).
 Only ``regressed`` and ``improved`` are coloured as changes. ``comparison_view(deltas,
 entities)`` is the page data of one view (entities by their number in the view's entity table,
 so only what the page shows is written; strings shared through a list); ``comparison_payload``
-the page-wide part (the two runs, how figures are judged, warnings). Pure; linear in the result
-pair's entity deltas.
+the page-wide part (the two runs, how figures are judged, warnings). Every number of it is
+text made by ``core.figure_text``: a figure's change (``change_text``: ``▲ +1.2 ms (+12%)``:
+▲ / ▼ the direction of a significant change, as the CLI and the editor mark it, ``~`` one
+within the noise, ``=`` none, ``?`` one that cannot be told), its adjusted p-value, and the
+baseline and new figures through one scale per unit (``page_texts.Scale``); ``line_changes``
+is what the editor's hint adds to a line's label (``▲12%``, significant changes only). Pure;
+linear in the result pair's entity deltas.
 """
 
 from __future__ import annotations
@@ -49,8 +54,18 @@ from perfline.core.compare.deltas import (
     MetricDelta,
 )
 from perfline.core.compare.significance import smallest_p
-from perfline.core.report_html.entity_table import EntityTable, rounded
+from perfline.core.figure_text import (
+    DOWN,
+    UP,
+    format_change,
+    format_difference,
+    format_p_value,
+    format_relative,
+    format_value,
+)
+from perfline.core.report_html.entity_table import EntityTable
 from perfline.core.report_html.labels import Metric
+from perfline.core.report_html.page_texts import Scale, Texts, rounded
 
 Significance = Literal["improved", "regressed", "unchanged", "inconclusive"]
 SIGNIFICANCES: Final[tuple[Significance, ...]] = (
@@ -283,90 +298,155 @@ def deltas_for_result(
     return None
 
 
-class _Strings:
-    def __init__(self) -> None:
-        self.items: dict[str, int] = {}
+#: The mark of a change that is not a significant one (``change_mark``).
+_MARKS: Final[dict[Significance, str]] = {
+    "regressed": UP,
+    "improved": DOWN,
+    "unchanged": "~",
+    "inconclusive": "?",
+}
 
-    def ref(self, text: str | None) -> int:
-        if text is None:
-            return -1
-        return self.items.setdefault(text, len(self.items))
+
+def change_mark(significance: Significance, delta: float) -> str:
+    """▲ / ▼ for a significant change (the direction of the value: a rate that fell is a
+    regression marked ▼), ``=`` for none, ``~`` within the noise, ``?`` cannot tell."""
+    if significance in ("regressed", "improved") and delta:
+        return UP if delta > 0 else DOWN
+    if significance == "unchanged" and delta == 0:
+        return "="
+    return _MARKS[significance]
 
 
-def _change_rows(changes: Sequence[EntityChange], strings: _Strings) -> list[list[Any]]:
+def change_text(figure: PageDelta) -> str | None:
+    """``▲ +1.2 ms (+12%)``: the mark, the difference and the relative change (``from zero``
+    from a zero baseline); ``None`` when a run lacks the figure."""
+    base, delta = figure.baseline, figure.delta
+    if base is None or delta is None:
+        return None
+    if base == 0:
+        relative = "0%" if delta == 0 else "from zero"
+    else:
+        relative = format_relative(delta / abs(base))
+    mark = change_mark(figure.significance, delta)
+    return f"{mark} {format_difference(delta, figure.unit)} ({relative})"
+
+
+def line_changes(deltas: ResultDeltas | None) -> dict[str, str]:
+    """Entity id -> the change the editor's hint adds to its label (``▲12%``): significant
+    changes only (``regressed`` / ``improved``), as ``server.view.line_deltas.change``."""
+    found: dict[str, str] = {}
+    for figure in deltas.deltas if deltas is not None else ():
+        base, current = figure.baseline, figure.current
+        if figure.significance not in ("regressed", "improved") or not base or current is None:
+            continue
+        relative = current / base - 1
+        if relative:
+            found[figure.entity_id] = format_change(relative)
+    return found
+
+
+def _change_rows(changes: Sequence[EntityChange], strings: Texts) -> list[list[Any]]:
     return [
-        [strings.ref(c.kind), c.name, c.file, c.line, rounded(c.value), strings.ref(c.unit)]
+        [
+            strings.ref(c.kind),
+            c.name,
+            c.file,
+            c.line,
+            format_value(c.value, c.unit) if c.value is not None else None,
+        ]
         for c in changes[:MAX_CHANGES_LISTED]
     ]
 
 
 def comparison_view(deltas: ResultDeltas | None, entities: EntityTable) -> dict[str, Any] | None:
-    """One view's compare data: ``deltas`` rows ``[entity, base, new, delta, significance, p,
-    note(, unit)]`` for the entities the page shows (numbers into the view's entity table, the
-    significance list and the string list; the unit only where it is not the view's: the
-    compare core states figures in the baseline's unit), the lines' tally by significance, the
-    model-level
-    rows ``[name, unit, base, new, delta, significance, p, note]``, and the added and removed
-    entities ``[kind, name, file, line, value, unit]`` (the largest ``MAX_CHANGES_LISTED``;
-    the counts are complete)."""
+    """One view's compare data: ``deltas`` rows ``[entity, base, new, delta, significance,
+    note, p, change(, unit)]`` for the entities the page shows (numbers into the view's entity
+    table, the significance list and the string list: ``note``, ``p`` (the adjusted p-value's
+    text) and ``change`` (``change_text``; ``-1`` when a run lacks the figure); the unit only
+    where it is not the view's: the compare core states figures in the baseline's unit), the
+    scale of the base and new figures' texts per unit (``scales``), the lines' tally by
+    significance, the model-level rows ``[name, unit, base, new, change, significance, note,
+    p]`` (texts), and the added and removed entities ``[kind, name, file, line, figure]``
+    (the largest ``MAX_CHANGES_LISTED``; the counts are complete)."""
     if deltas is None:
         return None
-    strings = _Strings()
+    strings = Texts()
+    scales: dict[str, Scale] = {}
     rows: list[list[Any]] = []
     tally = dict.fromkeys(SIGNIFICANCES, 0)
     for figure in deltas.deltas:
         ref = entities.find(figure.entity_id)
         if ref is None:
             continue
-        row = [ref, *_figure_cells(figure, strings)]
+        scale = scales.get(figure.unit)
+        if scale is None:
+            scale = scales[figure.unit] = _value_scale(figure.unit)
+        row = [
+            ref,
+            scale.add(figure.baseline),
+            scale.add(figure.current),
+            rounded(figure.delta),
+            SIGNIFICANCES.index(figure.significance),
+            strings.ref(figure.note),
+            strings.ref(_p_text(figure.p_adjusted)),
+            strings.ref(change_text(figure)),
+        ]
         if figure.unit != deltas.unit:  # the baseline states it in another time unit
             row.append(strings.ref(figure.unit))
         rows.append(row)
         if entities.kind_of(ref) == "code_line" and figure.baseline is not None:
             tally[figure.significance] += 1
-    model = [[f.metric, f.unit, *_figure_cells(f, strings)] for f in deltas.model]
     return {
         "base_result": deltas.base_result,
         "metric": {"name": deltas.metric, "unit": deltas.unit},
         "deltas": rows,
+        "scales": {unit: scale.payload() for unit, scale in scales.items()},
         "lines": tally,
-        "model": model,
+        "model": [_model_row(f) for f in deltas.model],
         "added": _change_rows(deltas.added, strings),
         "removed": _change_rows(deltas.removed, strings),
         "added_count": len(deltas.added),
         "removed_count": len(deltas.removed),
         "counts": {kind: dict(c) for kind, c in (deltas.counts or {}).items()},
-        "strings": list(strings.items),
+        "strings": strings.payload(),
     }
 
 
-def _figure_cells(figure: PageDelta, strings: _Strings) -> list[Any]:
-    """A figure's cells of a compare row: ``[base, new, delta, significance, p, note]``."""
+def _value_scale(unit: str) -> Scale:
+    return Scale(lambda v: format_value(v, unit))
+
+
+def _model_row(figure: PageDelta) -> list[Any]:
+    """A result-level metric: ``[name, unit, base, new, change, significance, note, p]``."""
+    unit = figure.unit
     return [
-        rounded(figure.baseline),
-        rounded(figure.current),
-        rounded(figure.delta),
+        figure.metric,
+        unit,
+        format_value(figure.baseline, unit) if figure.baseline is not None else None,
+        format_value(figure.current, unit) if figure.current is not None else None,
+        change_text(figure),
         SIGNIFICANCES.index(figure.significance),
-        _p(figure.p_adjusted),
-        strings.ref(figure.note),
+        figure.note,
+        _p_text(figure.p_adjusted),
     ]
 
 
-def _p(value: float | None) -> float | None:
-    return None if value is None else float(f"{value:.3g}")
+def _p_text(value: float | None) -> str | None:
+    return None if value is None else format_p_value(value)
 
 
 def comparison_payload(comparison: Comparison | None) -> dict[str, Any] | None:
-    """The page-wide compare data: the two runs, how figures are judged, the warnings."""
+    """The page-wide compare data: the two runs, how figures are judged (``level`` and
+    ``threshold`` as text, as ``perfline compare`` writes them), the warnings."""
     if comparison is None:
         return None
     settings = comparison.settings
     return {
         "baseline": comparison.base_source,
         "current": comparison.new_source,
-        "level": settings.level,
+        "level": f"{settings.level:g}",
         "correction": settings.correction,
-        "estimate_threshold": settings.estimate_threshold,
+        "threshold": f"{settings.estimate_threshold:.1%}",
         "significances": list(SIGNIFICANCES),
         "warnings": list(comparison.warnings),
     }

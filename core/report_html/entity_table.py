@@ -2,7 +2,8 @@
 
 Every section of the page (lines, chart, operator table) names entities by their position here,
 so an id, its display name, kind and figure are written into the HTML once. A name equal to the
-id is not repeated. Values are rounded to seven significant digits for display (the exact
+id is not repeated. Figures go through the view's scale of figures (``page_texts.Scale``: held
+rounded to seven significant digits, their label written by ``core.figure_text``; the exact
 figures stay in the document).
 """
 
@@ -10,23 +11,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from perfline.core.report_html.page_texts import Scale
 from perfline.core.report_html.result_index import ResultIndex
-
-
-def rounded(value: float | None) -> float | int | None:
-    """Seven significant digits, integers kept as integers (JSON stays short)."""
-    if value is None:
-        return None
-    if float(value).is_integer() and abs(value) < 2**53:
-        return int(value)
-    return float(f"{value:.7g}")
 
 
 class EntityTable:
     """Entities in first-mention order, with their kind, name and dominant figure."""
 
-    def __init__(self, index: ResultIndex) -> None:
+    def __init__(self, index: ResultIndex, figures: Scale) -> None:
         self._index = index
+        self._figures = figures
         self._positions: dict[str, int] = {}
         self._kinds: dict[str, int] = {}
         self.ids: list[str] = []
@@ -46,7 +40,7 @@ class EntityTable:
         self.names.append(None if name == entity_id else name)
         kind = self._index.kind(entity_id)
         self.kind_codes.append(self._kinds.setdefault(kind, len(self._kinds)))
-        self.values.append(rounded(self._index.values.get(entity_id)))
+        self.values.append(self._figures.add(self._index.values.get(entity_id)))
         return position
 
     def find(self, entity_id: str) -> int | None:

@@ -9,8 +9,10 @@ attribute, else the file name), then the operator. The sized leaves are the oper
 itself); a unit shared by several operators (a chain over two operators) hangs below the deepest
 node all of them share, so its figure is drawn once and never split by guesswork. A node's size
 is the sum of the units below it; its own figure from the document is shown beside. Nodes that
-hold no positive figure are left out. Output is flat, in pre-order, children largest first.
-Linear in operators plus path lengths.
+hold no positive figure are left out. Output is flat, in pre-order, children largest first;
+sizes go through the view's scale of figures (their labels), and each node's share of its
+parent is a text (``figure_text.format_share``) in a list of distinct shares. Linear in
+operators plus path lengths.
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from perfline.core.report_html.entity_table import EntityTable, rounded
+from perfline.core.figure_text import format_share
+from perfline.core.report_html.entity_table import EntityTable
+from perfline.core.report_html.page_texts import Scale, Texts
 from perfline.core.report_html.result_index import ResultIndex
 
 MODULE_KIND = "nn_module"
@@ -179,8 +183,11 @@ def build_hierarchy(
     entities: EntityTable,
     model_name: str,
     function_of: Callable[[str, int], str | None],
+    figures: Scale,
 ) -> dict[str, Any]:
-    """The chart's tree as parallel arrays (pre-order, children by size, largest first)."""
+    """The chart's tree as parallel arrays (pre-order, children by size, largest first):
+    ``size`` through ``figures``, ``of_parent`` the node's share of its parent (a position
+    in ``shares``; ``-1`` for the root)."""
     builder = _Builder(index, model_name, function_of)
     builder.place()
     nodes = builder.nodes
@@ -195,6 +202,8 @@ def build_hierarchy(
     entity_out: list[int] = []
     label_out: list[str | None] = []
     size_out: list[float | int | None] = []
+    of_parent: list[int] = []
+    shares = Texts()
     spans: dict[str, list[int]] = {}
     span_counts: dict[str, int] = {}
     stack: list[tuple[int, int]] = [(0, -1)]
@@ -206,7 +215,9 @@ def build_hierarchy(
         kind_out.append(NODE_KINDS.index(node.kind))
         entity_out.append(entities.ref(node.entity) if node.entity is not None else -1)
         label_out.append(node.label)
-        size_out.append(rounded(node.size))
+        size_out.append(figures.add(node.size))
+        above = nodes[node.parent].size if node.parent >= 0 else 0.0
+        of_parent.append(shares.ref(format_share(node.size, above) if above > 0 else None))
         if node.spans:
             spans[str(here)] = [entities.ref(o) for o in node.spans[:_MAX_SPAN_LISTED]]
             span_counts[str(here)] = len(node.spans)
@@ -218,6 +229,8 @@ def build_hierarchy(
         "entity": entity_out,
         "label": label_out,
         "size": size_out,
+        "of_parent": of_parent,
+        "shares": shares.payload(),
         "spans": spans,
         "span_counts": span_counts,
     }

@@ -5,7 +5,10 @@ then in first-seen order; per-run samples (metrics qualified by ``execution``) a
 Each row: the operator, its type (``operator_types``, ``op_type`` or ``operator_type``
 attribute), its module, its source line (``file:line`` of the innermost frame), the units its
 cost is measured in, and its value in each column (``None`` where it has none: an operator inside
-a chain shared with others has no figure of its own). Linear in operators times columns.
+a chain shared with others has no figure of its own). Each column carries the scale of its
+values' texts (``page_texts.Scale``: ``figure_text.format_number``, the header names the unit)
+and the dominant metric's column that of their shares of the model (``format_share``), so the
+page sorts by the values and prints the texts. Linear in operators times columns.
 """
 
 from __future__ import annotations
@@ -13,9 +16,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from perfline.core.report_html.entity_table import EntityTable, rounded
+from perfline.core.figure_text import format_number, format_share
+from perfline.core.report_html.entity_table import EntityTable
 from perfline.core.report_html.hierarchy import operator_line, operator_module
 from perfline.core.report_html.labels import numeric
+from perfline.core.report_html.page_texts import Scale, Texts
 from perfline.core.report_html.result_index import ResultIndex
 from perfline.core.report_html.source_text import SourceText
 
@@ -50,15 +55,14 @@ def operator_type(attributes: Mapping[str, Any]) -> str | None:
 def operator_rows(
     index: ResultIndex, sources: Mapping[str, SourceText], entities: EntityTable
 ) -> dict[str, Any]:
-    """Columns and rows of the table (strings shared through a small string list)."""
+    """Columns and rows of the table (strings shared through a small string list; ``share``:
+    the scale of the first column's shares, with a dominant metric)."""
     columns = _columns(index)
-    strings: dict[str, int] = {}
-
-    def text(value: str | None) -> int:
-        if value is None:
-            return -1
-        return strings.setdefault(value, len(strings))
-
+    strings = Texts()
+    text = strings.ref
+    scales = [_number_scale(unit) for _, unit in columns]
+    total = index.total
+    shares = Scale(lambda v: format_share(v, total) or "") if index.metric is not None else None
     rows: list[list[Any]] = []
     for operator in index.operators:
         module = operator_module(index, operator)
@@ -84,11 +88,21 @@ def operator_rows(
                 entities.ref(module) if module is not None else -1,
                 text(place),
                 [entities.ref(u) for u in units],
-                *(rounded(by_column.get(column)) for column in columns),
+                *(scale.add(by_column.get(c)) for scale, c in zip(scales, columns, strict=True)),
             ]
         )
+        if shares is not None and columns:
+            shares.add(by_column.get(columns[0]))
     return {
-        "columns": [{"name": name, "unit": unit} for name, unit in columns],
-        "strings": list(strings),
+        "columns": [
+            {"name": name, "unit": unit, "texts": scale.payload()}
+            for (name, unit), scale in zip(columns, scales, strict=True)
+        ],
+        "share": shares.payload() if shares is not None else None,
+        "strings": strings.payload(),
         "rows": rows,
     }
+
+
+def _number_scale(unit: str) -> Scale:
+    return Scale(lambda v: format_number(v, unit))

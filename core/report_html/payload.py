@@ -5,8 +5,12 @@ producer, mode, runs, metrics and warnings) plus one *view* per result that has 
 figures: its dominant metric and total, the entity table, the annotated files, the chart's tree
 and the operator table, and with a baseline (a ``core.compare`` comparison whose new run is this
 document) the view's deltas (``comparison.comparison_view``) and the page-wide compare facts.
-The page's script renders only this value; nothing else reaches the page. Pure; linear in the
-size of the document plus the source texts (and the comparison's entity deltas).
+The page's script renders only this value; nothing else reaches the page. Every number the page
+shows is text in it, made by ``core.figure_text`` (``page_texts``): the view's ``figures`` (the
+scale of the labels of every figure its entities and chart nodes hold), ``labels`` (the code
+lines' labels, the editor's), the operator table's and the compare view's scales, and the
+summary's texts. Pure; linear in the size of the document plus the source texts (and the
+comparison's entity deltas).
 """
 
 from __future__ import annotations
@@ -14,11 +18,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from perfline.core.figure_text import format_count, format_number, format_value
 from perfline.core.report_html.annotated import annotated_files
-from perfline.core.report_html.entity_table import EntityTable, rounded
+from perfline.core.report_html.entity_table import EntityTable
 from perfline.core.report_html.hierarchy import build_hierarchy
-from perfline.core.report_html.labels import Metric, format_value, numeric
+from perfline.core.report_html.labels import Metric, label, numeric
 from perfline.core.report_html.operator_table import operator_rows
+from perfline.core.report_html.page_texts import Scale, Texts, rounded
 from perfline.core.report_html.result_index import ResultIndex, index_document
 from perfline.core.report_html.source_text import SourceText, function_names
 
@@ -36,6 +42,13 @@ def _text(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def _count(value: object, unit: str = "") -> str | None:
+    """An integer the summary shows (``1,024 bytes``, ``10``), ``None`` for anything else."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return None
+    return format_count(value, unit)
+
+
 def _result_metric(metric: Mapping[str, Any]) -> dict[str, Any]:
     value = numeric(metric)
     unit = str(metric.get("unit", ""))
@@ -43,9 +56,9 @@ def _result_metric(metric: Mapping[str, Any]) -> dict[str, Any]:
         "name": str(metric.get("name", "")),
         "unit": unit,
         "value": rounded(value),
-        "text": format_value(value, unit) if value is not None else None,
+        "number": format_number(value, unit) if value is not None else None,
         "reason": _text(metric.get("reason")),
-        "samples": metric.get("samples") if isinstance(metric.get("samples"), int) else None,
+        "samples": _count(metric.get("samples"), "samples"),
     }
 
 
@@ -92,7 +105,7 @@ def summary(document: Mapping[str, Any]) -> dict[str, Any]:
                 "status": _text(result.get("status")),
                 "producer": _text(result.get("producer")),
                 "mode": _text(result.get("mode")),
-                "runs": _runs(result, samples),
+                "runs": _count(_runs(result, samples)),
                 "metrics": [
                     _result_metric(m) for m in result.get("metrics") or () if isinstance(m, Mapping)
                 ],
@@ -109,9 +122,7 @@ def summary(document: Mapping[str, Any]) -> dict[str, Any]:
             "name": _text(model.get("name")),
             "format": _text(model.get("format")),
             "hash": _text(model.get("hash")),
-            "size_bytes": model.get("size_bytes")
-            if isinstance(model.get("size_bytes"), int)
-            else None,
+            "size": _count(model.get("size_bytes"), "bytes"),
         },
         "target": {
             "profile": _text(target.get("profile_name")),
@@ -135,7 +146,9 @@ def summary(document: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _metric_payload(metric: Metric | None, total: float | None) -> dict[str, Any] | None:
+def _metric_payload(
+    metric: Metric | None, total: float | None, figures: Scale
+) -> dict[str, Any] | None:
     if metric is None:
         return None
     return {
@@ -144,7 +157,15 @@ def _metric_payload(metric: Metric | None, total: float | None) -> dict[str, Any
         "statistic": metric.statistic,
         "total": rounded(total),
         "total_text": format_value(total, metric.unit) if total is not None else None,
+        "figures": figures.payload(),
     }
+
+
+def _figure_scale(metric: Metric | None, total: float | None) -> Scale:
+    """The view's figures: their label (``9.63 ms avg · 81%``) by value."""
+    if metric is None:
+        return Scale(str)  # a view has a metric: no figure reaches this scale
+    return Scale(lambda value: label(value, metric, total))
 
 
 def _view(
@@ -163,22 +184,31 @@ def _view(
             names[file] = found
         return found[line] if 0 < line < len(found) else None
 
-    entities = EntityTable(index)
-    files = annotated_files(index, sources, entities)
-    tree = build_hierarchy(index, entities, model_name, function_of)
+    figures = _figure_scale(index.metric, index.total)
+    labels = Texts()
+    entities = EntityTable(index, figures)
+    deltas = None
+    changes: dict[str, str] = {}
+    if comparison is not None:
+        from perfline.core.report_html.comparison import deltas_for_result, line_changes
+
+        deltas = deltas_for_result(comparison, index.position, index.metric)
+        changes = line_changes(deltas)
+    files = annotated_files(index, sources, entities, labels, changes)
+    tree = build_hierarchy(index, entities, model_name, function_of, figures)
     table = operator_rows(index, sources, entities)
     compared = None
     if comparison is not None:  # after the sections: only the entities they show get deltas
-        from perfline.core.report_html.comparison import comparison_view, deltas_for_result
+        from perfline.core.report_html.comparison import comparison_view
 
-        deltas = deltas_for_result(comparison, index.position, index.metric)
         compared = comparison_view(deltas, entities)
     result = index.result
     return {
         "result": index.position,
         "kind": _text(result.get("kind")),
         "producer": _text(result.get("producer")),
-        "metric": _metric_payload(index.metric, index.total),
+        "metric": _metric_payload(index.metric, index.total, figures),
+        "labels": labels.payload(),
         "files": files,
         "tree": tree,
         "table": table,

@@ -106,9 +106,7 @@ def _article(verdict: str) -> str:
 
 
 def _p(value: float | None) -> str:
-    if value is None:
-        return "unknown"
-    return f"{value:.2g}" if value >= 1e-3 else f"{value:.1e}"
+    return "unknown" if value is None else figure_text.format_p_value(value)
 
 
 def _row(delta: MetricDelta) -> str:
@@ -116,11 +114,7 @@ def _row(delta: MetricDelta) -> str:
     base = figure_text.format_number(delta.base, delta.unit) if delta.base is not None else ""
     new = figure_text.format_number(delta.new, delta.unit) if delta.new is not None else ""
     difference = delta.delta
-    signed = ""
-    if difference is not None:
-        signed = ("+" if difference > 0 else "-" if difference < 0 else "") + (
-            figure_text.format_number(abs(difference), delta.unit)
-        )
+    signed = "" if difference is None else figure_text.format_signed_number(difference, delta.unit)
     relative = delta.relative
     change = figure_text.format_change(relative) if relative else ""
     verdict = delta.verdict

@@ -143,11 +143,10 @@ def _default_label(entry: LineEntry, deltas: DeltaLookup | None) -> str:
     mark = entry_change(deltas, entry, entry.metric.name)
     if not mark:
         return label
-    head = figure_text.format_value(entry.value, entry.metric.unit)
-    head += f" {entry.statistic}" if entry.statistic else ""
-    if not label.startswith(head):
-        return f"{label} {mark}"
-    return f"{head} {mark}{label[len(head) :]}"
+    runs = dominant_metric.runs_summarised(entry.metrics, entry.metric)
+    return figure_text.label(
+        entry.value, entry.metric, entry.statistic, entry.total, runs=runs, change=mark
+    )
 
 
 def lens_figure(

@@ -158,7 +158,7 @@ def test_the_html_report_shows_the_medians(workspace: Path) -> None:
     document = json.loads((workspace / "week-2.json").read_text(encoding="utf-8"))
     median = _line_value(document, 26)
     (row,) = [line for line in file["lines"] if line[0] == 26]
-    assert row[2] == pytest.approx(median, rel=1e-6) and " p50 · " in row[3]
+    assert row[2] == pytest.approx(median, rel=1e-6) and " p50 n=" in view["labels"][row[3]]
 
 
 def _line_value(document: dict[str, Any], line: int) -> float:

@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from benchmarks.core_pipeline import nx_document
+from perfline.core import figure_text
 from perfline.core.compare import CompareSettings, compare_documents
 from perfline.core.compare.deltas import MetricDelta
 from perfline.core.pipeline import PipelineSettings, postprocess
@@ -146,7 +147,7 @@ def test_only_the_slowed_line_is_coloured(
         assert row[3] == pytest.approx(callee_delta, rel=1e-5)
         assert row[3] > 0.2 * row[1]  # line 26's regression moves it as much
         assert _significance(row) == "unchanged"
-        assert notes[row[6]] == "inclusive: the lines this line calls account for the change"
+        assert notes[row[5]] == "inclusive: the lines this line calls account for the change"
     # Every other line changed (new draws of the same durations), within the noise.
     assert all(row[3] != 0 for row in by_line.values())
     assert {_significance(row) for row in by_line.values()} == {"unchanged"}
@@ -181,14 +182,25 @@ def test_model_metrics(pair: tuple[dict[str, Any], dict[str, Any], dict[str, Any
         (value,) = [m["value"] for m in document["results"][0]["metrics"] if m["name"] == name]
         return float(value)
 
+    # [name, unit, base, new, change, significance, note, p]: the figures as figure_text
+    # writes them
     row = model["inference_time"]
     assert row[1] == "ms"
-    assert row[2] == pytest.approx(metric(base, "inference_time"), rel=1e-6)
-    assert row[3] == pytest.approx(metric(new, "inference_time"), rel=1e-6)
-    # 1.25x on the line that holds 80% of the time: a 20% slower model, 30 runs a side.
-    assert SIGNIFICANCES[row[5]] == "regressed"
+    base_time, new_time = metric(base, "inference_time"), metric(new, "inference_time")
+    assert row[2] == figure_text.format_value(base_time, "ms")
+    assert row[3] == figure_text.format_value(new_time, "ms")
+    relative = figure_text.format_relative((new_time - base_time) / base_time)
+    difference = figure_text.format_difference(new_time - base_time, "ms")
+    assert row[4] == f"▲ {difference} ({relative})"
+    # 1.25x on the line that holds 80% of the time: a slower model, 30 runs a side.
+    assert SIGNIFICANCES[row[5]] == "regressed" and 0.1 < new_time / base_time - 1 < 0.3
+    (compared,) = compare_documents(base, new).results
+    (time_delta,) = [d for d in compared.model.metrics if d.name == "inference_time"]
+    assert time_delta.p_adjusted is not None
+    assert row[7] == figure_text.format_p_value(time_delta.p_adjusted)
     per_second = model["inferences_per_second"]
-    assert per_second[4] < 0 and SIGNIFICANCES[per_second[5]] == "regressed"  # fewer is worse
+    assert per_second[4].startswith("▼ -")  # fewer is worse: a regression, marked ▼
+    assert SIGNIFICANCES[per_second[5]] == "regressed"
     assert "total_cycles" not in model  # no value in either run: nothing to compare
 
 
@@ -207,7 +219,7 @@ def test_three_runs_cannot_call_anything() -> None:
         "inconclusive"
     )
     notes = view["comparison"]["strings"]
-    assert notes[line_26[6]].startswith("too few runs to tell (Mann-Whitney U over 3 and 3 runs")
+    assert notes[line_26[5]].startswith("too few runs to tell (Mann-Whitney U over 3 and 3 runs")
     assert view["comparison"]["lines"]["regressed"] == view["comparison"]["lines"]["improved"] == 0
 
 
@@ -317,7 +329,7 @@ def test_estimates_exactly() -> None:
             assert expected_new - expected_base == sum(callees)
             assert any(callees)
             assert _significance(row) == "unchanged"
-            assert notes[row[6]] == "inclusive: the lines this line calls account for the change"
+            assert notes[row[5]] == "inclusive: the lines this line calls account for the change"
             inclusive += 1
             continue
         assert _significance(row) == expected

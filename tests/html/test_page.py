@@ -151,18 +151,45 @@ def test_script_parses(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
 
 
-def test_the_page_script_is_the_packaged_javascript_file() -> None:
-    """The script is ``page_script.js`` as it is (package data, declared so that the
-    wheel and the compiled build carry it), and the page inlines that very text."""
+def test_the_page_script_is_the_packaged_javascript_files() -> None:
+    """The script is the ``page_*.js`` files as they are, in ``PARTS`` order inside one
+    function (package data, declared so that the wheel and the compiled build carry them, and
+    each checked by the extension's ``tsc -p tsconfig.page.json``), and the page inlines that
+    very text."""
     import tomllib
-    from pathlib import Path
 
     from perfline.core.report_html import page_script
 
     repo = Path(__file__).resolve().parents[2]
-    source = (repo / "core" / "report_html" / "page_script.js").read_text(encoding="utf-8")
-    assert source == SCRIPT
+    folder = repo / "core" / "report_html"
+    assert sorted(page_script.PARTS) == sorted(p.name for p in folder.glob("*.js"))
+    texts = [(folder / name).read_text(encoding="utf-8") for name in page_script.PARTS]
+    joined = "\n(function () {\n'use strict';\n" + "".join(texts) + "})();\n"
+    assert joined == SCRIPT
+    assert page_script.PARTS[-1] == "page_script.js"  # the part that starts the page
     project = tomllib.loads((repo / "pyproject.toml").read_text(encoding="utf-8"))
     data = project["tool"]["setuptools"]["package-data"]["perfline.core.report_html"]
-    assert "page_script.js" in data
-    assert Path(page_script.__file__).with_name("page_script.js").is_file()
+    assert list(data) == list(page_script.PARTS)
+    checked = json.loads((repo / "vscode-extension" / "tsconfig.page.json").read_text())
+    assert [f"../core/report_html/{name}" for name in page_script.PARTS] == [
+        f for f in checked["files"] if f.endswith(".js")
+    ]
+    for name in page_script.PARTS:
+        assert Path(page_script.__file__).with_name(name).is_file()
+
+
+#: What would let the script write a number its own way (issue 40: one renderer).
+_NUMBER_FORMATTING = re.compile(
+    r"toFixed|toPrecision|toExponential|toLocaleString|Intl\.|NumberFormat|"
+    r"Math\.log10|\+\s*'%'|'%'\s*\+"
+)
+
+
+def test_the_script_formats_no_number() -> None:
+    """Every number the page shows is text from the page data (``core.figure_text``): the
+    script has no number formatting of its own, nor the old copy of figure_text's rules."""
+    assert _NUMBER_FORMATTING.findall(SCRIPT) == []
+    for gone in ("fmtValue", "fmtShare", "gfmt", "compact(", "report.format"):
+        assert gone not in SCRIPT, gone
+    # the check above finds what it looks for
+    assert _NUMBER_FORMATTING.findall("x.toFixed(1) + '%'") == ["toFixed", "+ '%'"]

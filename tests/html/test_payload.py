@@ -45,7 +45,7 @@ def test_line_figures_are_executorchs_own() -> None:
         assert shown[number][4] == pytest.approx(value / total, rel=1e-6)
     assert view["metric"]["total"] == pytest.approx(total, rel=1e-6)
     # 9.6343969 ms of 11.9393676 ms: two decimals, the statistic, 80.7% rounded.
-    assert shown[26][3] == "9.63 ms avg · 81%"
+    assert view["labels"][shown[26][3]] == "9.63 ms avg · 81%"
     operators = [_name(view, ref) for ref in shown[26][5]]
     assert len(operators) == counts[26] == shown[26][6] == 4
     assert all(name.startswith("conv2d_") for name in operators)
@@ -54,7 +54,8 @@ def test_line_figures_are_executorchs_own() -> None:
     runs, called = _events_holding(41)
     value = sum(runs) / len(runs)
     assert shown[41][2] == pytest.approx(value, rel=1e-6) and shown[41][6] == 24
-    assert shown[41][3] == f"{value:.1f} ms avg · {value / total:.0%}" == "10.8 ms avg · 90%"
+    label_41 = view["labels"][shown[41][3]]
+    assert label_41 == f"{value:.1f} ms avg · {value / total:.0%}" == "10.8 ms avg · 90%"
     assert shown[41][7] == f"{min(called)}-{max(called)}" == "24-27"  # it calls the block
     assert all(shown[n][7] is None for n in shown if n != 41)
 
@@ -195,11 +196,16 @@ def test_summary() -> None:
     summary = build_payload(example_document(), {})["summary"]
     assert summary["model"]["name"] == "dscnn_portable.etrecord"
     (result,) = summary["results"]
-    assert (result["kind"], result["mode"], result["runs"]) == ("performance", "measured", 10)
+    assert (result["kind"], result["mode"], result["runs"]) == ("performance", "measured", "10")
     assert result["producer"] == "neural-technology-profiling-data"
     metrics = {m["name"]: m for m in result["metrics"]}
-    assert metrics["inference_time"]["text"] == "12.0 ms"
+    # the number as figure_text writes it; the table's header names the unit
+    assert metrics["inference_time"]["number"] == "12.0" and metrics["inference_time"]["unit"]
+    assert metrics["inference_time"]["samples"] == "10 samples"
     assert metrics["total_cycles"]["value"] is None and metrics["total_cycles"]["reason"]
+    assert metrics["total_cycles"]["number"] is None
+    size = example_document()["model"]["size_bytes"]
+    assert size > 1000 and summary["model"]["size"] == f"{size:,} bytes"
     assert result["warnings"]
 
 

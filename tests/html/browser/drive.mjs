@@ -9,7 +9,8 @@
  *      zooms back out, and hovering shows the node's figures;
  *   3. the operator table sorts by a clicked column, both ways (checked on the rendered cells);
  *   4. no request leaves the page (every request is counted; only the file itself may load).
- *   5. the page formats numbers as perfline's Python does (--formats: [value, unit, text] rows);
+ *   5. the page writes numbers as perfline's Python does (--formats: each operator's figure and
+ *      share as core/figure_text writes the values of the page data): it formats none itself;
  *   6. with --aggregate OTHER.html (a large result): that page opens, and its chart draws fewer
  *      rectangles than it has nodes, folding siblings narrower than a pixel into "+N" blocks;
  *   7. with --compare PAGE.html (the compare view) and --compare-json (`perfline compare --json`
@@ -324,13 +325,22 @@ check(`table sorts by ${metricName} (ascending)`,
 await page.locator('#op-table').scrollIntoViewIfNeeded();
 await shot('table-sorted');
 
-// 5. Numbers read as in Python.
+// 5. Numbers read as Python writes them: the page formats none itself, every cell is
+// core/figure_text's text (--formats: operator -> [its figure, its share] as figure_text
+// writes the values the page data holds).
 if (args.formats) {
-  const rows = JSON.parse(readFileSync(args.formats, 'utf8'));
-  const got = await page.evaluate((r) => r.map(([v, u]) => window.perflineReport.format(v, u)), rows);
-  const wrong = rows.filter((r, i) => got[i] !== r[2]).map((r, i) => `${r[0]} ${r[1]}: ${got[i]} != ${r[2]}`);
-  check('numbers formatted as in Python', wrong.length === 0,
-    wrong.length ? wrong.join('; ') : `${rows.length} values`);
+  const expectedCells = JSON.parse(readFileSync(args.formats, 'utf8'));
+  const shownCells = await page.$$eval('#op-body tr', (trs, col) => trs.map((tr) => {
+    const tds = tr.querySelectorAll('td');
+    return [tds[0].textContent, tds[col - 1].textContent, tds[col].textContent];
+  }), metricCol);
+  const wrong = shownCells.filter(([name, figure, share]) =>
+    !expectedCells[name] || expectedCells[name][0] !== figure || expectedCells[name][1] !== share);
+  check('numbers written as core/figure_text writes them',
+    shownCells.length === Object.keys(expectedCells).length && wrong.length === 0 &&
+      (await page.evaluate(() => !('format' in window.perflineReport))),
+    wrong.length ? wrong.slice(0, 5).map((w) => w.join(' ')).join('; ') :
+      `${shownCells.length} operators' figures and shares, e.g. ${shownCells[0]?.join(' ')}`);
 }
 
 // 4. Nothing left the page.

@@ -7,7 +7,8 @@
 #   3. drive.mjs checks that the source lines come before the summary and that the summary cards
 #      give their values room, the line 26 figure and its operators, line 41's (x = self.blocks(x)) figure
 #      marked "(calls 24-27)": it calls DSBlock.forward's lines, zoom on click and back, hover,
-#      table sorting both ways, number formatting against Python's, that no request leaves the
+#      table sorting both ways, every operator's figure and share as core/figure_text writes
+#      them (the page formats no number itself), that no request leaves the
 #      page, that no script error occurs, and that a 5,000-chain NX result opens with its chart
 #      folding siblings narrower than a pixel;
 #   4. the compare view: a generated baseline and new run of the example (tests/html/compare_pair.py:
@@ -51,14 +52,23 @@ step "the example's report"
   --config "$WS/perfline.toml" --output-dir "$WORK" > /dev/null
 ls -l "$WORK/report.html"
 (cd "$WS" && "$PY" -m perfline annotate --json dscnn.py) > "$WORK/expected.json"
-"$PY" - "$WORK/formats.json" <<'PYTHON'
+# What each operator's figure and share must read: core/figure_text's text of the values the
+# page data holds (the page formats no number itself).
+"$PY" - "$WORK/report.html" "$WORK/formats.json" <<'PYTHON'
 import json, sys
-from perfline.core.figure_text import format_value
-samples = [(9.634397, "ms"), (0.0027, "ms"), (0.000012345, "ms"), (123.4, "ms"), (12.34, "us"),
-           (0, "s"), (1834, "cycles"), (2446140, "cycles"), (1.5e10, "cycles"), (950, "bytes"),
-           (0.123456, "cycles"), (0.00001234, "bytes"), (0.5, ""), (-42.5, "ms"), (0.0991, "ms"),
-           (0.5, "ms")]
-json.dump([[v, u, format_value(v, u)] for v, u in samples], open(sys.argv[1], "w"))
+from perfline.core.figure_text import format_number, format_share
+page = open(sys.argv[1], encoding="utf-8").read()
+data = json.loads(page.split('id="perfline-data">', 1)[1].split("</script>", 1)[0])
+view = data["views"][0]
+names, ids = view["entities"]["names"], view["entities"]["ids"]
+unit, total = view["table"]["columns"][0]["unit"], view["metric"]["total"]
+cells = {}
+for row in view["table"]["rows"]:
+    value = row[5]
+    figure = "\u2014" if value is None else format_number(value, unit)
+    share = "" if value is None else format_share(value, total) or ""
+    cells[names[row[0]] or ids[row[0]]] = [figure, share]
+json.dump(cells, open(sys.argv[2], "w", encoding="utf-8"))
 PYTHON
 
 step "a large result (NX-shaped, 5,000 chains, benchmarks/core_pipeline.py)"

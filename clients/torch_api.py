@@ -51,6 +51,7 @@ class Run:
         cuda: bool,
         output_dir: str | Path | None,
         name: str,
+        all_threads: bool = False,
     ) -> None:
         if steps is not None and steps < 1:
             raise ValueError("steps must be 1 or more (or None: every step)")
@@ -59,6 +60,7 @@ class Run:
         self.steps = steps
         self.warmup = warmup
         self.cuda = cuda
+        self.all_threads = all_threads
         self.output_dir = Path(output_dir) if output_dir is not None else Path(".")
         self.name = name
         self.folder: Path | None = None
@@ -74,7 +76,12 @@ class Run:
 
         self.folder = new_run_folder(self.output_dir)
         self._session = CaptureSession(
-            str(self.folder), self.name, steps=self.steps, warmup=self.warmup, cuda=self.cuda
+            str(self.folder),
+            self.name,
+            steps=self.steps,
+            warmup=self.warmup,
+            cuda=self.cuda,
+            all_threads=self.all_threads,
         )
         self._session.start()
         return self
@@ -142,10 +149,13 @@ def profile(
     cuda: bool = False,
     output_dir: str | Path | None = None,
     name: str = "profile",
+    all_threads: bool = False,
 ) -> Run:
     """A capture of the ``with`` block: ``warmup`` steps skipped, then ``steps`` (None: all)
-    recorded; ``cuda`` adds the CUDA kernels; files under ``output_dir`` (default: here)."""
-    return Run(steps, warmup, cuda, output_dir, name)
+    recorded; ``cuda`` adds the CUDA kernels; files under ``output_dir`` (default: here).
+    ``all_threads`` records the ops of every thread, not only this one's, but torch then
+    records no memory allocations."""
+    return Run(steps, warmup, cuda, output_dir, name, all_threads)
 
 
 def analyse_capture(

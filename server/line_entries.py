@@ -41,6 +41,10 @@ class LineFacts:
     file: str = ""
     #: The line's place among its result's code lines (where its breakdowns are gathered).
     slot: int = -1
+    #: How often the function of this ``def`` line was entered per step: the sum of its
+    #: stacks' ``calls_per_step`` attribute (a measured result's count, not a figure;
+    #: ``None`` when no stack has one).
+    calls_per_step: float | None = None
 
 
 @dataclass(slots=True)

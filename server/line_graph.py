@@ -76,6 +76,19 @@ class ResultLabels:
         )
 
 
+def _calls_per_step(
+    entities: Mapping[str, Mapping[str, Any]], stacks: tuple[str, ...]
+) -> float | None:
+    """The sum of the stacks' ``calls_per_step`` attribute (``None``: none has one)."""
+    found: float | None = None
+    for identity in stacks:
+        attributes = entities.get(identity, {}).get("attributes")
+        value = attributes.get("calls_per_step") if isinstance(attributes, Mapping) else None
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            found = (found or 0.0) + float(value)
+    return found
+
+
 class LineLayout:
     """A result's ``LineFacts`` under one resolver, and where each code line is shown."""
 
@@ -124,6 +137,7 @@ class LineLayout:
                     calls,
                     where,
                     line.slot,
+                    _calls_per_step(skeleton.entities, line.stacks),
                 )
             )
         self.facts = tuple(facts)

@@ -5,8 +5,11 @@
 program; a statement sidecar beside a trace (``NAME.perfline.json``, what ``perfline
 profile`` writes) puts its figures on statements. The frames' files are resolved onto a
 workspace: the folder of the nearest ``perfline.toml`` (from the first trace's folder
-upwards; its ``[[path_map]]`` and ``source_roots`` apply), else the current folder, else the
-first trace's folder (the first of these two in which a frame's file is found).
+upwards; its ``[[path_map]]`` and ``source_roots`` apply), else the first of these in which
+a frame's file is found: the current folder, the first trace's folder, then its parents
+(``MAX_PARENTS`` at most, stopping at a folder that holds ``.git``, and never the file
+system's root or the home folder itself: a trace under ``traces/`` or ``log/`` is analysed
+from anywhere). When none is, the error names every folder tried.
 ``analyze.py`` calls ``wants_torch`` to decide, then ``run_torch``.
 """
 
@@ -52,22 +55,48 @@ def wants_torch(inputs: Sequence[str]) -> bool:
     return bool(inputs) and all(is_trace_name(item) or is_trace_file(Path(item)) for item in inputs)
 
 
-def _workspace(reads: Sequence[ReadTrace], first: Path) -> tuple[Path, WorkspaceConfig, Resolution]:
+#: How many folders above the first trace's own are tried as the workspace, at most.
+MAX_PARENTS = 3
+
+
+def workspace_candidates(first: Path) -> list[Path]:
+    """The folders tried as the workspace without ``perfline.toml``, in order (module
+    docstring)."""
+    found = [Path.cwd().resolve()]
+    folder = first.resolve().parent
+    stops = {Path(folder.anchor), Path.home().resolve()}
+    for _ in range(MAX_PARENTS + 1):
+        if folder in stops:
+            break
+        if folder not in found:
+            found.append(folder)
+        if (folder / ".git").exists():
+            break
+        folder = folder.parent
+    return found
+
+
+def _workspace(
+    reads: Sequence[ReadTrace], first: Path
+) -> tuple[Path, WorkspaceConfig, Resolution, list[str]]:
+    """The workspace, its configuration, the frames' resolution onto it, and the other
+    folders tried when none resolved a frame (for the error)."""
     config_path = find_config(None, str(first))
     if config_path is not None:
         config = load_config(config_path)
         root = config_path.parent
-        return root, config, workspace_resolution(reads, root, config)
+        return root, config, workspace_resolution(reads, root, config), []
     config = WorkspaceConfig()
     chosen: tuple[Path, Resolution] | None = None
-    for root in (Path.cwd(), first.resolve().parent):
+    tried = workspace_candidates(first)
+    for root in tried:
         resolution = workspace_resolution(reads, root, config)
         if chosen is None:
             chosen = (root, resolution)
         if any(path is not None for path in resolution.paths.values()):
-            return root, config, resolution
+            return root, config, resolution, []
     assert chosen is not None
-    return chosen[0], config, chosen[1]
+    return chosen[0], config, chosen[1], [str(folder) for folder in tried[1:]]
 
 
 def ambiguity_warnings(resolution: Resolution) -> list[str]:
@@ -92,7 +121,7 @@ def run_torch(
     reads = [
         read_trace_file(Path(item), item, sidecar=sidecar_beside(Path(item))) for item in inputs
     ]
-    root, _, resolution = _workspace(reads, Path(inputs[0]))
+    root, _, resolution, also_tried = _workspace(reads, Path(inputs[0]))
     mtime = max(os.stat(item).st_mtime for item in inputs)
     raw = analyze_traces(
         reads,
@@ -101,5 +130,6 @@ def run_torch(
         workspace=str(root),
         cli_arguments=cli_arguments,
         extra_warnings=ambiguity_warnings(resolution),
+        also_tried=also_tried,
     )
     return postprocess(raw, settings, source="torch.profiler result")

@@ -1,9 +1,11 @@
-"""``perfline profile [--python PY] [--cuda] [--steps N] [--warmup N] SCRIPT [ARGS...]``.
+"""``perfline profile [--python PY] [--cuda] [--all-threads] [--steps N] [--warmup N] SCRIPT
+[ARGS...]``.
 
 Runs the user's PyTorch script under torch.profiler with the user's own interpreter and the
 capture helper (``clients/torch_capture/helper.py``: torch and the standard library only), into
 a new run folder ``<output-dir>/.perfline/runs/<time>-<random>/`` (the trace, its sidecar of
-statement-level stacks, ``capture.json``); then reads the sidecar back. This is the one place
+statement-level stacks, ``perfline-profile.json``: what the helper did); then reads the
+sidecar back. This is the one place
 perfline runs a program, and only because a person typed this command: nothing in a workspace
 (``perfline.toml`` included) names the interpreter or the script.
 
@@ -80,6 +82,8 @@ def capture_command(
     command += ["--steps", str(options["steps"]), "--warmup", str(options["warmup"])]
     if options["cuda"]:
         command.append("--cuda")
+    if options["all_threads"]:
+        command.append("--all-threads")
     if options["run_to_end"]:
         command.append("--run-to-end")
     return [*command, "--", os.path.abspath(script), *arguments]
@@ -98,14 +102,22 @@ def run_capture(command: Sequence[str], cwd: str | None = None) -> int:
         return process.wait()
 
 
+#: What the helper writes into the run folder (``helper.REPORT_FILE``), and the name it had
+#: before (a run folder of an older perfline is still read).
+REPORT_FILE = "perfline-profile.json"
+OLD_REPORT_FILE = "capture.json"
+
+
 def read_capture(run: Path) -> dict[str, Any]:
-    """What the helper said it did (``capture.json``); a missing file: the helper failed."""
+    """What the helper said it did (``perfline-profile.json``, else the older
+    ``capture.json``); no such file: the helper failed."""
     root = Root.user_given(run)
-    target = run / "capture.json"
-    if not target.exists():
-        return {}
-    value = read_json_input(read_bytes(target, root=root, kind="json"), str(target))
-    return value if isinstance(value, dict) else {}
+    for name in (REPORT_FILE, OLD_REPORT_FILE):
+        target = run / name
+        if target.exists():
+            value = read_json_input(read_bytes(target, root=root, kind="json"), str(target))
+            return value if isinstance(value, dict) else {}
+    return {}
 
 
 def read_run_sidecar(run: Path, trace: Path) -> Sidecar:
@@ -137,7 +149,12 @@ def _level_line(sidecar: Sidecar) -> str:
 )
 @click.option("--python", "python", default=None, metavar="PY", help="The Python that has torch.")
 @click.option("--cuda", is_flag=True, help="Also record CUDA kernels (torch with CUDA).")
-@click.option("--steps", type=click.IntRange(min=1), default=3, help="Steps recorded (3).")
+@click.option(
+    "--all-threads",
+    is_flag=True,
+    help="Record the ops of every thread (torch then records no memory allocations).",
+)
+@click.option("--steps", type=click.IntRange(min=1), default=10, help="Steps recorded (10).")
 @click.option("--warmup", type=click.IntRange(min=0), default=1, help="Steps skipped first (1).")
 @click.option("--run-to-end", is_flag=True, help="Let the script finish after the recorded steps.")
 @click.option("--output-dir", default=None, metavar="DIR", help="Where .perfline/runs/ goes (.).")
@@ -147,6 +164,7 @@ def _level_line(sidecar: Sidecar) -> str:
 def command(
     python: str | None,
     cuda: bool,
+    all_threads: bool,
     steps: int,
     warmup: int,
     run_to_end: bool,
@@ -163,7 +181,13 @@ def command(
         raise InputError(script, "no such script")
     interpreter = choose_python(python)
     run = new_run_folder(output_dir or ".")
-    options = {"steps": steps, "warmup": warmup, "cuda": cuda, "run_to_end": run_to_end}
+    options = {
+        "steps": steps,
+        "warmup": warmup,
+        "cuda": cuda,
+        "all_threads": all_threads,
+        "run_to_end": run_to_end,
+    }
     click.echo(
         f"perfline: profiling {script} with {interpreter} ({warmup} warm-up, {steps} "
         f"recorded step(s)) into {run}",
@@ -176,7 +200,7 @@ def command(
         raise InputError(COMMAND, Problem(capture["refused_option"], capture.get("message", "")))
     if not capture:
         raise click.ClickException(
-            f"the capture helper failed (exit status {status}) before writing {run}/capture.json"
+            f"the capture helper failed (exit status {status}) before writing {run}/{REPORT_FILE}"
         )
     if script_status != 0:
         raise click.ClickException(

@@ -174,9 +174,13 @@ def statement_stacks(
     return found
 
 
-def experimental_config(torch: Any) -> Any:
-    """The profiler's experimental options for a capture: ops of every thread (threads the
-    script starts included); None where this torch has no such option."""
+def experimental_config(torch: Any, all_threads: bool) -> Any:
+    """The profiler's experimental options for a capture: with ``all_threads``, ops of every
+    thread (threads the script starts included; torch then records no ``[memory]`` events:
+    checked on 2.13, its global profiling state has no memory reporter); None when not
+    asked for or where this torch has no such option."""
+    if not all_threads:
+        return None
     try:
         from torch.profiler import _ExperimentalConfig
 

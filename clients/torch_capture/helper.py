@@ -1,14 +1,16 @@
 """The capture helper of ``perfline profile``, run by path with the user's interpreter:
 
-    PY helper.py --out DIR [--steps N] [--warmup N] [--cuda] [--run-to-end] -- SCRIPT [ARGS...]
+    PY helper.py --out DIR [--steps N] [--warmup N] [--cuda] [--all-threads] [--run-to-end]
+        -- SCRIPT [ARGS...]
 
 It runs SCRIPT as ``python SCRIPT ARGS`` would (``runpy.run_path`` as ``__main__``,
 ``sys.argv = [SCRIPT, *ARGS]``, ``sys.path[0]`` = the script's folder) under torch.profiler
 (``session.CaptureSession``, auto steps), stops the script once the steps are recorded (unless
-``--run-to-end``), and writes DIR/NAME.pt.trace.json, its sidecar, and DIR/capture.json: what
-happened, for perfline (``script_status``, ``trace``, ``sidecar``, ``recorded``, ``message``;
-``refused_option`` when an option cannot work here: no torch, no CUDA device). Progress goes
-to stderr on a terminal.
+``--run-to-end``), and writes DIR/NAME.pt.trace.json, its sidecar, and
+DIR/perfline-profile.json (``REPORT_FILE``, a name of its own: a folder holding
+``capture.json`` is an NX structured capture): what happened, for perfline
+(``script_status``, ``trace``, ``sidecar``, ``recorded``, ``message``; ``refused_option`` when
+an option cannot work here: no torch, no CUDA device). Progress goes to stderr on a terminal.
 The script's stdout and stderr are its own. Needs torch and the standard library only; its
 sibling modules are loaded as the package ``_perfline_torch_capture`` (nothing is added to
 ``sys.path``). Exit status: the script's, 2 for a refused option, or 3 when no trace could be
@@ -29,14 +31,16 @@ from typing import Any
 
 PACKAGE = "_perfline_torch_capture"
 NO_TRACE = 3
+REPORT_FILE = "perfline-profile.json"
 
 
 def _arguments(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="perfline-torch-capture")
     parser.add_argument("--out", required=True)
-    parser.add_argument("--steps", type=int, default=3)
+    parser.add_argument("--steps", type=int, default=10)
     parser.add_argument("--warmup", type=int, default=1)
     parser.add_argument("--cuda", action="store_true")
+    parser.add_argument("--all-threads", action="store_true")
     parser.add_argument("--run-to-end", action="store_true")
     parser.add_argument("--name", default=None)
     parser.add_argument("script")
@@ -60,7 +64,7 @@ def _load_session_module() -> Any:
 
 def _report(out: str, result: dict[str, Any]) -> None:
     os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "capture.json"), "w", encoding="utf-8") as stream:
+    with open(os.path.join(out, REPORT_FILE), "w", encoding="utf-8") as stream:
         json.dump(result, stream)
     print(f"perfline: {result['message']}", file=sys.stderr, flush=True)
 
@@ -160,6 +164,7 @@ def main(argv: list[str]) -> int:
         steps=options.steps,
         warmup=options.warmup,
         cuda=options.cuda,
+        all_threads=options.all_threads,
         auto_steps=True,
         stop_when_done=not options.run_to_end,
         leading_files=frozenset([os.path.abspath(__file__)]),

@@ -17,6 +17,11 @@ Statement lines: while capturing, a pass-through ``TorchFunctionMode`` makes eve
 operator (``a @ b``, ``x + y``, indexing) a Python call in the event tree, so its statement is
 known (built-in calls such as ``torch.relu(x)`` are known anyway). It holds on the thread that
 started the capture; ops of other threads get their function's entry line.
+
+Threads and memory: by default torch records the ops of the thread that starts the capture
+(and of the threads torch hands its work to: autograd's, intra-op pools), with every
+allocation (``profile_memory``). ``all_threads`` records the ops of every thread, but torch
+then records no allocations (its all-threads mode has no memory reporter), so it is a choice.
 Cost: one Python call per torch function while capturing; the tree walk once per trace.
 """
 
@@ -74,6 +79,7 @@ class CaptureSession:
         steps: int | None,
         warmup: int,
         cuda: bool = False,
+        all_threads: bool = False,
         auto_steps: bool = False,
         stop_when_done: bool = False,
         leading_files: frozenset[str] = frozenset(),
@@ -86,6 +92,7 @@ class CaptureSession:
         self.steps = steps
         self.warmup = warmup
         self.cuda = cuda
+        self.all_threads = all_threads
         self.auto_steps = auto_steps
         self.stop_when_done = stop_when_done
         self.leading_files = leading_files
@@ -125,7 +132,7 @@ class CaptureSession:
         if self.cuda:
             activities.append(torch.profiler.ProfilerActivity.CUDA)
         options: dict[str, Any] = {}
-        config = event_tree.experimental_config(torch)
+        config = event_tree.experimental_config(torch, self.all_threads)
         if config is not None:
             options["experimental_config"] = config
         with warnings.catch_warnings():  # warmup=0 is the user's choice, not worth a warning
@@ -252,9 +259,9 @@ class CaptureSession:
         prof.export_chrome_trace(self.trace_path)
         found = None
         reason = self.reason
+        dropped = frozenset(_stripped(self._prefixes, _own_files()))
         if reason is None:
             try:
-                dropped = frozenset(_stripped(self._prefixes, _own_files()))
                 leading = frozenset(_stripped(self._prefixes, self.leading_files)) | {
                     "runpy.py",
                     "<frozen runpy>",
@@ -276,6 +283,10 @@ class CaptureSession:
         document = sidecar_writer.sidecar_document(
             self.trace_path, str(torch.__version__), steps, found, reason, resolved
         )
+        document["threads"] = "all" if self.all_threads else "capturing"
+        # the capture's own files as torch names them: its mode and hooks run inside the
+        # program, and perfline drops their frames from the trace's nesting
+        document["capture_files"] = sorted(dropped)
         sidecar_writer.write_sidecar(self.trace_path, document)
         self.written = True
 

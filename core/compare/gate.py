@@ -55,10 +55,9 @@ from perfline.core.compare.deltas import (
 from perfline.core.compare.model_wide import (
     LineRatio,
     ModelWide,
-    estimate,
     line_ratio,
-    line_ratios,
     line_runs,
+    model_wide_estimate,
     model_wide_text,
 )
 from perfline.core.compare.selection import line_metrics, ranked_lines
@@ -182,7 +181,7 @@ def judge(
             every = ranked_lines(result, metric)
             rows = [(entity, delta) for entity, delta in every if not delta.explained]
             inclusive += len(every) - len(rows)
-            found = estimate(metric, line_ratios(result, rows))
+            found = model_wide_estimate(result, metric, rows)
             factor = found.factor if found.factor is not None else 1.0
             upward = bool(rows) and higher_is_better(metric, rows[0][1].unit)
             regressed = _regressed(found, max_regression, upward)

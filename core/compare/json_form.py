@@ -38,7 +38,7 @@ from typing import Any, Final
 from perfline.core.collection import collection_paused
 from perfline.core.compare.comparison import Comparison, ResultComparison
 from perfline.core.compare.deltas import UNCHANGED, EntityDelta, MetricDelta
-from perfline.core.compare.model_wide import estimate, judged_rows, line_ratios
+from perfline.core.compare.model_wide import judged_rows, model_wide_estimate
 from perfline.core.compare.selection import line_metrics
 
 FORMAT_VERSION: Final = 1
@@ -87,7 +87,7 @@ def _result(result: ResultComparison, changes_only: bool) -> dict[str, Any]:
 
 def model_wide_json(result: ResultComparison, metric: str) -> dict[str, Any]:
     """The model-wide estimate of one metric (``model_wide``) as JSON."""
-    found = estimate(metric, line_ratios(result, judged_rows(result, metric)))
+    found = model_wide_estimate(result, metric, judged_rows(result, metric))
     output: dict[str, Any] = {"metric": found.metric, "lines": found.lines}
     for key, value in (
         ("factor", found.factor),

@@ -5,7 +5,10 @@ line by line against the baseline, such a change fails a 5% gate on most lines. 
 first estimates what happened to the whole model, and then judges each line against it:
 
 * **the model-wide factor**: per judged line (a code line with the metric in both runs and a
-  base above zero, not a call line whose callees account for its change) the ratio
+  base above zero, not a call line whose callees account for its change) that contains no
+  other judged line (``factor_rows``: a call line whose figure includes a judged line's is
+  left out of the estimate, though judged on its own; a profile's nested ``def`` lines would
+  otherwise carry one slowed leaf's change into each of its ancestors' ratios) the ratio
   ``r = new / base``; the factor is the **median of the ratios**, so lines that changed on
   their own (fewer than half) do not move it. Its interval is the distribution-free
   order-statistic interval of a median: from the k-th smallest to the k-th largest ratio,
@@ -99,6 +102,26 @@ def judged_rows(result: ResultComparison, metric: str) -> list[tuple[EntityDelta
     callees account for their change left out (they are judged on those lines)."""
     rows = ranked_lines(result, metric)
     return [(entity, delta) for entity, delta in rows if not delta.explained]
+
+
+def factor_rows(
+    rows: Sequence[tuple[EntityDelta, MetricDelta]],
+) -> list[tuple[EntityDelta, MetricDelta]]:
+    """The rows the model-wide factor is estimated from: those whose line calls none of the
+    rows' lines (the lines that do not contain each other)."""
+    at = {(entity.file, entity.new_line or entity.base_line) for entity, _ in rows}
+    return [
+        (entity, delta)
+        for entity, delta in rows
+        if not any((file, line) in at for file, line in entity.calls)
+    ]
+
+
+def model_wide_estimate(
+    result: ResultComparison, metric: str, rows: Sequence[tuple[EntityDelta, MetricDelta]]
+) -> ModelWide:
+    """The model-wide estimate of ``metric`` from the judged ``rows`` (``factor_rows``)."""
+    return estimate(metric, line_ratios(result, factor_rows(rows)))
 
 
 class LineRatio(NamedTuple):
@@ -216,7 +239,7 @@ def model_wide_changes(
     for result in comparison.results:
         for metric in line_metrics(result, metrics):
             rows = judged_rows(result, metric)
-            estimates.append((result, estimate(metric, line_ratios(result, rows))))
+            estimates.append((result, model_wide_estimate(result, metric, rows)))
     return estimates
 
 

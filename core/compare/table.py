@@ -43,9 +43,8 @@ from perfline.core.compare.deltas import (
     MetricDelta,
 )
 from perfline.core.compare.model_wide import (
-    estimate,
     judged_rows,
-    line_ratios,
+    model_wide_estimate,
     model_wide_text,
 )
 from perfline.core.compare.selection import line_metrics, ranked_lines
@@ -132,7 +131,7 @@ def _result_section(
             )
         )
         judged = judged_rows(result, metric)
-        console.print(model_wide_text(estimate(metric, line_ratios(result, judged)), gate=False))
+        console.print(model_wide_text(model_wide_estimate(result, metric, judged), gate=False))
         names = _short_names([entity for entity, _ in rows])
         table = _table("Line", style)
         shown = rows if limit <= 0 else rows[:limit]

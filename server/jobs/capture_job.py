@@ -47,7 +47,7 @@ class CaptureJob:
         for path in files:
             folder, name = _split(path)
             if name != "capture.json" or path.startswith(".perfline/"):
-                continue  # perfline profile's run folders hold a capture.json of their own
+                continue  # not perfline profile's run folders (older ones hold a capture.json)
             prefix = folder + "/" if folder else ""
             inputs = tuple(f for f in files if f.startswith(prefix) and not f.endswith(".vgf"))
             jobs.append(DiscoveredJob(folder or "capture", self.name, inputs))

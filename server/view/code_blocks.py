@@ -12,6 +12,8 @@ from here only) and, per block, adds up its lines' figures:
   when it holds all of it; when the block holds every line its call lines call, the two
   sums are the same and the total is said once);
 * **share of the model**: of the total, when the total is one;
+* how often the function was entered per step, when the result counts it on its ``def``
+  line (a measured trace's ``calls_per_step``: ``2 calls/step``);
 * lines the result covers without a figure, named with the reason
   (``line_details.no_figure``). A line without a sample leaves the total a total; a
   conflicting or partially covered one makes it the sum "on the lines with figures".
@@ -31,7 +33,13 @@ from perfline.core import dominant_metric, figure_text
 from perfline.server.line_entries import LineEntry
 from perfline.server.view import line_labels
 from perfline.server.view.hint_settings import HintSettings
-from perfline.server.view.line_details import REASON_WORDS, MissingFigure, Reason, no_figure
+from perfline.server.view.line_details import (
+    REASON_WORDS,
+    MissingFigure,
+    Reason,
+    call_count_text,
+    no_figure,
+)
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -47,6 +55,8 @@ class LensLine:
     calls: frozenset[int] = frozenset()
     calls_elsewhere: bool = False
     missing: MissingFigure | None = None
+    #: Entries per step of the function whose ``def`` line this is (``None``: not counted).
+    calls_per_step: float | None = None
 
     @property
     def is_call(self) -> bool:
@@ -172,6 +182,9 @@ def _block(
     share = figure_text.format_share(total, first.model_total) if complete else None
     if share:
         parts.append(f"{share} of the model")
+    calls = _entries(node, figure_at) if kind == "function" else None
+    if calls is not None:
+        parts.append(call_count_text(calls))
     if missing:
         parts.append(_missing_text([(n, m.reason) for n, m in missing]))
     end = node.end_lineno or node.lineno
@@ -181,6 +194,17 @@ def _block(
     return CodeBlock(
         kind, name, node.lineno, end, total, own, complete, title, words, counted, tuple(parts)
     )
+
+
+def _entries(node: _Function | ast.ClassDef, figure_at: FigureAt) -> float | None:
+    """The function's entries per step, from its ``def`` line (a trace names a decorated
+    function by its first decorator's line)."""
+    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+    for line in range(first, node.lineno + 1):
+        found = figure_at(line)
+        if found is not None and found.calls_per_step is not None:
+            return found.calls_per_step
+    return None
 
 
 def _missing_text(missing: Sequence[tuple[int, Reason]]) -> str:
@@ -214,12 +238,17 @@ def line_figure(
         if f == file and (current := current_line(f, n)) is not None
     }
     elsewhere = any(f != file for entry in entries for f, _ in entry.facts.calls)
+    counted = next(
+        (e.facts.calls_per_step for e in entries if e.facts.calls_per_step is not None), None
+    )
     if found is not None:
-        return LensLine(found[0], found[1], found[2], frozenset(calls), elsewhere)
+        return LensLine(
+            found[0], found[1], found[2], frozenset(calls), elsewhere, calls_per_step=counted
+        )
     reasons = [r for r in (no_figure(e) for e in entries) if r is not None]
     missing = reasons[0] if reasons else MissingFigure("no-sample", "No figure for this metric.")
     key = entries[0].metric if entries else None
-    return LensLine(None, key, None, frozenset(calls), elsewhere, missing)
+    return LensLine(None, key, None, frozenset(calls), elsewhere, missing, counted)
 
 
 def lenses_of(

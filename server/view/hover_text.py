@@ -25,6 +25,7 @@ from perfline.server.view.line_deltas import LineDelta
 from perfline.server.view.line_details import (
     LineMetrics,
     OperatorRow,
+    call_count_text,
     calls_text,
     no_figure,
     statistics,
@@ -85,6 +86,11 @@ def _section(fact: HoverFacts) -> list[str]:
         parts.append(sentence + _operators_sum(entry, fact.operators) + "\n")
     elif called:
         parts.append(f"*Inclusive*: this line calls {called}; its figure includes theirs.\n")
+    calls = entry.facts.calls_per_step
+    if calls is not None:
+        parts.append(
+            f"*Calls*: {call_count_text(calls)} (entries of this function, every caller).\n"
+        )
     parts.extend(_metric_tables(statistics(entry.metrics)))
     if fact.delta is not None:
         parts.append(delta_markdown(entry, fact.delta))

@@ -114,6 +114,12 @@ class LineMetrics:
     unavailable: tuple[tuple[str, str], ...] = field(default=())
 
 
+def call_count_text(calls_per_step: float) -> str:
+    """``2 calls/step``, ``1 call/step``, ``0.67 calls/step`` (a ``def`` line's entries)."""
+    number = f"{calls_per_step:.3g}"
+    return f"{number} call{'' if number == '1' else 's'}/step"
+
+
 def statistics(metrics: Sequence[Mapping[str, Any]]) -> LineMetrics:
     """Every statistic and metric of a line (per-run samples counted, not listed)."""
     grouped: dict[tuple[str, str], dict[str, float]] = {}

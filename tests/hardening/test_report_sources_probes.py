@@ -8,6 +8,7 @@ an error for that file, the rest of the page renders, nothing hangs."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -81,4 +82,10 @@ def test_a_link_to_a_file_outside_the_workspace_is_not_embedded(tmp_path: Path) 
         os.symlink(secret, source)
         page = _page(client)
         assert "do-not-embed" not in page
-        assert "resolves outside the workspace" in page
+        shown = re.search(r'"display":"dscnn\.py".*?"missing":(null|"[^"]*")', page)
+        assert shown is not None, "the page has no view of dscnn.py"
+        # Refused where it stands; or, once a rescan has seen the swap, not taken as the
+        # workspace's file at all: either way its text is not in the page.
+        assert "resolves outside the workspace" in shown.group(1) or (
+            "not found in the workspace" in shown.group(1)
+        ), shown.group(1)

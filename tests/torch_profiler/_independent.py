@@ -112,10 +112,11 @@ def def_line_totals(trace: Path, file_end: str) -> dict[int, float]:
     return {line: total / nesting.steps() for line, total in found.items() if total}
 
 
-def statement_line_totals(trace: Path, sidecar: Path, file_end: str) -> dict[int, float]:
-    """(statement line) -> per-step mean (ms) of what the file's functions ran at that line:
-    their direct children (calls, ops) that have an op below them, at the line the sidecar
-    gives that function in those ops' stacks."""
+def _statement_children(
+    trace: Path, sidecar: Path, file_end: str
+) -> tuple[Nesting, list[tuple[int, int]]]:
+    """(line, slice) for every direct child (a call, an op) of the file's functions that has
+    an op below it: the line the sidecar gives that function in the op's stack."""
     document = json.loads(sidecar.read_bytes())
     files = document["files"]
     stacks = document["stacks"]
@@ -146,7 +147,7 @@ def statement_line_totals(trace: Path, sidecar: Path, file_end: str) -> dict[int
             up = nesting.parent.get(up)
         return count
 
-    totals: dict[int, float] = defaultdict(float)
+    found: list[tuple[int, int]] = []
     for index, match in nesting.frames_of(file_end):
         function = match[3]
         occurrence = same_above(index, nesting.slices[index]["name"])
@@ -160,5 +161,84 @@ def statement_line_totals(trace: Path, sidecar: Path, file_end: str) -> dict[int
                 if frame[2] == function and files[frame[0]].endswith("/" + file_end)
             ]
             if len(lines) > occurrence:
-                totals[lines[occurrence]] += nesting.below(child) / 1000
+                found.append((lines[occurrence], child))
+    return nesting, found
+
+
+def statement_line_totals(trace: Path, sidecar: Path, file_end: str) -> dict[int, float]:
+    """(statement line) -> per-step mean (ms) of what the file's functions ran at that line:
+    their direct children (calls, ops) that have an op below them, at the line the sidecar
+    gives that function in those ops' stacks."""
+    nesting, children = _statement_children(trace, sidecar, file_end)
+    totals: dict[int, float] = defaultdict(float)
+    for line, child in children:
+        totals[line] += nesting.below(child) / 1000
     return {line: total / nesting.steps() for line, total in totals.items() if total}
+
+
+def _allocations(trace: Path, device_type: int = 0) -> tuple[list[dict[str, Any]], Nesting]:
+    """The positive ``[memory]`` events of a device type (0: host, 1: CUDA) that start inside
+    a step, and the trace's nesting."""
+    nesting = Nesting(trace)
+    events = json.loads(trace.read_bytes())["traceEvents"]
+    found = [
+        e
+        for e in events
+        if e.get("name") == "[memory]"
+        and e["args"]["Bytes"] > 0
+        and e["args"]["Device Type"] == device_type
+        and nesting.in_steps(e["ts"])
+    ]
+    return found, nesting
+
+
+def peak_allocated(trace: Path, device_type: int = 0) -> int:
+    """The highest ``Total Allocated`` of the trace's ``[memory]`` events of a device type."""
+    events = json.loads(trace.read_bytes())["traceEvents"]
+    return max(
+        e["args"]["Total Allocated"]
+        for e in events
+        if e.get("name") == "[memory]" and e["args"]["Device Type"] == device_type
+    )
+
+
+def memory_def_line_totals(trace: Path, file_end: str, device_type: int = 0) -> dict[int, float]:
+    """(def line) -> per-step mean of the bytes allocated (on the host, or with
+    ``device_type=1`` on the GPU) while the file's functions ran: each allocation inside one
+    of their frames (same thread, start <= ts < end), counted once per line."""
+    allocations, nesting = _allocations(trace, device_type)
+    frames = nesting.frames_of(file_end)
+    found: dict[int, float] = defaultdict(float)
+    for event in allocations:
+        lines = {
+            int(match[2])
+            for index, match in frames
+            if nesting.slices[index]["tid"] == event["tid"]
+            and nesting.slices[index]["ts"]
+            <= event["ts"]
+            < nesting.slices[index]["ts"] + nesting.slices[index]["dur"]
+        }
+        for line in lines:
+            found[line] += event["args"]["Bytes"]
+    return {line: total / nesting.steps() for line, total in found.items()}
+
+
+def memory_statement_line_totals(trace: Path, sidecar: Path, file_end: str) -> dict[int, float]:
+    """(statement line) -> per-step mean of the bytes allocated while the file's functions
+    ran the calls and ops at that line (the children ``statement_line_totals`` takes: each
+    allocation inside one of them, same thread), counted once per line."""
+    allocations, _ = _allocations(trace)
+    nesting, children = _statement_children(trace, sidecar, file_end)
+    seen: dict[int, set[int]] = defaultdict(set)
+    for line, child in children:
+        event = nesting.slices[child]
+        for number, allocation in enumerate(allocations):
+            if (
+                allocation["tid"] == event["tid"]
+                and event["ts"] <= allocation["ts"] < event["ts"] + event["dur"]
+            ):
+                seen[line].add(number)
+    return {
+        line: sum(allocations[n]["args"]["Bytes"] for n in numbers) / nesting.steps()
+        for line, numbers in seen.items()
+    }

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from perfline.core.backends.torch_profiler.document import analyze_traces
 from tests.torch_profiler._analysis import read
-from tests.torch_profiler._build import Trace, frame, kernel, op, step
+from tests.torch_profiler._build import Trace, frame, kernel, memory, op, step
 
 
 def _warnings(trace: Trace) -> list[str]:
@@ -50,3 +50,25 @@ def test_gpu_work_and_backward_ops_with_nothing_to_join() -> None:
     warnings = _warnings(Trace(events))
     assert any("1 GPU activities (0.004 ms) have no launching op" in w for w in warnings)
     assert any("1 backward ops (0.005 ms) have no forward op" in w for w in warnings)
+
+
+def test_profile_memory_without_allocations_says_no_line_has_memory() -> None:
+    """torch records no allocation in its all-threads mode, though the header says
+    ``profile_memory``: the result says why no line has a memory figure."""
+    warned = [w for w in _warnings(Trace(_base())) if "holds no allocation" in w]
+    assert len(warned) == 1 and "profile_all_threads" in warned[0]
+    with_memory = Trace([*_base(), memory(3.0, 64, 64)])
+    assert not [w for w in _warnings(with_memory) if "holds no allocation" in w]
+    plain = Trace(_base())
+    plain.header["profile_memory"] = 0
+    assert not [w for w in _warnings(plain) if "holds no allocation" in w]
+
+
+def test_several_threads_say_what_cpu_time_and_its_shares_add_up() -> None:
+    """A second thread (here one waiting in Python) adds its slices' wall time: the result
+    says so, with the total a line's share is of."""
+    assert not [w for w in _warnings(Trace(_base())) if "slices on" in w]
+    waiting = Trace([*_base(), frame("loader.py(5): loader", 0.0, 90.0, tid=7)])
+    (warning,) = [w for w in _warnings(waiting) if "slices on 2 threads" in w]
+    assert "wall time" in warning and "waiting in Python" in warning
+    assert "0.14 ms per step, 1.4x the step time" in warning

@@ -103,3 +103,32 @@ def test_a_sidecar_of_another_trace_is_refused(tmp_path: Path) -> None:
     outcome = _invoke("analyze", str(root / "cnn.pt.trace.json"), "--output-dir", str(root))
     assert outcome.exit_code == 2, outcome.output
     assert "written for the trace 'train_step.pt.trace.json'" in outcome.stderr
+
+
+def test_a_trace_in_a_subfolder_is_analysed_from_elsewhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``tensorboard_trace_handler("./log/run1")`` leaves the trace two folders below the
+    source: from another folder, the trace folder's parents are tried as the workspace."""
+    root = tmp_path / "ws"
+    (root / "log" / "run1").mkdir(parents=True)
+    (root / ".git").mkdir()  # the project's root: no folder above it is tried
+    shutil.copy(DATA / "models" / "cnn.py", root / "cnn.py")
+    (zipped,) = (TRACES / "cnn_tensorboard").glob("*.gz")
+    shutil.copy(zipped, root / "log" / "run1" / zipped.name)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    outcome = _invoke("analyze", str(root / "log" / "run1" / zipped.name))
+    assert outcome.exit_code == 0, outcome.output
+    assert "cnn.py:18" in outcome.stdout  # def forward, function level
+    (root / "cnn.py").unlink()
+    outcome = _invoke("analyze", str(root / "log" / "run1" / zipped.name))
+    assert outcome.exit_code == 2
+    message = outcome.stderr
+    tried = [str(elsewhere), *(str(root / p) for p in ("log/run1", "log", ""))]
+    assert f"the workspace {tried[0]} (nor of the other folders tried: " in message
+    assert ", ".join(t.rstrip("/") for t in tried[1:]) + ")" in message
+    assert str(tmp_path) + ")" not in message  # above the .git folder: not tried
+    # the examples name the program's files before the standard library's and torch's
+    assert "(e.g. cnn.py: not in the workspace" in message

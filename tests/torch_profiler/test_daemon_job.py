@@ -12,6 +12,9 @@ from pathlib import Path
 from perfline.core.workspace_config import WorkspaceConfig
 from perfline.server.engine import Engine
 from perfline.server.jobs.registry import default_registry
+from perfline.server.view.code_blocks import lenses_of
+from perfline.server.view.hint_settings import HintSettings
+from perfline.server.view.hover_text import HoverFacts, hover_markdown
 from perfline.server.workspace import plan_jobs, scan_files
 from tests.torch_profiler._real import DATA, TRACES
 
@@ -29,7 +32,8 @@ def test_discovery() -> None:
         f"{RUNS}/20260101-000000-aa/run.pt.trace.json.perfline.json",
         f"{RUNS}/20260102-000000-bb/run.pt.trace.json",
         f"{RUNS}/20260102-000000-bb/run.pt.trace.json.perfline.json",
-        f"{RUNS}/20260102-000000-bb/capture.json",
+        f"{RUNS}/20260102-000000-bb/perfline-profile.json",
+        f"{RUNS}/20260101-000000-aa/capture.json",  # as an older perfline named it
     ]
     jobs = {job.name: job.inputs for job in REGISTRY["torch-profiler"].discover(files)}
     assert jobs == {
@@ -40,7 +44,7 @@ def test_discovery() -> None:
             f"{RUNS}/20260102-000000-bb/run.pt.trace.json.perfline.json",
         ),
     }
-    # a profile run's capture.json is no NX structured capture
+    # a profile run's report (capture.json in older runs) is no NX structured capture
     planned = plan_jobs(WorkspaceConfig(), files, REGISTRY)
     assert {job.backend for job in planned} == {"torch-profiler"}
 
@@ -154,3 +158,30 @@ def test_annotate_prints_the_trace_figures(tmp_path: Path) -> None:
     assert completed.returncode == 0, completed.stderr
     line = next(t for t in completed.stdout.splitlines() if "x = torch.flatten(x, 1)" in t)
     assert " ms" in line
+
+
+def test_the_editor_shows_each_functions_calls_per_step_and_hints_stay_times(
+    tmp_path: Path,
+) -> None:
+    """A def line's entries per step reach the hover (``*Calls*: 1 call/step``) and the lens
+    of its function; the hints and the lens total are still the time."""
+    root = _workspace(tmp_path)
+    model = root / "models" / "cnn.py"
+    engine = Engine(root, debounce=0.02, settle=0.1)
+    engine.start()
+    try:
+        assert engine.wait_idle(60)
+        by_line = engine.line_entries(model)
+    finally:
+        engine.close()
+    (entry,) = by_line[18]  # def forward: called once per step
+    assert entry.facts.calls_per_step == 1.0
+    assert all(e.metric is not None and e.metric.name == "cpu_time" for e in by_line[19])
+    assert by_line[19][0].facts.calls_per_step is None  # a statement: no count
+    hover = hover_markdown([HoverFacts(entry, str(model), (), "run")])
+    assert "*Calls*: 1 call/step" in hover
+    blocks = lenses_of(
+        model.read_text(), str(model), by_line, HintSettings(), lambda e, k: None, lambda f, n: n
+    )
+    (forward,) = [b for b in blocks if b.name == "SmallCNN.forward"]
+    assert " ms total" in forward.title and "1 call/step" in forward.title

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.torch_profiler._independent import Nesting
+from tests.torch_profiler._independent import Nesting, memory_def_line_totals, peak_allocated
 from tests.torch_profiler._real import MODELS, ROOT, line_figures, processed
 
 GPU = ROOT / "tests" / "data" / "torch_profiler_gpu"
@@ -161,3 +161,19 @@ def test_torchs_python_exporter_layout_reads_the_same() -> None:
     for line, value in gpu.items():
         assert math.isclose(found[line], value, rel_tol=1e-9), line
     assert math.isclose(_metric(document, "gpu_time"), total, rel_tol=1e-9)
+
+
+@pytest.mark.parametrize("name", ["train_step", "custom_function"])
+def test_device_allocations_on_the_def_lines_and_the_device_peak(name: str) -> None:
+    """Allocations of device memory (``Device Type`` 1) are ``gpu_allocated_bytes``, host
+    ones ``allocated_bytes``: each on the def lines of the frames that made them, per step."""
+    trace = GPU / f"{name}.cuda.pt.trace.json"
+    file = f"{MODELS}/{name}.py"
+    document = processed(trace, statements=False)
+    for metric, device in (("allocated_bytes", 0), ("gpu_allocated_bytes", 1)):
+        expected = memory_def_line_totals(trace, file, device)
+        assert expected and max(expected.values()) > 0
+        found = line_figures(document, file, metric)
+        assert {line: value for line, value in found.items() if value} == pytest.approx(expected)
+    assert _metric(document, "peak_gpu_allocated_bytes") == peak_allocated(trace, 1)
+    assert _metric(document, "peak_allocated_bytes") == peak_allocated(trace, 0)

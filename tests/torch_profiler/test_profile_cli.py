@@ -137,12 +137,69 @@ def _top_level_ops(trace: Path) -> list[dict[str, Any]]:
     return top
 
 
-@needs_torch
-def test_profile_puts_each_op_on_its_statement_in_a_fresh_model(tmp_path: Path) -> None:
-    folder = _workspace(tmp_path)
-    assert TORCH_PYTHON is not None
+@pytest.fixture(scope="module")
+def profiled(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """One `perfline profile` run of the fresh model (shared: a capture takes seconds)."""
+    if not TORCH_PYTHON:
+        pytest.skip("PERFLINE_TORCH_PYTHON is not set")
+    folder = _workspace(tmp_path_factory.mktemp("mixer"))
     done = _profile(folder, "--steps", "3", "--warmup", "1", "mixer.py", "8", python=TORCH_PYTHON)
     assert done.returncode == 0, done.stderr
+    return folder, done
+
+
+def _in_steps(events: list[dict[str, Any]]) -> list[tuple[float, float]]:
+    return [
+        (event["ts"], event["ts"] + event["dur"])
+        for event in events
+        if event.get("cat") == "user_annotation" and event["name"].startswith("ProfilerStep#")
+    ]
+
+
+@needs_torch
+def test_profile_records_memory_on_each_statement(
+    profiled: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
+    """The capture keeps torch's allocation events (``profile_memory``): each statement's
+    ``allocated_bytes`` per step equals the positive ``[memory]`` bytes inside its ops, summed
+    here from the trace's own events, and the peak is the trace's highest total."""
+    folder, _ = profiled
+    trace, sidecar = _run_files(folder)
+    events = json.loads(trace.read_bytes())["traceEvents"]
+    memory = [event for event in events if event.get("name") == "[memory]"]
+    assert memory, "the trace holds no [memory] events"
+    windows = _in_steps(events)
+    ops = [event for event in events if event.get("cat") == "cpu_op"]
+    per_line: dict[int, float] = defaultdict(float)
+    for event in memory:
+        at, nbytes = event["ts"], event["args"]["Bytes"]
+        if nbytes <= 0 or not any(start <= at < end for start, end in windows):
+            continue
+        holders = [
+            op for op in ops if op["tid"] == event["tid"] and op["ts"] <= at < op["ts"] + op["dur"]
+        ]
+        stacks = [sidecar.stacks_by_external_id.get(op["args"]["External id"]) for op in holders]
+        ours = [f for stack in stacks if stack for f in stack if f.file.endswith("mixer.py")]
+        if ours:
+            per_line[ours[-1].line] += nbytes
+    steps = len(windows)
+    document = json.loads((folder / "mlia-output" / "mlia-output.json").read_bytes())
+    figures = _line_figures(document, "allocated_bytes")
+    for marker in ("HEAVY", "LIGHT", "SUM", "SUB"):
+        line = _line(marker)
+        assert figures[line] == per_line[line] / steps, marker
+    assert figures[_line("HEAVY")] >= 512 * 768 * 4  # the matmul's output, each step
+    metrics = {m["name"]: m.get("value") for m in document["results"][0]["metrics"]}
+    assert metrics["peak_allocated_bytes"] == max(e["args"]["Total Allocated"] for e in memory)
+
+
+@needs_torch
+def test_profile_puts_each_op_on_its_statement_in_a_fresh_model(
+    profiled: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
+    folder, done = profiled
     # the script ran as `python mixer.py 8`: argv, __main__, its folder first on sys.path;
     # its stdout passes through; it was stopped after the recorded steps
     assert "argv ['8'] __main__ sibling imported" in done.stdout
@@ -150,10 +207,15 @@ def test_profile_puts_each_op_on_its_statement_in_a_fresh_model(tmp_path: Path) 
     assert "recorded 3 step(s) (a step: module)" in done.stderr
     assert "statement level" in done.stderr
     trace, sidecar = _run_files(folder)
+    # what the helper did, under a name of its own (a folder with capture.json is NX's)
+    report = json.loads((trace.parent / "perfline-profile.json").read_bytes())
+    assert report["trace"] == str(trace) and report["recorded"] == 3
+    assert not (trace.parent / "capture.json").exists()
     assert f"wrote {trace}: the torch.profiler trace" in done.stderr
     assert "wrote mlia-output/mlia-output.json" in done.stderr
     assert "Source lines: heaviest first" in done.stdout
     assert sidecar.level == "statement" and sidecar.steps["recorded"] == 3
+    assert any(name.endswith("torch_capture/session.py") for name in sidecar.capture_files)
 
     per_statement: dict[int, float] = defaultdict(float)
     for event in _top_level_ops(trace):
@@ -186,6 +248,11 @@ def test_profile_puts_each_op_on_its_statement_in_a_fresh_model(tmp_path: Path) 
 
     # the figures perfline wrote (mlia-output.json, per step) say the same on the lines
     document = json.loads((folder / "mlia-output" / "mlia-output.json").read_bytes())
+    # the capture's own frames (its operator mode, its step hooks) are no operator or frame
+    result = document["results"][0]
+    assert not [e for e in result["entities"] if "torch_capture" in json.dumps(e)]
+    assert not [e for e in result["entities"] if "__torch_function__" in e.get("name", "")]
+    assert any("frames of perfline's capture" in w for w in result["warnings"])
     figures = _line_figures(document, "cpu_time")
     assert statements <= set(figures)
     blank_or_comment = {
@@ -258,9 +325,11 @@ def test_compare_and_check_between_two_profile_runs_judge_each_line_by_its_steps
     assert compared.returncode == 0, compared.stderr
     (result,) = json.loads(compared.stdout)["results"]
     lines = {
-        entity["new_line"]: entity["metrics"][0]
+        entity["new_line"]: metric
         for entity in result["entities"]
-        if entity["kind"] == "code_line" and entity["metrics"]
+        if entity["kind"] == "code_line"
+        for metric in entity["metrics"]
+        if metric["name"] == "cpu_time"
     }
     judged = lines[slowed]
     assert judged["name"] == "cpu_time" and judged["method"] == "samples"
@@ -312,6 +381,66 @@ def test_optimizer_steps_win_over_module_calls_counted_before_them(tmp_path: Pat
         "ProfilerStep#1",
         "ProfilerStep#2",
     ]
+
+
+THREADED = """\
+import threading
+import time
+
+import torch
+from torch import nn
+
+
+def worker():
+    a = torch.randn(64, 64)
+    while True:
+        a @ a  # WORKER
+        time.sleep(0.001)
+
+
+threading.Thread(target=worker, daemon=True).start()
+model, x = nn.Linear(64, 64), torch.randn(8, 64)
+with torch.no_grad():
+    for _ in range(6):
+        model(x)
+        time.sleep(0.01)
+"""
+
+
+@needs_torch
+def test_all_threads_records_other_threads_ops_and_torch_then_records_no_memory(
+    tmp_path: Path,
+) -> None:
+    """By default the capture records the script's thread with its allocations; with
+    ``--all-threads`` it records the ops of every thread, and torch records no allocation
+    (the result says so)."""
+    (tmp_path / "threads.py").write_text(THREADED)
+    assert TORCH_PYTHON is not None
+    seen = {}
+    for side, flags in (("default", ()), ("all", ("--all-threads",))):
+        done = _profile(tmp_path, "--output-dir", side, *flags, "threads.py", python=TORCH_PYTHON)
+        assert done.returncode == 0, done.stderr
+        (trace,) = (tmp_path / side / ".perfline" / "runs").glob("*/threads.pt.trace.json")
+        events = json.loads(trace.read_bytes())["traceEvents"]
+        sidecar_file = Path(str(trace) + ".perfline.json")
+        sidecar = json.loads(sidecar_file.read_bytes())
+        warnings = json.loads((tmp_path / side / "mlia-output" / "mlia-output.json").read_bytes())[
+            "results"
+        ][0]["warnings"]
+        # the default --steps (10) is more than the script's 6 module calls: after the 1
+        # warm-up step, the 5 it ran are kept
+        assert sidecar["steps"]["recorded"] == 5 and sidecar["steps"]["active"] == 10
+        seen[side] = (
+            {e["tid"] for e in events if e.get("cat") == "cpu_op" and e["name"] == "aten::mm"},
+            {e["tid"] for e in events if e.get("cat") == "cpu_op" and e["name"] == "aten::linear"},
+            sum(e.get("name") == "[memory]" for e in events),
+            sidecar["threads"],
+            any("holds no allocation" in w for w in warnings),
+        )
+    mm, linear, allocations, threads, warned = seen["default"]
+    assert not mm and linear and allocations > 0 and threads == "capturing" and not warned
+    mm, linear, allocations, threads, warned = seen["all"]
+    assert mm and not mm & linear and allocations == 0 and threads == "all" and warned
 
 
 @needs_torch
@@ -386,3 +515,14 @@ def test_without_torch_here_the_error_names_the_python_option(tmp_path: Path) ->
     assert not (tmp_path / ".perfline").exists()
     done = _profile(tmp_path, "train.py", python=str(tmp_path / "no-such-python"))
     assert done.returncode == 2 and "no-such-python: no such program" in done.stderr
+
+
+def test_a_run_folder_of_an_older_perfline_is_still_read(tmp_path: Path) -> None:
+    """Run folders written before the helper's report was renamed hold ``capture.json``."""
+    from perfline.clients.cli.profile import read_capture
+
+    assert read_capture(tmp_path) == {}
+    (tmp_path / "capture.json").write_text('{"script_status": 0, "recorded": 2}')
+    assert read_capture(tmp_path)["recorded"] == 2
+    (tmp_path / "perfline-profile.json").write_text('{"script_status": 0, "recorded": 3}')
+    assert read_capture(tmp_path)["recorded"] == 3

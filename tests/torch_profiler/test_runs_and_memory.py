@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from perfline.clients.cli import cli
 from perfline.core.backends.torch_profiler.document import analyze_traces
+from perfline.core.errors import InputError
 from tests.torch_profiler._analysis import leaves_by_place, read
 from tests.torch_profiler._build import Trace, frame, memory, op, step
 from tests.torch_profiler._real import DATA, TRACES
@@ -81,3 +84,32 @@ def test_compare_jobs_puts_both_levels_side_by_side(tmp_path: Path) -> None:
     assert outcome.exit_code == 0, outcome.output
     rows = {line.split()[0]: line for line in outcome.stdout.splitlines()[2:] if line.strip()}
     assert "ms" in rows["19"] and "ms" in rows["18"]  # a statement; the def line of both
+
+
+def _program(function: str, file: str = "model.py") -> Trace:
+    return Trace(
+        [
+            step(1, 0.0, 100.0),
+            frame(f"{file}(3): {function}", 1.0, 50.0),
+            op("aten::mm", 2.0, 40.0, external=1),
+        ]
+    )
+
+
+def test_traces_of_two_programs_are_not_one_result() -> None:
+    """Several traces are the ranks or captures of one program: a trace with no frame in
+    the workspace among others, or traces that share no workspace frame, are refused (qa
+    T7: the text model's trace and TinyGPT's were one result, "7 step(s) from 2 trace(s)")."""
+    resolved: dict[str, str | None] = {"model.py": "model.py", "gpt.py": None}
+
+    def analyzed(*traces: Trace) -> Any:
+        reads = [read(trace) for trace in traces]
+        for number, done in enumerate(reads):
+            done.source = f"t{number}.json"
+        return analyze_traces(reads, resolved, timestamp="2026-01-01T00:00:00Z", workspace="ws")
+
+    with pytest.raises(InputError, match=r"^t1\.json: .*of another program"):
+        analyzed(_program("forward"), _program("forward", file="gpt.py"))
+    with pytest.raises(InputError, match=r"^t0\.json, t1\.json: .*share no frame"):
+        analyzed(_program("forward"), _program("generate"))
+    assert analyzed(_program("forward"), _program("forward"))["results"]

@@ -139,6 +139,9 @@ def _broken(change: Any) -> str:
         (lambda d: d.__setitem__("perfline_torch_sidecar", 2), "expected version 1"),
         (lambda d: d["trace"].pop("sha256"), "trace: missing 'sha256'"),
         (lambda d: d.__setitem__("stacks", [[]]), "stacks[0]: expected at least one frame"),
+        (lambda d: d.__setitem__("capture_files", ["a.py", 3]), "capture_files[1]: expected a str"),
+        (lambda d: d.__setitem__("capture_files", "a.py"), "capture_files: expected an array"),
+        (lambda d: d.__setitem__("threads", "some"), "threads: expected 'capturing' or 'all'"),
     ],
 )
 def test_broken_sidecar_names_the_file_and_the_json_path(change: Any, where: str) -> None:
@@ -170,3 +173,13 @@ def test_a_sidecar_beside_another_trace_is_refused() -> None:
         check_trace(sidecar, "other.pt.trace.json", "ab")
     with pytest.raises(InputError, match="SHA-256 differs"):
         check_trace(sidecar, "run.pt.trace.json", "cd")
+
+
+def test_the_capture_files_and_threads_are_read_and_optional() -> None:
+    document = _good()
+    document.update(capture_files=["/p/torch_capture/session.py"], threads="all")
+    sidecar = _read(document)
+    assert sidecar.capture_files == frozenset({"/p/torch_capture/session.py"})
+    assert sidecar.threads == "all"
+    older = _read(_good())
+    assert older.capture_files == frozenset() and older.threads is None

@@ -131,7 +131,15 @@ def test_perfline_torch_step_marks_the_steps_of_perfline_profile(tmp_path: Path)
     )
     (tmp_path / "marked.py").write_text(script)
     done = with_torch(
-        "-m", "perfline", "profile", "--python", sys.executable, "marked.py", cwd=tmp_path
+        "-m",
+        "perfline",
+        "profile",
+        "--python",
+        sys.executable,
+        "--steps",
+        "3",
+        "marked.py",
+        cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
     assert "recorded 3 step(s) (a step: api)" in done.stderr

@@ -120,13 +120,15 @@ def _step_durations(table: TraceTable, windows: StepWindows) -> tuple[list[float
 def attribute(
     table: TraceTable,
     statements: Mapping[int, Sequence[StackFrameLike]] | None = None,
+    dropped_files: frozenset[str] = frozenset(),
 ) -> Attribution:
     """Build the timeline and every metric's per-leaf, per-step values; with ``statements``
-    (a sidecar's stacks by ``External id``), at statement level."""
+    (a sidecar's stacks by ``External id``), at statement level; the frames of
+    ``dropped_files`` (the capture's own, a sidecar's ``capture_files``) dropped."""
     windows = StepWindows(table)
     step_ms, numbers = _step_durations(table, windows)
     steps = len(step_ms)
-    timeline = build_timeline(table, windows)
+    timeline = build_timeline(table, windows, dropped_files)
     stacks = apply_statements(table, timeline, statements) if statements is not None else None
     by_external = op_slices_by_external(table, timeline)
     device = link_device_work(table, timeline, by_external)

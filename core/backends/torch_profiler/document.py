@@ -21,9 +21,20 @@ from typing import Any, Final
 
 from perfline.core.backends.runtime_common.metrics import model_run_samples
 from perfline.core.backends.torch_profiler.attribution import Attribution, attribute, zeros
-from perfline.core.backends.torch_profiler.belonging import check_belongs
+from perfline.core.backends.torch_profiler.belonging import check_belongs, check_one_program
 from perfline.core.backends.torch_profiler.compressed import MAX_DECOMPRESSED_BYTES, trace_chunks
-from perfline.core.backends.torch_profiler.leaves import Leaf, recorded_files, trace_leaves
+from perfline.core.backends.torch_profiler.frames import CodeFrame, parse_frame
+from perfline.core.backends.torch_profiler.leaves import (
+    Leaf,
+    frame_calls,
+    recorded_files,
+    trace_leaves,
+)
+from perfline.core.backends.torch_profiler.model_identity import (
+    model_hash,
+    model_name,
+    outermost_module,
+)
 from perfline.core.backends.torch_profiler.result import PRODUCER, build_result
 from perfline.core.backends.torch_profiler.sidecar import Sidecar, check_trace
 from perfline.core.backends.torch_profiler.trace_format import TraceHeader
@@ -103,12 +114,14 @@ def read_trace(
         if stream.tail.distributed is not None and header.distributed is None:
             header.distributed = stream.tail.distributed
         statements = None
+        dropped: frozenset[str] = frozenset()
         if sidecar is not None:
             name = trace_name if trace_name is not None else source.replace("\\", "/")
             check_trace(sidecar, name.rpartition("/")[2], digest.hexdigest())
             if sidecar.level == STATEMENT_LEVEL:
                 statements = sidecar.stacks_by_external_id
-        attribution = attribute(table, statements)
+            dropped = sidecar.capture_files
+        attribution = attribute(table, statements, dropped)
     return ReadTrace(source, digest.hexdigest(), size, header, table, attribution, sidecar)
 
 
@@ -126,11 +139,17 @@ def analyze_traces(
     workspace: str,
     cli_arguments: Sequence[str] = (),
     extra_warnings: Sequence[str] = (),
+    also_tried: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """The complete (not yet post-processed) document of ``reads`` of one program."""
+    """The complete (not yet post-processed) document of ``reads`` of one program
+    (``also_tried``: other folders that were tried as the workspace, for the error when no
+    frame's file is in it)."""
     if not reads:
         raise InputError(None, Problem("arguments", "expected one or more traces"))
     recorded = trace_files(reads)
+    check_one_program(
+        [read.source for read in reads], [_workspace_frames(read, resolved) for read in reads]
+    )
     check_belongs(
         [read.source for read in reads],
         sum(len(read.table.frames) for read in reads),
@@ -138,21 +157,30 @@ def analyze_traces(
         resolved,
         has_statements=any(read.level == STATEMENT_LEVEL for read in reads),
         workspace=workspace,
+        also_tried=also_tried,
     )
     with collection_paused():
         leaves, metrics, step_ms = _merged(reads, resolved)
         peaks = _peaks(reads)
         warnings = [*_level_warnings(reads), *extra_warnings]
         for read in reads:
-            warnings.extend(trace_warnings(read.source, read.table, read.attribution))
-        built = build_result(leaves, metrics, step_ms, peaks=peaks, warnings=warnings)
+            warnings.extend(
+                trace_warnings(
+                    read.source,
+                    read.table,
+                    read.attribution,
+                    profile_memory=bool(read.header.profile_memory),
+                )
+            )
+        calls = _calls_per_step(reads, resolved, len(step_ms))
+        built = build_result(leaves, metrics, step_ms, peaks=peaks, warnings=warnings, calls=calls)
         result_samples = {**model_run_samples(step_ms), **built.result_samples}
         in_workspace = sorted(
             {path for name, path in resolved.items() if path is not None and name in recorded}
         )
         return build_document(
             results=[built.result],
-            model=_model(reads, in_workspace),
+            model=_model(reads, resolved),
             target=_target(reads, len(step_ms)),
             backends=[_backend(reads, recorded, in_workspace, len(step_ms))],
             timestamp=timestamp,
@@ -165,6 +193,23 @@ def analyze_traces(
                 }
             },
         )
+
+
+def _workspace_frames(read: ReadTrace, resolved: Mapping[str, str | None]) -> frozenset[str]:
+    """The trace's frames in the workspace, ``path:line:function`` (the Python tracer's and
+    the sidecar's statements)."""
+    found: set[str] = set()
+    table = read.table
+    for name in set(table.frames.name):
+        frame = parse_frame(table.names[name])
+        if isinstance(frame, CodeFrame) and (path := resolved.get(frame.file)) is not None:
+            found.add(f"{path}:{frame.line}:{frame.function}")
+    statements = read.attribution.statements
+    for stack in statements.stacks if statements is not None else ():
+        for file, line, function, _ in stack:
+            if (path := resolved.get(file)) is not None:
+                found.add(f"{path}:{line}:{function}")
+    return frozenset(found)
 
 
 def _level_warnings(reads: Sequence[ReadTrace]) -> list[str]:
@@ -233,6 +278,18 @@ def leaf_values(leaf: Leaf, metric: str, steps: int) -> array[float]:
     return array("d", found) if found is not None else zeros(steps)
 
 
+def _calls_per_step(
+    reads: Sequence[ReadTrace], resolved: Mapping[str, str | None], steps: int
+) -> dict[tuple[str, ...], float]:
+    """Each function's entries per call path (``leaves.frame_calls``), over every trace's
+    steps, per step."""
+    total: dict[tuple[str, ...], int] = {}
+    for read in reads:
+        for key, count in frame_calls(read.table, read.attribution, resolved).items():
+            total[key] = total.get(key, 0) + count
+    return {key: count / max(steps, 1) for key, count in total.items()}
+
+
 def _peaks(reads: Sequence[ReadTrace]) -> dict[str, int]:
     peaks: dict[str, int] = {}
     for read in reads:
@@ -246,13 +303,13 @@ def _peaks(reads: Sequence[ReadTrace]) -> dict[str, int]:
     return peaks
 
 
-def _model(reads: Sequence[ReadTrace], in_workspace: Sequence[str]) -> dict[str, Any]:
-    text = "\n".join(in_workspace).encode("utf-8")
-    name = in_workspace[0].rpartition("/")[2] if in_workspace else reads[0].source
+def _model(reads: Sequence[ReadTrace], resolved: Mapping[str, str | None]) -> dict[str, Any]:
+    """Name and content hash (``model_identity``); size: the traces' bytes."""
+    modules = [outermost_module(read.table, read.attribution) for read in reads]
     return {
-        "name": name,
+        "name": model_name(modules, resolved, reads[0].source),
         "format": "pytorch",
-        "hash": hashlib.sha256(text).hexdigest(),
+        "hash": model_hash([read.table for read in reads], resolved),
         "size_bytes": sum(read.size for read in reads),
     }
 

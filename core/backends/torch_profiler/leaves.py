@@ -5,8 +5,12 @@ A frame's file is the recorded name (``model.py``, ``torch/nn/modules/linear.py`
 through the caller's resolution (``resolved``: recorded name -> workspace path, or ``None``
 when the file is not in the workspace); ``in_workspace`` says which. A leaf's ``key`` is its
 identity across traces and runs: the frames as ``file:line:function`` lines, the module
-calls and the name; two traces' leaves with one key are one leaf. Pure; cost: linear in the
-leaves and their depth.
+calls and the name; two traces' leaves with one key are one leaf.
+
+``frame_calls``: how often each Python function was entered in the steps, per call path (its
+frames as code stack identities are written: one count per ``code_stack`` of a function's
+``def`` line, whose own-time leaf the entry is; the frames of the capture itself are not
+counted). Pure; cost: linear in the leaves and their depth, and the frames.
 """
 
 from __future__ import annotations
@@ -90,9 +94,7 @@ def trace_leaves(
     """The leaves of one trace with their values (leaves with no value left out)."""
     timeline = attribution.timeline
     contexts = timeline.contexts
-    frame_memo: dict[int, LeafFrame] = {}
-    statement_memo: dict[StatementFrame, LeafFrame] = {}
-    statements = attribution.statements
+    frames_of = _LeafFrames(attribution, resolved)
     leaves: list[Leaf] = []
     for number, context in enumerate(timeline.leaf_context):
         values = {
@@ -102,19 +104,8 @@ def trace_leaves(
         }
         if not values:
             continue
-        stack = contexts.context_stack[context]
         chain = contexts.context_chain[context]
-        statement = timeline.leaf_statement[number]
-        if statement != NONE and statements is not None:
-            frames = tuple(
-                _statement_frame(frame, resolved, statement_memo)
-                for frame in statements.stacks[statement]
-            )
-        else:
-            frames = tuple(
-                _leaf_frame(frame_id, contexts.frames[frame_id], resolved, frame_memo)
-                for frame_id in _frame_ids(contexts.stack_parent, contexts.stack_frame, stack)
-            )
+        frames = frames_of(number)
         name_id = timeline.leaf_name[number]
         is_python = name_id == PYTHON_NAME
         if is_python:
@@ -125,6 +116,62 @@ def trace_leaves(
         leaf.values = values
         leaves.append(leaf)
     return leaves
+
+
+class _LeafFrames:
+    """A leaf's frames (``LeafFrame``, outermost first): its statement stack at statement
+    level, else its context's code stack."""
+
+    def __init__(self, attribution: Attribution, resolved: Mapping[str, str | None]) -> None:
+        self.timeline = attribution.timeline
+        self.statements = attribution.statements
+        self.resolved = resolved
+        self.frame_memo: dict[int, LeafFrame] = {}
+        self.statement_memo: dict[StatementFrame, LeafFrame] = {}
+
+    def __call__(self, number: int) -> tuple[LeafFrame, ...]:
+        timeline = self.timeline
+        contexts = timeline.contexts
+        statement = timeline.leaf_statement[number]
+        if statement != NONE and self.statements is not None:
+            return tuple(
+                _statement_frame(frame, self.resolved, self.statement_memo)
+                for frame in self.statements.stacks[statement]
+            )
+        stack = contexts.context_stack[timeline.leaf_context[number]]
+        return tuple(
+            _leaf_frame(frame_id, contexts.frames[frame_id], self.resolved, self.frame_memo)
+            for frame_id in _frame_ids(contexts.stack_parent, contexts.stack_frame, stack)
+        )
+
+
+def frame_calls(
+    table: TraceTable, attribution: Attribution, resolved: Mapping[str, str | None]
+) -> dict[tuple[str, ...], int]:
+    """Entries into each Python function in the steps, keyed by the function's frames
+    (``file:line:function``, outermost first, its ``def`` frame last): one per slice of a
+    function's frame that starts in a step (not a call into C, a module call or a frame of
+    the capture)."""
+    timeline = attribution.timeline
+    names = table.frames.name
+    functions = {
+        name
+        for name in set(names)
+        if name not in timeline.dropped_names
+        and isinstance(parse_frame(table.names[name]), CodeFrame)
+    }
+    per_leaf: dict[int, int] = {}
+    for index in range(timeline.frame_count):
+        if names[index] in functions and timeline.step[index] != NONE:
+            leaf = timeline.leaf[index]
+            per_leaf[leaf] = per_leaf.get(leaf, 0) + 1
+    frames_of = _LeafFrames(attribution, resolved)
+    found: dict[tuple[str, ...], int] = {}
+    for leaf, count in per_leaf.items():
+        key = tuple(frame.text() for frame in frames_of(leaf))
+        if key:
+            found[key] = found.get(key, 0) + count
+    return found
 
 
 def _frame_ids(parents: Sequence[int], frames: Sequence[int], stack: int) -> list[int]:

@@ -48,7 +48,8 @@ class Resolution:
         self.ambiguous: dict[str, list[str]] = {}
 
 
-def _is_library(path: str) -> bool:
+def is_library(path: str) -> bool:
+    """A path inside ``site-packages``/``dist-packages`` or an installed Python's library."""
     text = "/" + path.lstrip("/")
     return any(marker in text for marker in _LIBRARY_MARKERS) or bool(_PYTHON_LIB.search(text))
 
@@ -63,7 +64,7 @@ def resolve_names(
 ) -> Resolution:
     """Resolve each recorded name (see the module docstring); ``root`` is the workspace's
     absolute path (for absolute names)."""
-    present = {f for f in files if not _is_library(f)}
+    present = {f for f in files if not is_library(f)}
     by_name: dict[str, list[str]] = {}
     for path in present:
         by_name.setdefault(path.rpartition("/")[2], []).append(path)
@@ -71,7 +72,7 @@ def resolve_names(
     root = root.rstrip("/")
     for name in names:
         recorded = name.replace("\\", "/")
-        if _is_library(recorded):
+        if is_library(recorded):
             found.paths[name] = None
             continue
         found.paths[name] = _direct(recorded, present, root, path_maps, source_roots)

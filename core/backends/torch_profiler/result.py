@@ -13,6 +13,11 @@ Entities:
   records; ``statement``) and ``frame_origin`` (``workspace`` or ``outside_workspace``: the
   default collapse rule of this producer removes the latter, torch, the standard library
   and site-packages);
+* the ``code_stack`` of a function's ``def`` line (its frame on one call path) has the
+  attribute ``calls_per_step``: how often the function was entered on that path, per step
+  (``leaves.frame_calls``). A count, not a figure: it is no metric, so the projection does not
+  sum it into call lines and ``compare``/``check`` do not judge it; a ``def`` line's calls
+  are the sum over its stacks (what the editor's hover and lens show);
 * its module calls are the leaf's attributes ``module`` (``Net_0/Block_1``: the instances
   the tracer names, root to leaf) and ``module_type`` (``Block``). They are not
   ``nn_module`` entities: module chains cut across the code stacks (a module's call glue
@@ -31,7 +36,7 @@ linear in the leaves and their depth.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from perfline.core.backends.nx_common.provenance import code_stack_entities
@@ -82,8 +87,10 @@ def build_result(
     *,
     peaks: dict[str, int],
     warnings: Sequence[str],
+    calls: Mapping[tuple[str, ...], float] | None = None,
 ) -> TorchResult:
-    """Entities, breakdowns and metrics of ``leaves`` (see the module docstring)."""
+    """Entities, breakdowns and metrics of ``leaves`` (see the module docstring); ``calls``:
+    entries per step of a function's frame, by its frames' ``file:line:function``."""
     steps = len(step_ms)
     registry: dict[str, dict[str, Any]] = {}
     operators: list[dict[str, Any]] = []
@@ -91,10 +98,13 @@ def build_result(
     samples: dict[str, dict[str, list[float]]] = {}
     totals = {metric: zeros(steps) for metric in metrics}
     stacks_memo: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    counted: set[str] = set()
     for leaf in leaves:
         stack = _stack_entities(leaf, stacks_memo)
         for link in stack:
             registry.setdefault(link["id"], link)
+        if calls:
+            _count_calls(leaf, stack, registry, calls, counted)
         identity = leaf_id(leaf)
         operator: dict[str, Any] = {"id": identity, "kind": "source_operator", "name": leaf.name}
         if stack:
@@ -149,6 +159,25 @@ def build_result(
         "entities": [*registry.values(), *operators],
     }
     return TorchResult(result, samples, result_samples)
+
+
+def _count_calls(
+    leaf: Leaf,
+    stack: Sequence[dict[str, Any]],
+    registry: Mapping[str, dict[str, Any]],
+    calls: Mapping[tuple[str, ...], float],
+    counted: set[str],
+) -> None:
+    """``calls_per_step`` on the stacks of ``leaf`` that are a function's counted frame."""
+    texts = tuple(frame.text() for frame in leaf.frames)
+    for depth, link in enumerate(stack):
+        identity = link["id"]
+        if identity in counted:
+            continue
+        counted.add(identity)
+        found = calls.get(texts[: depth + 1])
+        if found is not None:
+            registry[identity]["attributes"]["calls_per_step"] = found
 
 
 def _stack_entities(

@@ -8,6 +8,10 @@ of its bytes), and ``stacks_by_external_id``: the trace's ``External id`` of a `
 ``user_annotation`` event -> that op's stack, outermost frame first, each frame a statement
 (``SidecarFrame``; ``entry`` marks a last frame whose statement is unknown and whose line is
 the function's entry line). Stacks are shared: ops of one statement hold the same tuple.
+``capture_files``: the capture's own source files as the trace's ``python_function`` events
+name them (its operator mode and step hooks run inside the program: their frames are dropped
+from the trace's nesting); ``threads``: ``capturing`` (the thread that ran the script) or
+``all`` (optional, ``None`` when absent).
 ``check_trace`` refuses a sidecar beside a trace it was not written for.
 
 Every problem is an ``InputError`` naming the sidecar and the JSON path (``stacks[3][1][1]``).
@@ -25,6 +29,7 @@ from perfline.core.json_codec import read_json_input
 SIDECAR_SUFFIX = ".perfline.json"
 SIDECAR_VERSION = 1
 LEVELS = ("statement", "function")
+THREADS = ("capturing", "all")
 
 
 class SidecarFrame(NamedTuple):
@@ -48,6 +53,8 @@ class Sidecar(NamedTuple):
     steps: Mapping[str, Any]
     stacks_by_external_id: Mapping[int, tuple[SidecarFrame, ...]]
     op_names: Mapping[int, str]
+    capture_files: frozenset[str] = frozenset()
+    threads: str | None = None
 
 
 def sidecar_name(trace_file_name: str) -> str:
@@ -166,7 +173,26 @@ def read_sidecar(data: bytes, source: str) -> Sidecar:
         names[key] = reader.text(items[2], f"{where}[2]")
     if level == "function" and by_id:
         raise InputError(source, Problem("ops", "a function-level sidecar holds no ops"))
-    return Sidecar(source, level, reason, trace_file, digest, torch_version, steps, by_id, names)
+    capture_files = frozenset(
+        reader.text(name, f"capture_files[{at}]")
+        for at, name in enumerate(reader.array(document.get("capture_files", []), "capture_files"))
+    )
+    threads = document.get("threads")
+    if threads is not None and threads not in THREADS:
+        raise reader.fail("threads", "'capturing' or 'all'", threads)
+    return Sidecar(
+        source,
+        level,
+        reason,
+        trace_file,
+        digest,
+        torch_version,
+        steps,
+        by_id,
+        names,
+        capture_files,
+        threads,
+    )
 
 
 def check_trace(sidecar: Sidecar, trace_file_name: str, trace_sha256: str) -> None:

@@ -12,10 +12,11 @@ line), so it goes on the function's ``def`` line *below the statement that calle
 call site comes from aligning, from the inner end, each op's function-level frames with its
 statement frames (same function, same file), which gives the statement stack of each aligned
 frame's call; a frame no op aligned with takes its nearest aligned caller's, its own frames
-then as ``def`` lines. The own time of a module call (``nn.Module: Linear_0``) or of a call
-into C made by a function goes on the statement of that function that made it (the one the
-ops below it ran at). So a call line (``x = block(x)``) carries everything its callee ran,
-Python time included, and no time lands on a line without code. Pure; cost: one pass over
+then as ``def`` lines. The own time of a module call (``nn.Module: Linear_0``), of a call
+into C or of a dropped frame of the capture (``timeline``) made by a function goes on the
+statement of that function that made it (the one the ops below it ran at). So a call line
+(``x = block(x)``) carries everything its callee ran, Python time included, and no time
+lands on a line without code. Pure; cost: one pass over
 the slices and the op stacks' depth.
 """
 
@@ -106,7 +107,7 @@ def apply_statements(
             interned = converted[key] = found.intern(frames)
         statement_of[position] = interned
     below = _op_below(timeline, statement_of)
-    kinds = _slice_kinds(table)
+    kinds = _slice_kinds(table, timeline.dropped_names)
     sites = _CallSites(timeline, old, statement_of, found)
     leaf = timeline.leaf
     parent = timeline.parent
@@ -245,10 +246,13 @@ def _code_ancestor(
     return up
 
 
-def _slice_kinds(table: TraceTable) -> dict[int, int]:
-    """Per Python frame name id: ``_CODE`` for a function's frame, else 0."""
+def _slice_kinds(table: TraceTable, dropped: frozenset[int]) -> dict[int, int]:
+    """Per Python frame name id: ``_CODE`` for a function's frame, else 0 (also the capture's
+    own frames, which the timeline made as transparent as a call into C)."""
     return {
-        name: _CODE if isinstance(parse_frame(table.names[name]), CodeFrame) else 0
+        name: _CODE
+        if name not in dropped and isinstance(parse_frame(table.names[name]), CodeFrame)
+        else 0
         for name in set(table.frames.name)
     }
 

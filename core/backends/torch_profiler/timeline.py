@@ -16,6 +16,14 @@ as a custom autograd function's ``backward`` runs). The self time goes to a leaf
   it in the same context (``aten::addmm`` inside ``aten::linear``) are the same leaf, so a
   leaf is a user-level op with everything it ran.
 
+The frames of the capture itself (``perfline profile``'s operator mode and step hooks, whose
+files its sidecar lists: ``dropped_files``) are not the program's: a frame of those files that
+runs inside another slice is dropped, not collapsed: its children nest in its caller and its
+own time counts as a call into C's does, the caller's own time (so nothing is counted twice
+or lost; at statement level, the calling statement's); it is counted (``dropped_slices``).
+Such a frame at the root of its thread (the helper that launches the script) stays, as an
+ordinary frame.
+
 A slice that starts inside an open one and ends after it (the Python tracer and the op
 recorder read clocks separately, so their edges may cross) is a child cut at the parent's
 end when most of it lies inside, else a sibling that closes the parent; both are counted
@@ -37,6 +45,7 @@ from perfline.core.backends.torch_profiler.trace_table import NONE, TraceTable
 PYTHON_LEAF: Final = "Python"
 _CODE: Final = 1
 _MODULE: Final = 2
+_DROPPED: Final = 3
 
 
 class Contexts:
@@ -147,6 +156,8 @@ class Timeline:
         "contexts",
         "crossings",
         "cut_us",
+        "dropped_names",
+        "dropped_slices",
         "end_us",
         "frame_count",
         "leaf",
@@ -182,6 +193,10 @@ class Timeline:
         self.leaf_statement: list[int] = []
         self.crossings = 0
         self.cut_us = 0.0
+        #: Name ids of the capture's own frames, and the slices of them dropped (module
+        #: docstring): their self time is their caller's leaf's.
+        self.dropped_names: frozenset[int] = frozenset()
+        self.dropped_slices = array("q")
         self._leaves: dict[tuple[int, int, int], int] = {}
 
     def innermost(self, thread: int, time: float) -> int:
@@ -241,14 +256,17 @@ class StepWindows:
         return slot
 
 
-def _frame_kinds(table: TraceTable, contexts: Contexts) -> tuple[list[int], list[int]]:
-    """Per name id: its kind (0 none, code, module) and frame or module id."""
+def _frame_kinds(
+    table: TraceTable, contexts: Contexts, dropped_files: frozenset[str]
+) -> tuple[list[int], list[int]]:
+    """Per name id: its kind (0 none, code, module, a frame of a dropped file) and frame or
+    module id."""
     kinds = [0] * len(table.names)
     ids = [0] * len(table.names)
     for name in set(table.frames.name):
         parsed = parse_frame(table.names[name])
         if isinstance(parsed, CodeFrame):
-            kinds[name] = _CODE
+            kinds[name] = _DROPPED if parsed.file in dropped_files else _CODE
             ids[name] = contexts.frame_id(parsed)
         elif isinstance(parsed, ModuleCall):
             kinds[name] = _MODULE
@@ -280,14 +298,19 @@ def _slice_order(
     return array("q", order.astype(numpy.int64).tobytes())
 
 
-def build_timeline(table: TraceTable, windows: StepWindows) -> Timeline:
-    """Nest every CPU slice of ``table`` and attribute its self time (module docstring)."""
+def build_timeline(
+    table: TraceTable, windows: StepWindows, dropped_files: frozenset[str] = frozenset()
+) -> Timeline:
+    """Nest every CPU slice of ``table`` and attribute its self time; frames of
+    ``dropped_files`` (as the trace names files) are dropped (module docstring)."""
     frames = table.frames
     ops = table.ops
     count = len(frames)
     timeline = Timeline(count, len(ops))
     contexts = timeline.contexts
-    kinds, ids = _frame_kinds(table, contexts)
+    kinds, ids = _frame_kinds(table, contexts, dropped_files)
+    timeline.dropped_names = frozenset(n for n, kind in enumerate(kinds) if kind == _DROPPED)
+    dropped = timeline.dropped_slices
     threads = frames.thread + ops.thread
     starts = frames.start + ops.start
     durations = frames.duration + ops.duration
@@ -357,6 +380,12 @@ def build_timeline(table: TraceTable, windows: StepWindows) -> Timeline:
             own = parent_leaf if parent_is_op else timeline.leaf_of(context, name)
         else:
             kind = kinds[name]
+            if kind == _DROPPED:
+                if parent_leaf != NONE:  # inside the program: its caller's, transparently
+                    dropped.append(index)
+                    kind = 0
+                else:
+                    kind = _CODE
             if kind == _CODE:
                 context = contexts.deeper_stack(context, ids[name])
             elif kind == _MODULE:

@@ -5,10 +5,18 @@ and the time involved, so no figure is lost without a word.
 * slices whose edges cross the slice holding them (the Python tracer's and the op
   recorder's clocks), with the time cut;
 * CPU time outside every ``ProfilerStep`` window (not in any step's figures);
+* frames of the capture itself dropped (``timeline``), with their own time, which their
+  callers' lines carry;
 * CPU time of slices with no Python frame above them (threads the Python tracer did not
   follow, such as autograd's device threads): in the totals, on no line;
 * GPU activities whose launching op was not found, backward nodes whose forward op is not
-  in the trace, allocations outside every slice.
+  in the trace, allocations outside every slice;
+* slices on several threads: ``cpu_time`` is the wall time of each thread's slices (a
+  thread blocked in Python, ``queue.get``, counts while it waits), added over the threads,
+  so the model total (what a line's share is of) can exceed the step time;
+* a trace recorded with ``profile_memory`` that holds no allocation (torch records none in
+  its all-threads mode, ``_ExperimentalConfig(profile_all_threads=True)``, which
+  ``perfline profile --all-threads`` uses): no memory figure, said so.
 
 Pure; cost: a pass over the leaves.
 """
@@ -23,9 +31,18 @@ def _ms(us: float) -> str:
     return f"{us / US_PER_MS:.4g} ms"
 
 
-def trace_warnings(source: str, table: TraceTable, attribution: Attribution) -> list[str]:
-    """The warnings of one trace (see the module docstring)."""
+def trace_warnings(
+    source: str, table: TraceTable, attribution: Attribution, *, profile_memory: bool = False
+) -> list[str]:
+    """The warnings of one trace (see the module docstring); ``profile_memory``: the trace's
+    header says memory was profiled."""
     warnings: list[str] = []
+    if profile_memory and not len(table.memory):
+        warnings.append(
+            f"{source}: recorded with profile_memory but holds no allocation ('[memory]' "
+            "events): torch records none when it profiles all threads (profile_all_threads, "
+            "'perfline profile --all-threads'); no line has a memory figure."
+        )
     if table.skipped:
         listed = ", ".join(f"{count} {kind}" for kind, count in sorted(table.skipped.items()))
         warnings.append(
@@ -45,6 +62,17 @@ def trace_warnings(source: str, table: TraceTable, attribution: Attribution) -> 
             f"{attribution.outside_steps} slices lies outside every ProfilerStep window and is "
             "in no step's figures."
         )
+    dropped = timeline.dropped_slices
+    if dropped:
+        own = sum(timeline.self_us[index] for index in dropped)
+        warnings.append(
+            f"{source}: {len(dropped)} frames of perfline's capture (its operator mode and step "
+            f"hooks) are left out of the nesting; their own time ({_ms(own)}, all steps) counts "
+            "where a call into C's would: on the calling line."
+        )
+    threads = _threads_warning(source, attribution)
+    if threads:
+        warnings.append(threads)
     frameless = _frameless_ms(attribution)
     if frameless > 0:
         warnings.append(
@@ -73,6 +101,24 @@ def trace_warnings(source: str, table: TraceTable, attribution: Attribution) -> 
             "bytes) happened outside every slice or step and are in no figure."
         )
     return warnings
+
+
+def _threads_warning(source: str, attribution: Attribution) -> str | None:
+    """What ``cpu_time`` adds up when slices ran on several threads (``None``: one)."""
+    timeline = attribution.timeline
+    threads = len(timeline.thread_ranges)
+    steps = max(attribution.steps, 1)
+    if threads < 2:
+        return None
+    total = sum(sum(row) for row in attribution.values.get("cpu_time", {}).values()) / steps
+    step = sum(attribution.step_ms) / steps
+    times = f", {total / step:.2g}x the step time" if step > 0 else ""
+    return (
+        f"{source}: slices on {threads} threads: cpu_time is each thread's wall time in its "
+        "Python frames and ops (a thread waiting in Python, e.g. in queue.get, counts while "
+        f"it waits), added over the threads; the model total, what a line's share is of, is "
+        f"their sum ({total:.4g} ms per step{times})."
+    )
 
 
 def _frameless_ms(attribution: Attribution) -> float:

@@ -61,7 +61,7 @@ def threaded() -> None:
     helper = _load(os.path.join(CAPTURE, "helper.py"), "_perfline_helper_for_fixtures")
     session_module = helper._load_session_module()
     model.start_workers()
-    session = session_module.CaptureSession(OUT, "threaded", steps=2, warmup=1)
+    session = session_module.CaptureSession(OUT, "threaded", steps=2, warmup=1, all_threads=True)
     session.start()
     try:
         for _ in range(3):
@@ -146,7 +146,7 @@ def main() -> None:
         run_helper(model)
     threaded()
     tensorboard_and_export()
-    for leftover in glob.glob(os.path.join(OUT, "capture.json")):
+    for leftover in glob.glob(os.path.join(OUT, "perfline-profile.json")):
         os.remove(leftover)
     traces = sorted(
         glob.glob(os.path.join(OUT, "*.pt.trace.json"))

@@ -3,8 +3,9 @@
 A backend adds what it found (entities, breakdowns, result metrics, kind declarations,
 checks, advice, warnings) and ``finish`` gives the ``ResultJson`` with its keys in the
 schema's order (``document_shapes.RESULT_KEY_ORDER``). ``kind``, ``status``, ``producer``,
-``warnings``, ``errors``, ``metrics`` and ``entities`` are always written; ``breakdowns``,
-``checks``, ``entity_kinds`` and ``advice`` once a backend has added to them (even nothing:
+``warnings``, ``errors``, ``metrics`` and ``entities`` are always written, and ``breakdowns``
+in a performance result; ``breakdowns`` (of a compatibility result), ``checks``,
+``entity_kinds`` and ``advice`` once a backend has added to them (even nothing:
 ``declare_kinds([])`` writes an empty list), ``mode`` when given. A breakdown written by
 ``add_breakdown`` carries its entity id as its record ``id`` (the convention every backend
 follows), unless told otherwise.
@@ -50,6 +51,8 @@ class ResultBuilder:
             "metrics": [],
             "entities": [],
         }
+        if kind == "performance":
+            self._parts["breakdowns"] = []
         if mode is not None:
             self._parts["mode"] = mode
 

@@ -14,7 +14,7 @@ def _metric(name: str, value: float) -> dict[str, object]:
 
 
 def test_a_bare_result_has_the_always_written_fields_in_schema_order() -> None:
-    result = ResultBuilder("performance", "producer-x").finish()
+    result = ResultBuilder("compatibility", "producer-x").finish()
     assert list(result) == [
         "kind",
         "status",
@@ -25,6 +25,13 @@ def test_a_bare_result_has_the_always_written_fields_in_schema_order() -> None:
         "entities",
     ]
     assert result["status"] == "ok" and "mode" not in result and "breakdowns" not in result
+
+
+def test_a_performance_result_always_has_its_breakdowns_even_none() -> None:
+    # a static-cost model whose every operator lacks a cost still writes "breakdowns": []
+    result = ResultBuilder("performance", "p", mode="predicted").finish()
+    assert result["breakdowns"] == []
+    assert list(result) == [key for key in RESULT_KEY_ORDER if key in result]
 
 
 def test_everything_added_comes_out_in_the_schemas_key_order() -> None:

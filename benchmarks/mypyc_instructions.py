@@ -3,7 +3,7 @@
 Runs ``valgrind --tool=callgrind`` twice on this interpreter: building the document of
 ``core_pipeline.nx_document(CHAINS)`` and post-processing it, then building it only (same
 imports); the difference is ``postprocess``'s instructions. Run it with the Python of each build
-(pure and compiled) to compare them, as the README's mypyc figure does:
+(pure and compiled) to compare them, as docs/performance.md's mypyc figure does:
 ``python benchmarks/mypyc_instructions.py [CHAINS]`` (default 1,000). Prints figures; asserts
 nothing. Needs valgrind. Cost: about a minute per run on the pure build at 1,000 chains.
 """

@@ -2,7 +2,7 @@
 
 The persisted form of a document (``mlia-output/mlia-output.json``, ``--json`` on stdout) is
 exactly ``json.dumps(document, indent=4) + "\\n"``, the reference's bytes. The standard
-library writes indented JSON in pure Python (about 1.2 s for a 60 MB document here); this
+library writes indented JSON in pure Python (about 1.2 s for a 60 MB document); this
 module writes the same bytes from two C passes per piece: a compact encoding (ASCII, every
 number and string exactly as the indented encoder writes it), and ``msgspec.json.format``
 re-indents that text without touching a token (about 0.25 s for the same document).

@@ -20,5 +20,5 @@ echo "$version"
 case "$version" in
   *compiled*) ;;
   *) echo "note: the C build failed (no compiler?); perfline is installed as pure Python," \
-       "correct but slower (see README, Performance)" >&2 ;;
+       "correct but slower (see docs/performance.md)" >&2 ;;
 esac

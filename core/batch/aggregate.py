@@ -31,10 +31,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final, NamedTuple
 
 from perfline import __version__
+from perfline.core.backends.result_builder import ResultBuilder
 from perfline.core.document_shapes import (
     METRIC_KEY_ORDER,
     PERFLINE_EXTENSION,
-    RESULT_KEY_ORDER,
+    ResultJson,
 )
 from perfline.core.envelope import SCHEMA_VERSION, in_document_order
 
@@ -94,7 +95,7 @@ class Summary(NamedTuple):
 
 def aggregate_document(groups: Sequence[GroupFigures], summary: Summary) -> dict[str, Any]:
     """The standardized document of ``groups`` (one result each, in order)."""
-    results: list[dict[str, Any]] = []
+    results: list[ResultJson] = []
     run_samples: list[dict[str, Any]] = []
     result_run_samples: list[dict[str, Any]] = []
     distributions: list[dict[str, Any]] = []
@@ -156,7 +157,7 @@ _NO_TARGET: Final = {
 
 
 class _Built(NamedTuple):
-    result: dict[str, Any]
+    result: ResultJson
     samples: dict[str, Any]
     result_samples: dict[str, Any]
     distributions: dict[str, Any]
@@ -188,23 +189,21 @@ def _result(group: GroupFigures) -> _Built:
         for metric in own.get("unavailable_metrics") or ()
         if isinstance(metric, Mapping) and metric.get("name") not in named
     )
-    parts: dict[str, Any] = {
-        "kind": own.get("kind", "performance"),
-        "status": own.get("status", "ok"),
-        "producer": own.get("producer", "unknown"),
-        "warnings": _warnings(group, dropped),
-        "metrics": metrics,
-        "breakdowns": [
-            {"entity_id": entity, "metrics": [_metric(f) for f in by_entity[entity]]}
-            for entity in ordered
-        ],
-        "mode": MODE,
-        "entities": [dict(entity) for entity in entities],
-        "entity_kinds": [dict(k) for k in own.get("entity_kinds") or () if isinstance(k, Mapping)],
-    }
-    result = {key: parts[key] for key in RESULT_KEY_ORDER if key in parts and parts[key] != []}
+    result = ResultBuilder(
+        own.get("kind", "performance"),
+        own.get("producer", "unknown"),
+        status=own.get("status", "ok"),
+        mode=MODE,
+    )
+    result.warn(*_warnings(group, dropped))
+    result.add_metrics(metrics)
+    for entity in ordered:
+        metrics_of = [_metric(f) for f in by_entity[entity]]
+        result.add_breakdown(entity, metrics_of, with_record_id=False)
+    result.add_entities(dict(entity) for entity in entities)
+    result.declare_kinds(dict(k) for k in own.get("entity_kinds") or () if isinstance(k, Mapping))
     return _Built(
-        result,
+        result.finish(omit_empty=True),
         {entity: _sample_lists(by_entity[entity]) for entity in ordered},
         _sample_lists(model_level),
         {entity: [_distribution(f) for f in by_entity[entity]] for entity in ordered},

@@ -118,7 +118,7 @@ def projected_breakdowns(index: GraphIndex, decided: Mapping[int, Record]) -> li
     A breakdown's metrics are its figure set's own metric objects: the views of an
     origin's breakdown (for a copy; canonical, the input's own objects when they are
     already in canonical form) or the sums a combination made. Targets that receive
-    one figure set share them: the output is a value nobody mutates (invariant 2), as
+    one figure set share them: the output is a value nobody mutates (invariant 3), as
     the authoritative breakdowns it passes through are the input's own objects; a copy
     per target would add a dict per metric."""
     out: list[dict[str, Any]] = []

@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from perfline.core.backends.executorch.document import InputFile, analyze_etdump
+from perfline.core.backends.executorch.document import analyze_etdump
+from perfline.core.backends.source_model.inputs import InputFile
 from perfline.core.envelope import iso_timestamp
 from perfline.server.ingest.named_files import read_named
 

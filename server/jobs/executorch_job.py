@@ -25,7 +25,8 @@ class ExecuTorchJob:
     description = "an ExecuTorch ETRecord and ETDump pair (measured)"
 
     def run(self, context: JobContext) -> dict[str, Any]:
-        from perfline.core.backends.executorch.document import InputFile, analyze_etdump
+        from perfline.core.backends.executorch.document import analyze_etdump
+        from perfline.core.backends.source_model.inputs import InputFile
 
         records = [i for i in context.inputs if i.path.endswith((*ETRECORD_SUFFIXES, ".bin"))]
         dumps = [i for i in context.inputs if i.path.endswith(ETDUMP_SUFFIXES)]

@@ -1,5 +1,5 @@
 """Issue 37 item 4: ``perfline serve --tcp`` on an address that is not loopback exits 2 (bad
-input, as the README says) with one line naming the address, before anything is analysed or
+input, as docs/cli.md says) with one line naming the address, before anything is analysed or
 bound; loopback addresses are served (``server.serve.check_loopback``, the one address check).
 """
 

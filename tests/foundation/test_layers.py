@@ -25,7 +25,7 @@ REPO = Path(__file__).resolve().parents[2]
 BACKENDS = REPO / "core" / "backends"
 #: Parts of ``core/backends`` every backend may import (shared, not backends of their own).
 SHARED_BACKEND_PARTS = frozenset(
-    {"nx_common", "runtime_common", "source_model", "settings", "run_match"}
+    {"nx_common", "runtime_common", "source_model", "settings", "run_match", "result_builder"}
 )
 LSP_MODULES = ("pygls", "lsprotocol", "perfline.server.lsp")
 

@@ -7,8 +7,9 @@ import zipfile
 
 from hypothesis import example, given, settings, strategies
 
-from perfline.core.backends.executorch.document import InputFile, analyze_etdump
+from perfline.core.backends.executorch.document import analyze_etdump
 from perfline.core.backends.executorch.etdump import read_etdump
+from perfline.core.backends.source_model.inputs import InputFile
 from perfline.core.errors import InputError
 from tests.measured._data import pair
 

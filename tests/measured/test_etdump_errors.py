@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from perfline.core.backends.executorch.document import InputFile, analyze_etdump
+from perfline.core.backends.executorch.document import analyze_etdump
 from perfline.core.backends.executorch.etdump import read_etdump
 from perfline.core.backends.executorch.etrecord import read_etrecord
+from perfline.core.backends.source_model.inputs import InputFile
 from perfline.core.errors import InputError
 from perfline.server.ingest.executorch import load_etdump_document
 from tests.measured._data import DATA, pair

@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from perfline.core.backends.executorch.document import InputFile, analyze_etdump
+from perfline.core.backends.executorch.document import analyze_etdump
 from perfline.core.backends.executorch.etdump import ProfileEvent, read_etdump
+from perfline.core.backends.source_model.inputs import InputFile
 from perfline.core.errors import InputError
 from tests.cli_process import analyze
 from tests.measured._data import DATA, pair

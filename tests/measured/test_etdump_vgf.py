@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from perfline.core.backends.executorch.document import InputFile, analyze_etdump
+from perfline.core.backends.executorch.document import analyze_etdump
+from perfline.core.backends.source_model.inputs import InputFile
 from perfline.core.errors import InputError
 from perfline.core.formats.vgf import read_segments
 from perfline.core.pipeline import postprocess

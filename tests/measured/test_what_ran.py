@@ -15,7 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from perfline.core.backends.executorch.document import InputFile, analyze_etdump
+from perfline.core.backends.executorch.document import analyze_etdump
+from perfline.core.backends.source_model.inputs import InputFile
 from tests.measured._data import pair
 from tests.measured.test_etdump_vgf import PTE, RECORD, _dump, _payload
 

@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 
 from benchmarks.core_pipeline import nx_document
-from perfline.core.backends.executorch.document import InputFile, analyze_etdump
+from perfline.core.backends.executorch.document import analyze_etdump
+from perfline.core.backends.source_model.inputs import InputFile
 from perfline.core.pipeline import PipelineSettings, postprocess
 from perfline.core.projection.exact_sums import exact_total
 from perfline.core.projection.figure_arithmetic import combine

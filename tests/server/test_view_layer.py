@@ -1,4 +1,4 @@
-"""Layer rule of ARCHITECTURE.md (invariant 11): the view layer imports no LSP."""
+"""Layer rule of ARCHITECTURE.md (invariants 1 and 17): the view layer imports no LSP."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ operator, skipped nested events); the per-run durations go to
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import PurePath
 from typing import Any
 
@@ -28,17 +28,10 @@ from perfline.core.backends.executorch.result import (
 from perfline.core.backends.executorch.vgf_statistics import decode_payload
 from perfline.core.backends.executorch.vgf_view import VgfView, vgf_view
 from perfline.core.backends.nx_common.records import SegmentSpirv
+from perfline.core.backends.source_model.inputs import InputFile
 from perfline.core.compare.run_samples import with_run_samples
 from perfline.core.envelope import build_document, model_info, run_id_for, sha256_hex
 from perfline.core.formats.vgf import VGF_MAGIC, read_segments
-
-
-@dataclass(frozen=True)
-class InputFile:
-    """One input: the path as the user gave it, and its bytes."""
-
-    path: str
-    data: bytes
 
 
 def analyze_etdump(

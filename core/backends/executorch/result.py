@@ -65,7 +65,9 @@ from perfline.core.backends.executorch.provenance import provenance_entities
 from perfline.core.backends.executorch.runtime_metrics import model_metrics, with_cycles
 from perfline.core.backends.executorch.vgf_view import VgfView
 from perfline.core.backends.executorch.what_ran import WhatRan, what_ran
+from perfline.core.backends.result_builder import ResultBuilder
 from perfline.core.backends.runtime_common.metrics import model_run_samples
+from perfline.core.document_shapes import ResultJson
 from perfline.core.errors import InputError, Problem
 from perfline.core.formats.identity import source_operator_id
 
@@ -85,7 +87,7 @@ SAMPLED_STATISTICS = (
 class RuntimeResult:
     """The result dict, facts the document metadata records, and the per-run values."""
 
-    result: dict[str, Any]
+    result: ResultJson
     configuration: dict[str, Any]
     run_samples: dict[str, dict[str, list[float]]]
     """entity id -> statistic name -> per-execution durations (ms)."""
@@ -180,34 +182,26 @@ def build_runtime_result(
     entities = provenance_entities(record.exported_nodes)
     _attach_runtime_attributes(entities, builder.source_events)
     entities.extend(builder.entities)
-    kinds = [
-        {"id": BACKEND_OPERATOR, "child_kinds": ["source_operator"]},
-        {
-            "id": "nn_module",
-            "parent_kinds": ["nn_module"],
-            "child_kinds": ["nn_module", "source_operator"],
-        },
-    ]
+    result = builder.result
+    result.warn(*warnings)
+    result.declare_kinds(
+        [
+            {"id": BACKEND_OPERATOR, "child_kinds": ["source_operator"]},
+            {
+                "id": "nn_module",
+                "parent_kinds": ["nn_module"],
+                "child_kinds": ["nn_module", "source_operator"],
+            },
+        ]
+    )
     metrics = model_metrics(method_observations)
-    breakdowns = builder.breakdowns
     if vgf is not None:
         entities = merge_entities([*entities, *vgf.entities])
-        known = {kind["id"] for kind in kinds}
-        kinds.extend(kind for kind in vgf.entity_kinds if kind["id"] not in known)
-        breakdowns = [*breakdowns, *vgf.breakdowns]
+        result.declare_kinds(vgf.entity_kinds)
+        result.add_breakdowns(vgf.breakdowns)
         metrics = with_cycles(metrics, vgf.total_cycles, vgf.compute_cycles)
-    result: dict[str, Any] = {
-        "kind": "performance",
-        "status": "ok",
-        "producer": PRODUCER,
-        "warnings": warnings,
-        "errors": [],
-        "metrics": metrics,
-        "breakdowns": breakdowns,
-        "mode": "measured",
-        "entities": entities,
-        "entity_kinds": kinds,
-    }
+    result.add_metrics(metrics)
+    result.add_entities(entities)
     configuration = {
         "method": method,
         "executions": timeline.execution_count,
@@ -221,7 +215,7 @@ def build_runtime_result(
     if vgf_configuration is not None:
         configuration["vgf_neural_statistics"] = dict(vgf_configuration)
     return RuntimeResult(
-        result=result,
+        result=result.finish(),
         configuration=configuration,
         run_samples=builder.run_samples,
         result_run_samples=_model_samples(method_observations, timeline.execution_count),
@@ -244,7 +238,7 @@ class _Builder:
         self.method = method
         self.execution_count = execution_count
         self.entities: list[dict[str, Any]] = []
-        self.breakdowns: list[dict[str, Any]] = []
+        self.result = ResultBuilder("performance", PRODUCER, mode="measured")
         self.source_events: dict[str, dict[str, Any]] = {}
         self.confidence_counts: dict[str, int] = {}
         self.unmapped = 0
@@ -264,17 +258,14 @@ class _Builder:
         if len(executions) == self.execution_count:
             runs = list(durations)
             self.run_samples[entity_id] = {name: runs for name in SAMPLED_STATISTICS}
-        self.breakdowns.append(
-            {
-                "entity_id": entity_id,
-                "metrics": observation_metrics(
-                    durations,
-                    executions,
-                    confidence,
-                    all_executions=len(executions) == self.execution_count,
-                ),
-                "id": entity_id,
-            }
+        self.result.add_breakdown(
+            entity_id,
+            observation_metrics(
+                durations,
+                executions,
+                confidence,
+                all_executions=len(executions) == self.execution_count,
+            ),
         )
 
     def backend_operator(

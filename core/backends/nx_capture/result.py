@@ -13,7 +13,6 @@ module) is rejected, one naming only some warned about (``nx_common.database_mat
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from perfline.core.backends.nx_common.database_match import check_matches, view_matches
 from perfline.core.backends.nx_common.metrics import model_metrics
@@ -21,6 +20,8 @@ from perfline.core.backends.nx_common.records import SegmentInput
 from perfline.core.backends.nx_common.segment_warnings import compute_segments_warning
 from perfline.core.backends.nx_common.totals import combine_totals, totals_from_stripes
 from perfline.core.backends.nx_common.view import SegmentsView, build_segments_view
+from perfline.core.backends.result_builder import ResultBuilder
+from perfline.core.document_shapes import ResultJson
 
 PRODUCER = "neural-technology-profiling-data"
 COUNTERS_NOT_TIME = (
@@ -35,7 +36,7 @@ def measured_nx_result(
     *,
     warnings: Sequence[str] = (),
     skipped_compute_segments: Sequence[str] = (),
-) -> tuple[dict[str, Any], SegmentsView]:
+) -> tuple[ResultJson, SegmentsView]:
     """The ``mode: measured`` performance result of decoded segments."""
     view = build_segments_view(segments)
     mismatch = check_matches(view_matches(segments, view.chains), "captured chains")
@@ -59,16 +60,10 @@ def measured_nx_result(
         all_warnings.append(compute_warning)
     if mismatch:
         all_warnings.append(mismatch)
-    result: dict[str, Any] = {
-        "kind": "performance",
-        "status": "ok",
-        "producer": PRODUCER,
-        "warnings": all_warnings,
-        "errors": [],
-        "metrics": model_metrics(totals, reasons=reasons),
-        "breakdowns": view.breakdowns,
-        "mode": "measured",
-        "entities": view.entities,
-        "entity_kinds": view.entity_kinds,
-    }
-    return result, view
+    result = ResultBuilder("performance", PRODUCER, mode="measured")
+    result.warn(*all_warnings)
+    result.add_metrics(model_metrics(totals, reasons=reasons))
+    result.add_breakdowns(view.breakdowns)
+    result.add_entities(view.entities)
+    result.declare_kinds(view.entity_kinds)
+    return result.finish(), view

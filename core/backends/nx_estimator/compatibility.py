@@ -29,6 +29,8 @@ from perfline.core.backends.nx_estimator.placement import (
     merged_placement,
     placement_records,
 )
+from perfline.core.backends.result_builder import ResultBuilder
+from perfline.core.document_shapes import ResultJson
 
 CONVERTED_OPERATOR = "converted_operator"
 _LEVELS = {"NX": "TOSA", "EE": "Shader", "NX/EE": "TOSA/Shader"}
@@ -36,7 +38,7 @@ _LEVELS = {"NX": "TOSA", "EE": "Shader", "NX/EE": "TOSA/Shader"}
 
 def build_compatibility_result(
     segments: Sequence[SegmentInput], *, warnings: Sequence[str] = ()
-) -> dict[str, Any]:
+) -> ResultJson:
     """The compatibility result of the analysed segments."""
     mismatch = check_matches(segment_matches(segments), "estimator chains")
     records = placement_records(segments)
@@ -67,19 +69,14 @@ def build_compatibility_result(
         )
     else:
         metric = {"name": "accelerator_operator_percentage", "unit": "%", "value": percentage}
-    result: dict[str, Any] = {
-        "kind": "compatibility",
-        "status": "ok",
-        "producer": PRODUCER,
-        "warnings": [*warnings, *([mismatch] if mismatch else [])],
-        "errors": [],
-        "metrics": [metric],
-        "checks": checks,
-        "entities": entities,
-    }
+    result = ResultBuilder("compatibility", PRODUCER)
+    result.warn(*warnings, *([mismatch] if mismatch else []))
+    result.add_metric(metric)
+    result.add_checks(checks)
+    result.add_entities(entities)
     if any(entity["kind"] == CONVERTED_OPERATOR for entity in entities):
-        result["entity_kinds"] = [{"id": CONVERTED_OPERATOR}]
-    return result
+        result.declare_kinds([{"id": CONVERTED_OPERATOR}])
+    return result.finish()
 
 
 def _entity_id(record: PlacementRecord) -> str:

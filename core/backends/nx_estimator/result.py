@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from perfline.core.backends.nx_common.database_match import check_matches, view_matches
 from perfline.core.backends.nx_common.metrics import NATIVE_METRICS, model_metrics
@@ -26,6 +25,8 @@ from perfline.core.backends.nx_common.view import SegmentsView, build_segments_v
 from perfline.core.backends.nx_estimator import PRODUCER
 from perfline.core.backends.nx_estimator.advice import Convolution, depthwise_advice
 from perfline.core.backends.nx_estimator.placement import accelerator_percentage, placement_records
+from perfline.core.backends.result_builder import ResultBuilder
+from perfline.core.document_shapes import ResultJson
 
 #: Metrics that need the summary (the derived ones need its time and cycles).
 SUMMARY_METRICS: tuple[str, ...] = (
@@ -51,7 +52,7 @@ class EstimatedSegment:
 class PerformanceOutcome:
     """The result and the shared view it was built from (for the statistics file)."""
 
-    result: dict[str, Any]
+    result: ResultJson
     view: SegmentsView
 
 
@@ -86,18 +87,13 @@ def build_performance_result(
     else:
         totals = combine_totals([s.summary for s in segments if s.summary is not None])
     percentage = accelerator_percentage(placement_records(inputs))
-    result: dict[str, Any] = {
-        "kind": "performance",
-        "status": "ok",
-        "producer": PRODUCER,
-        "warnings": warnings,
-        "errors": [],
-        "metrics": model_metrics(
-            totals, accelerator_operator_percentage=percentage, reasons=reasons
-        ),
-        "breakdowns": view.breakdowns,
-        "entities": view.entities,
-        "entity_kinds": view.entity_kinds,
-        "advice": depthwise_advice(convolutions),
-    }
-    return PerformanceOutcome(result, view)
+    result = ResultBuilder("performance", PRODUCER)
+    result.warn(*warnings)
+    result.add_metrics(
+        model_metrics(totals, accelerator_operator_percentage=percentage, reasons=reasons)
+    )
+    result.add_breakdowns(view.breakdowns)
+    result.add_entities(view.entities)
+    result.declare_kinds(view.entity_kinds)
+    result.add_advice(depthwise_advice(convolutions))
+    return PerformanceOutcome(result.finish(), view)

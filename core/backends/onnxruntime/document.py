@@ -19,6 +19,7 @@ from perfline.core.backends.onnxruntime.runs import recorded_runs
 from perfline.core.backends.runtime_common.metrics import model_run_samples
 from perfline.core.backends.source_model.inputs import InputFile
 from perfline.core.collection import collection_paused
+from perfline.core.compare.run_samples import with_run_samples
 from perfline.core.envelope import build_document, model_info, run_id_for, sha256_hex
 from perfline.core.errors import InputError, Problem
 from perfline.core.formats.onnx import model_operators, read_onnx
@@ -81,7 +82,7 @@ def analyze_profiles(
             context["cli_arguments"] = list(cli_arguments)
         inputs = [model, *profiles, *([optimized_model] if optimized_model else [])]
         runs_used = built.configuration["runs_used"]
-        return build_document(
+        document = build_document(
             results=[built.result],
             model=model_info(PurePath(model.path).name, "onnx", model.data),
             target={
@@ -98,11 +99,7 @@ def analyze_profiles(
             timestamp=timestamp,
             run_id=run_id_for(sha256_hex(item.data) for item in inputs),
             context=context,
-            extensions={
-                "perfline": {
-                    "run_samples": [built.run_samples],
-                    # the model level's per-run values, as the ExecuTorch route records them
-                    "result_run_samples": [model_run_samples(runs.run_durations_ms)],
-                }
-            },
         )
+        # the model level's per-run values, as the ExecuTorch route records them
+        result_samples = model_run_samples(runs.run_durations_ms)
+        return with_run_samples(document, [built.run_samples], [result_samples])

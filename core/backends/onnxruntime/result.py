@@ -58,6 +58,7 @@ from perfline.core.backends.onnxruntime.mapping import (
 )
 from perfline.core.backends.onnxruntime.node_evidence import node_evidence
 from perfline.core.backends.onnxruntime.runs import NodeRuns, RecordedRuns
+from perfline.core.backends.result_builder import ResultBuilder
 from perfline.core.backends.run_match import Wording, judge_run
 from perfline.core.backends.runtime_common.metrics import inference_metrics, observation_summary
 from perfline.core.backends.source_model.provenance import (
@@ -65,6 +66,7 @@ from perfline.core.backends.source_model.provenance import (
     operators_without_stack,
     provenance_entities,
 )
+from perfline.core.document_shapes import ResultJson
 from perfline.core.formats.identity import SourceOperator, source_operator_id
 from perfline.core.formats.onnx import OnnxModel
 from perfline.core.formats.onnx_graph import OnnxGraph
@@ -79,7 +81,7 @@ NO_CYCLES = "ONNX Runtime profiles carry no cycle counts."
 class OrtResult:
     """The result, its per-run samples and facts for the document metadata."""
 
-    result: dict[str, Any]
+    result: ResultJson
     run_samples: dict[str, dict[str, list[float]]]
     configuration: dict[str, Any]
 
@@ -143,7 +145,8 @@ def build_ort_result(
             observed[original] = observed.get(original, 0) + 1
     entities = provenance_entities(operators)
     node_attributes: dict[str, dict[str, Any]] = {}
-    breakdowns: list[dict[str, Any]] = []
+    result = ResultBuilder("performance", PRODUCER, mode="measured")
+    result.warn(*warnings)
     backend_entities: list[dict[str, Any]] = []
     samples: dict[str, dict[str, list[float]]] = {}
     counts = dict.fromkeys(CONFIDENCES, 0)
@@ -158,33 +161,19 @@ def build_ort_result(
             entity_id = f"{BACKEND_OPERATOR}/{PRODUCER}/{node.name}"
             backend_entities.append(_backend_operator(entity_id, node, mapping))
         additive = mapping.confidence != UNMAPPED and len(node.runs) == kept
-        breakdowns.append(
-            {
-                "entity_id": entity_id,
-                "metrics": observation_summary(
-                    node.durations_ms, mapping.confidence, additive=additive, qualify_average=False
-                ),
-                "id": entity_id,
-            }
+        result.add_breakdown(
+            entity_id,
+            observation_summary(
+                node.durations_ms, mapping.confidence, additive=additive, qualify_average=False
+            ),
         )
         values = list(node.durations_ms)
         samples[entity_id] = {name: values for name in STATISTIC_NAMES}
-    entities = [_with_attributes(entity, node_attributes) for entity in entities]
-    result: dict[str, Any] = {
-        "kind": "performance",
-        "status": "ok",
-        "producer": PRODUCER,
-        "warnings": warnings,
-        "errors": [],
-        "metrics": inference_metrics(runs.run_durations_ms, no_cycles=NO_CYCLES),
-        "breakdowns": breakdowns,
-        "mode": "measured",
-        "entities": [*entities, *backend_entities],
-        "entity_kinds": [
-            {"id": BACKEND_OPERATOR, "child_kinds": ["source_operator"]},
-            *ENTITY_KINDS,
-        ],
-    }
+    result.add_metrics(inference_metrics(runs.run_durations_ms, no_cycles=NO_CYCLES))
+    result.add_entities(_with_attributes(entity, node_attributes) for entity in entities)
+    result.add_entities(backend_entities)
+    result.declare_kinds([{"id": BACKEND_OPERATOR, "child_kinds": ["source_operator"]}])
+    result.declare_kinds(ENTITY_KINDS)
     configuration = {
         "runs_used": kept,
         "warmup_runs": runs.warmup_runs,
@@ -196,7 +185,7 @@ def build_ort_result(
         "time_unit": "µs in the trace, reported in ms",
         "providers": sorted({node.provider for node in runs.nodes if node.provider}),
     }
-    return OrtResult(result, samples, configuration)
+    return OrtResult(result.finish(), samples, configuration)
 
 
 def _event_attributes(node: NodeRuns, mapping: NodeMapping) -> dict[str, Any]:

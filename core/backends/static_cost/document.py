@@ -18,6 +18,7 @@ from pathlib import PurePath
 from typing import Any
 
 from perfline.core.backends.nx_common.metrics import unavailable
+from perfline.core.backends.result_builder import ResultBuilder
 from perfline.core.backends.settings import RooflineTarget
 from perfline.core.backends.source_model.inputs import InputFile
 from perfline.core.backends.source_model.provenance import (
@@ -94,7 +95,7 @@ def analyze_static(
     costed = {identity for identity, _, _ in costs}
     operators = [op for op in listed.operators if op.id in costed]
     warnings = list(extra_warnings)
-    breakdowns: list[dict[str, Any]] = []
+    result = ResultBuilder("performance", PRODUCER, mode="predicted")
     bounds: dict[str, dict[str, Any]] = {}
     totals: dict[str, float] = {}
     unknown: list[str] = []
@@ -121,7 +122,7 @@ def analyze_static(
             )
             totals["predicted_time"] = totals.get("predicted_time", 0.0) + time_ms
             bounds[identity] = {"roofline_bound": bound}
-        breakdowns.append({"entity_id": identity, "metrics": metrics, "id": identity})
+        result.add_breakdown(identity, metrics)
     for name, total in totals.items():
         read_number(total, model.path, f"the model's total {name}", non_negative=True)
     if unknown:
@@ -141,18 +142,12 @@ def analyze_static(
         for identity, cost, _ in costs
         if cost is not None
     }
-    result: dict[str, Any] = {
-        "kind": "performance",
-        "status": "ok" if not unknown else "partial",
-        "producer": PRODUCER,
-        "warnings": warnings,
-        "errors": [],
-        "metrics": _model_metrics(totals, target),
-        "breakdowns": breakdowns,
-        "mode": "predicted",
-        "entities": provenance_entities(operators, attributes),
-        "entity_kinds": list(ENTITY_KINDS),
-    }
+    if unknown:
+        result.set_status("partial")
+    result.warn(*warnings)
+    result.add_metrics(_model_metrics(totals, target))
+    result.add_entities(provenance_entities(operators, attributes))
+    result.declare_kinds(ENTITY_KINDS)
     configuration: dict[str, Any] = {"inputs": {"model": model.path}, "format": kind}
     if target is not None:
         configuration["roofline_target"] = {
@@ -161,7 +156,7 @@ def analyze_static(
             "bytes_per_second": target.bytes_per_second,
         }
     return build_document(
-        results=[result],
+        results=[result.finish()],
         model=model_info(PurePath(model.path).name, kind, model.data),
         target={
             "profile_name": target.name if target else "static",

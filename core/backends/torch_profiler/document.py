@@ -42,6 +42,7 @@ from perfline.core.backends.torch_profiler.trace_stream import TraceStream
 from perfline.core.backends.torch_profiler.trace_table import TraceTable
 from perfline.core.backends.torch_profiler.trace_warnings import trace_warnings
 from perfline.core.collection import collection_paused
+from perfline.core.compare.run_samples import with_run_samples
 from perfline.core.envelope import build_document, run_id_for
 from perfline.core.errors import InputError, Problem
 
@@ -178,7 +179,7 @@ def analyze_traces(
         in_workspace = sorted(
             {path for name, path in resolved.items() if path is not None and name in recorded}
         )
-        return build_document(
+        document = build_document(
             results=[built.result],
             model=_model(reads, resolved),
             target=_target(reads, len(step_ms)),
@@ -186,13 +187,8 @@ def analyze_traces(
             timestamp=timestamp,
             run_id=run_id_for(read.sha256 for read in reads),
             context=_context(reads, cli_arguments),
-            extensions={
-                "perfline": {
-                    "run_samples": [built.run_samples],
-                    "result_run_samples": [result_samples],
-                }
-            },
         )
+        return with_run_samples(document, [built.run_samples], [result_samples])
 
 
 def _workspace_frames(read: ReadTrace, resolved: Mapping[str, str | None]) -> frozenset[str]:

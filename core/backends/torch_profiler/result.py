@@ -40,9 +40,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from perfline.core.backends.nx_common.provenance import code_stack_entities
+from perfline.core.backends.result_builder import ResultBuilder
 from perfline.core.backends.runtime_common.metrics import inference_metrics
 from perfline.core.backends.torch_profiler.attribution import TIME_METRICS, zeros
 from perfline.core.backends.torch_profiler.leaves import Leaf
+from perfline.core.document_shapes import ResultJson
 from perfline.core.formats.identity import SourceFrame
 
 PRODUCER: Final = "torch-profiler"
@@ -65,7 +67,7 @@ class TorchResult:
 
     def __init__(
         self,
-        result: dict[str, Any],
+        result: ResultJson,
         run_samples: dict[str, dict[str, list[float]]],
         result_samples: dict[str, list[float]],
     ) -> None:
@@ -94,7 +96,8 @@ def build_result(
     steps = len(step_ms)
     registry: dict[str, dict[str, Any]] = {}
     operators: list[dict[str, Any]] = []
-    breakdowns: list[dict[str, Any]] = []
+    result = ResultBuilder("performance", PRODUCER, mode="measured")
+    result.warn(*warnings)
     samples: dict[str, dict[str, list[float]]] = {}
     totals = {metric: zeros(steps) for metric in metrics}
     stacks_memo: dict[tuple[str, ...], list[dict[str, Any]]] = {}
@@ -134,7 +137,7 @@ def build_result(
                     "samples": steps,
                 }
             )
-        breakdowns.append({"entity_id": identity, "metrics": figures, "id": identity})
+        result.add_breakdown(identity, figures)
         samples[identity] = per_step
     result_metrics = inference_metrics(list(step_ms), no_cycles=NO_CYCLES)
     result_samples: dict[str, list[float]] = {}
@@ -147,18 +150,10 @@ def build_result(
         result_samples[name] = row.tolist()
     for name, value in peaks.items():
         result_metrics.append({"name": name, "unit": BYTES, "value": value})
-    result: dict[str, Any] = {
-        "kind": "performance",
-        "status": "ok",
-        "producer": PRODUCER,
-        "warnings": list(warnings),
-        "errors": [],
-        "metrics": result_metrics,
-        "breakdowns": breakdowns,
-        "mode": "measured",
-        "entities": [*registry.values(), *operators],
-    }
-    return TorchResult(result, samples, result_samples)
+    result.add_metrics(result_metrics)
+    result.add_entities(registry.values())
+    result.add_entities(operators)
+    return TorchResult(result.finish(), samples, result_samples)
 
 
 def _count_calls(

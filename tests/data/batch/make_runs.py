@@ -211,7 +211,8 @@ def write_runs(
 
 def _documents(folder: Path, count: int, rng: random.Random) -> list[str]:
     """Raw standardized documents of XNNPACK ETDump variants, by perfline's own backend."""
-    from perfline.core.backends.executorch.document import InputFile, analyze_etdump
+    from perfline.core.backends.executorch.document import analyze_etdump
+    from perfline.core.backends.source_model.inputs import InputFile
 
     folder.mkdir(parents=True, exist_ok=True)
     record = InputFile("dscnn_xnnpack.etrecord", (XNNPACK / "dscnn_xnnpack.etrecord").read_bytes())

@@ -31,6 +31,7 @@ from typing import Any, Final
 from xml.etree import ElementTree
 
 from perfline import __version__
+from perfline.core.compare.deltas import EntityDelta
 from perfline.core.compare.gate import (
     JudgedLine,
     ModelWideJudged,
@@ -123,18 +124,15 @@ def sarif_log(verdict: Verdict, locate: Locate = plain_location) -> dict[str, An
     return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
 
 
-def _sarif_result(line: JudgedLine, limit: str, locate: Locate) -> dict[str, Any]:
-    entity = line.entity
+def _line_location(
+    entity: EntityDelta, metric: str, fingerprint: str, locate: Locate
+) -> dict[str, Any]:
+    """The ``locations`` and ``partialFingerprints`` of a result on one source line."""
     uri, relative = locate(entity.file or entity.name)
     artifact: dict[str, Any] = {"uri": uri}
     if relative:
         artifact["uriBaseId"] = SOURCE_ROOT
-    delta = line.delta
     return {
-        "ruleId": RULE_ID,
-        "ruleIndex": 0,
-        "level": "error",
-        "message": {"text": f"{describe(line)}; the limit is {limit}."},
         "locations": [
             {
                 "physicalLocation": {
@@ -144,8 +142,19 @@ def _sarif_result(line: JudgedLine, limit: str, locate: Locate) -> dict[str, Any
             }
         ],
         "partialFingerprints": {
-            "perflineLine/v1": f"{_fingerprint_path(uri, relative)}:{entity.new_line}:{delta.name}",
+            fingerprint: f"{_fingerprint_path(uri, relative)}:{entity.new_line}:{metric}",
         },
+    }
+
+
+def _sarif_result(line: JudgedLine, limit: str, locate: Locate) -> dict[str, Any]:
+    delta = line.delta
+    return {
+        "ruleId": RULE_ID,
+        "ruleIndex": 0,
+        "level": "error",
+        "message": {"text": f"{describe(line)}; the limit is {limit}."},
+        **_line_location(line.entity, delta.name, "perflineLine/v1", locate),
         "properties": {
             "metric": delta.name,
             "unit": delta.unit,
@@ -160,29 +169,13 @@ def _sarif_result(line: JudgedLine, limit: str, locate: Locate) -> dict[str, Any
 
 def _new_line_result(line: NewLine, level: str, locate: Locate) -> dict[str, Any]:
     """A line only the new run has, beyond the minimum share: located at the line."""
-    entity = line.entity
-    uri, relative = locate(entity.file or entity.name)
-    artifact: dict[str, Any] = {"uri": uri}
-    if relative:
-        artifact["uriBaseId"] = SOURCE_ROOT
     delta = line.delta
     return {
         "ruleId": NEW_LINE_RULE_ID,
         "ruleIndex": 2,
         "level": level,
         "message": {"text": describe_new_line(line)},
-        "locations": [
-            {
-                "physicalLocation": {
-                    "artifactLocation": artifact,
-                    "region": {"startLine": int(entity.new_line or 1)},
-                }
-            }
-        ],
-        "partialFingerprints": {
-            "perflineNewLine/v1": f"{_fingerprint_path(uri, relative)}:{entity.new_line}:"
-            f"{delta.name}",
-        },
+        **_line_location(line.entity, delta.name, "perflineNewLine/v1", locate),
         "properties": {
             "metric": delta.name,
             "unit": delta.unit,

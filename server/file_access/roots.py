@@ -164,7 +164,7 @@ def open_error(source: str, absolute: str, error: OSError) -> InputError:
             return InputError(source, "the input is a dangling symbolic link")
         return InputError(source, "the input file does not exist")
     if error.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
-        if _loops(absolute):
+        if runs_into_loop(absolute):
             return InputError(source, "the input is a symbolic link loop")
         return InputError(
             source,
@@ -176,7 +176,8 @@ def open_error(source: str, absolute: str, error: OSError) -> InputError:
     return InputError(source, f"cannot open the file: {error.strerror or error}")
 
 
-def _loops(path: str) -> bool:
+def runs_into_loop(path: str) -> bool:
+    """Whether resolving ``path`` meets a symbolic link loop."""
     try:
         os.stat(path)
     except OSError as error:

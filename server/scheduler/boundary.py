@@ -12,12 +12,12 @@ Cost: one ``realpath`` per path.
 
 from __future__ import annotations
 
-import errno
 import os
 from collections.abc import Sequence
 from pathlib import Path
 
 from perfline.server.file_access import Root
+from perfline.server.file_access.roots import runs_into_loop
 
 #: The longest client-given path accepted (Linux's PATH_MAX).
 MAX_PATH_LENGTH = 4096
@@ -59,18 +59,8 @@ class WorkspaceBoundary(Root):
             raise PathRefused("the path is empty")
         joined = os.path.join(self.root, text)
         real = os.path.realpath(joined)
-        if _loops(real):
+        if runs_into_loop(real):
             raise PathRefused(f"the path {text!r} runs into a symbolic link loop")
         if not self.contains(real):
             raise PathOutside(f"the path {text!r} is outside the workspace")
         return Path(real)
-
-
-def _loops(path: str) -> bool:
-    try:
-        os.stat(path)
-    except OSError as error:
-        return error.errno == errno.ELOOP
-    except ValueError:
-        return False
-    return False

@@ -119,7 +119,7 @@ def test_editors_read_the_median_with_its_run_count(structure: dict[str, Any]) -
     value, statistic = dominant_metric.value_of(breakdown["metrics"], key)
     runs = dominant_metric.runs_summarised(breakdown["metrics"], key)
     assert (value, statistic, runs) == (9.5, "p50", 3)
-    assert label(9.5, key, statistic, 10.0, runs) == "9.50 ms p50 n=3 · 95%"
+    assert label(9.5, key, statistic, 10.0, runs=runs) == "9.50 ms p50 n=3 · 95%"
     # a figure of one run (aggregation "sum", samples of its executions) shows no n
     single = {
         "name": "duration_avg",

@@ -32,7 +32,7 @@ from tests.server.compare_data import (
     RERUN,
     inspector_inclusive_runs,
 )
-from tests.server.helpers import INPUT_DOC, copy_kws, load, wait_for, with_value
+from tests.support.server_helpers import INPUT_DOC, copy_kws, load, wait_for, with_value
 
 pytestmark = pytest.mark.timeout(120)
 

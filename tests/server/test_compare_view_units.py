@@ -40,8 +40,8 @@ from tests.server.compare_data import (
     percent_of,
     significant_lines,
 )
-from tests.server.helpers import KWS_FIGURE_LINES, copy_kws
 from tests.server.test_view_connection import _Engine, _Job, _Result
+from tests.support.server_helpers import KWS_FIGURE_LINES, copy_kws
 
 JOB = "dscnn-measured"
 
@@ -333,7 +333,7 @@ def test_runtime_table_needs_two_jobs_and_converts_times(runs: tuple[Path, Any, 
 
 def test_the_api_document_describes_every_method_and_the_version() -> None:
     from perfline.server import api
-    from tests.server.helpers import REPO
+    from tests.support.server_helpers import REPO
 
     text = (REPO / "docs" / "api.md").read_text(encoding="utf-8")
     for method in api.METHODS:

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from perfline.clients.rpc import Client
-from tests.clients.daemons import Daemon, running_daemon
-from tests.server.helpers import copy_kws, wait_for
+from tests.support.serve_daemon import Daemon, running_daemon
+from tests.support.server_helpers import copy_kws, wait_for
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -22,9 +22,9 @@ from typing import Any
 
 import pytest
 
-from tests.docs.markdown_blocks import DOCS, blocks
 from tests.server.headless_nvim import neovim, run_report
-from tests.server.helpers import KWS_FIGURE_LINES, REPO, copy_kws
+from tests.support.markdown_blocks import DOCS, blocks
+from tests.support.server_helpers import KWS_FIGURE_LINES, REPO, copy_kws
 
 pytestmark = pytest.mark.timeout(240)
 

@@ -18,8 +18,7 @@ from typing import Any
 import pytest
 
 from perfline.core.formats.vgf import read_segments
-from tests.measured._data import DATA, MODEL_SOURCE
-from tests.measured.capture_writer import (
+from tests.support.capture_writer import (
     DEBUG_DATABASE,
     DispatchSpec,
     PipelineSpec,
@@ -27,7 +26,8 @@ from tests.measured.capture_writer import (
     statistics_bytes,
     write_capture,
 )
-from tests.server.lsp_session import Session, start
+from tests.support.lsp_session import Session, start
+from tests.support.measured_data import DATA, MODEL_SOURCE
 
 pytestmark = pytest.mark.timeout(90)
 

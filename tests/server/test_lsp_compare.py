@@ -24,7 +24,6 @@ from typing import Any
 import pytest
 from lsprotocol import types
 
-from tests.compare.raw_events import raw_line_runs
 from tests.server.compare_data import (
     FIRST_INSPECTOR,
     INTERLEAVED_A,
@@ -44,8 +43,9 @@ from tests.server.compare_data import (
     significant_lines,
     written,
 )
-from tests.server.helpers import KWS_FIGURE_LINES, copy_kws
-from tests.server.lsp_session import Session, start
+from tests.support.lsp_session import Session, start
+from tests.support.raw_events import raw_line_runs
+from tests.support.server_helpers import KWS_FIGURE_LINES, copy_kws
 
 pytestmark = pytest.mark.timeout(180)
 

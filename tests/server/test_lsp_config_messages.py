@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from tests.server.helpers import KWS_FIGURE_LINES, copy_kws
-from tests.server.lsp_session import Session, start, until
+from tests.support.lsp_session import Session, start, until
+from tests.support.server_helpers import KWS_FIGURE_LINES, copy_kws
 
 pytestmark = pytest.mark.timeout(120)
 

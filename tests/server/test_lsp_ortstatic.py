@@ -6,8 +6,8 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from tests.server.lsp_session import start
 from tests.server.test_ortstatic_jobs import _workspace
+from tests.support.lsp_session import start
 
 
 async def test_hover_and_hints_show_both_jobs_side_by_side(tmp_path: Path) -> None:

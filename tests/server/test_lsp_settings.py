@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from lsprotocol import types
 
-from tests.documents import CHAIN_KINDS, envelope, model_file, nx_backend, nx_target
-from tests.server.lsp_session import Session, start, until
+from tests.support.documents import CHAIN_KINDS, envelope, model_file, nx_backend, nx_target
+from tests.support.lsp_session import Session, start, until
 
 pytestmark = pytest.mark.timeout(90)
 

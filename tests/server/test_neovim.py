@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.server.headless_nvim import neovim, run_report
-from tests.server.helpers import KWS_FIGURE_LINES, copy_kws
+from tests.support.server_helpers import KWS_FIGURE_LINES, copy_kws
 
 pytestmark = pytest.mark.timeout(120)
 

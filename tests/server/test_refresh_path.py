@@ -23,7 +23,7 @@ from perfline.server.jobs.standardized_job import StandardizedOutputJob
 from perfline.server.scheduler import content_hashes, runner
 from perfline.server.scheduler.bounded_reads import InputLimits, ReadFile
 from perfline.server.scheduler.content_hashes import MISSING, ContentHashes
-from tests.server.helpers import INPUT_DOC, PROCESSED_DOC, load, with_value
+from tests.support.server_helpers import INPUT_DOC, PROCESSED_DOC, load, with_value
 
 pytestmark = pytest.mark.timeout(60)
 

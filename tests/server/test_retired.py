@@ -20,7 +20,7 @@ from perfline.server.jobs.stage_memo import StageMemo
 from perfline.server.jobs.standardized_job import StandardizedOutputJob
 from perfline.server.scheduler import loop
 from perfline.server.scheduler.retired import RELEASE_AT_MOST, Retired
-from tests.server.helpers import INPUT_DOC, load, wait_for, with_value
+from tests.support.server_helpers import INPUT_DOC, load, wait_for, with_value
 
 pytestmark = pytest.mark.timeout(60)
 

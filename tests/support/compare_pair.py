@@ -1,6 +1,6 @@
 """A baseline and a new run of the DS-CNN with one known regression, for the compare view.
 
-    python -m tests.html.compare_pair OUT_DIR [--runs 30] [--factor 1.25] [--line 26]
+    python -m tests.support.compare_pair OUT_DIR [--runs 30] [--factor 1.25] [--line 26]
 
 Writes ``OUT_DIR/base.etrecord`` + ``base.etdump`` and ``OUT_DIR/new.etrecord`` +
 ``new.etdump``. The ETRecord is the real portable DS-CNN one (``tests/data/measured``);
@@ -21,7 +21,7 @@ import re
 import shutil
 from pathlib import Path
 
-from tests.measured.etdump_writer import Event, write_etdump
+from tests.support.etdump_writer import Event, write_etdump
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "measured" / "portable"
 ETRECORD = DATA / "dscnn_portable.etrecord"

@@ -13,10 +13,10 @@ from typing import Any, NamedTuple
 
 from click.testing import CliRunner
 
-from benchmarks.core_pipeline import nx_document
 from perfline.clients.cli import cli
 from perfline.core.pipeline import PipelineSettings, postprocess
-from tests.inspector_stacks import lines_called, user_line_traces
+from tests.support.documents import nx_document
+from tests.support.inspector_stacks import lines_called, user_line_traces
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 DATA = ROOT / "tests" / "data"
@@ -160,7 +160,7 @@ def nx_processed(chains: int) -> dict[str, Any]:
 @functools.cache
 def _pair_texts(runs: int, factor: float) -> tuple[str, str]:
     from perfline.clients.cli.compare import load_side
-    from tests.html.compare_pair import write_pair
+    from tests.support.compare_pair import write_pair
 
     folder = Path(tempfile.mkdtemp(prefix="perfline-html-pair-"))
     try:
@@ -175,7 +175,7 @@ def _pair_texts(runs: int, factor: float) -> tuple[str, str]:
 
 
 def example_pair(runs: int = 30, factor: float = 1.25) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The processed baseline and new run of ``tests/html/compare_pair.py`` (``runs`` runs each;
+    """The processed baseline and new run of ``tests/support/compare_pair.py`` (``runs`` runs each;
     the operators of ``dscnn.py:26`` ``factor`` times slower in the new run), fresh copies."""
     base, new = _pair_texts(runs, factor)
     return json.loads(base), json.loads(new)

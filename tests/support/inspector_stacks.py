@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-PORTABLE = Path(__file__).resolve().parent / "data" / "measured" / "portable"
+PORTABLE = Path(__file__).resolve().parents[1] / "data" / "measured" / "portable"
 INSPECTOR = PORTABLE / "dscnn_portable.inspector.json"
 USER_LINE = re.compile(r'File "/home/dev/kws/dscnn\.py", line (\d+)')
 

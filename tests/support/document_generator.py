@@ -23,7 +23,7 @@ A document imitates what the NX estimator backend emits:
 ``settings_for(seed)`` picks how a document is post-processed: bare core, the
 NX default rule, or an extra configured rule (some of which must be retained).
 Entities, records and the envelope come from the shared builder
-(``tests/documents.py``).
+(``tests/support/documents.py``).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from tests.documents import (
+from tests.support.documents import (
     NX_KINDS,
     EntityTable,
     breakdown,

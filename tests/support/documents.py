@@ -14,7 +14,7 @@ differential generator.
   (the NX-shaped benchmark documents; ``benchmarks/core_pipeline.py`` re-exports
   them), ``small_result`` (random NX-shaped results for property tests),
   ``minimal_document`` (one valid document to break one rule at a time). The
-  differential generator (``tests/differential/generator.py``) builds its
+  differential generator (``tests/support/document_generator.py``) builds its
   documents with ``EntityTable`` and ``envelope`` too.
 
 Deterministic: the same arguments give byte-identical JSON (the digests tool

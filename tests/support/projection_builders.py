@@ -1,5 +1,5 @@
 """Builders of the projection tests: small random NX-shaped results (``small_result``,
-from the shared document builder ``tests/documents.py``), origin figure sets and
+from the shared document builder ``tests/support/documents.py``), origin figure sets and
 contributors.
 """
 
@@ -11,7 +11,7 @@ from typing import Any
 from perfline.core.projection.contributors import Contributor
 from perfline.core.projection.figure_arithmetic import OriginSums
 from perfline.core.projection.origin_shapes import origin_figures
-from tests.documents import NX_KINDS, small_result
+from tests.support.documents import NX_KINDS, small_result
 
 __all__ = ["NX_KINDS", "faithful_contributor", "origin_sums", "small_result"]
 

@@ -26,11 +26,10 @@ from perfline.core.document import normalize_result
 from perfline.core.errors import InputError
 from perfline.core.pipeline import PipelineSettings, postprocess
 from perfline.core.projection import FloatSums
+from tests.support.deviations import strip_deviations
+from tests.support.document_generator import Settings, generate, settings_for
 
-from .deviations import strip_deviations
-from .generator import Settings, generate, settings_for
-
-RUNNER = Path(__file__).with_name("oracle_runner.py")
+RUNNER = Path(__file__).resolve().parents[1] / "differential" / "oracle_runner.py"
 NX_RULE = "code_stack:file:**/site-packages/torch/**,**/site-packages/executorch/**"
 
 

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tests.compare._data import ONNX_NODES
+from tests.support.compare_paths import ONNX_NODES
 
 USER_LINE = re.compile(r'dscnn\.py", line (\d+)')
 

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from perfline.clients.rpc import Client, Endpoint
-from tests.server.helpers import wait_for
+from tests.support.server_helpers import wait_for
 
 
 class Daemon:

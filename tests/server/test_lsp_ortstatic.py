@@ -6,12 +6,12 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from tests.server.test_ortstatic_jobs import _workspace
+from tests.server.ort_static_workspace import ort_static_workspace
 from tests.support.lsp_session import start
 
 
 async def test_hover_and_hints_show_both_jobs_side_by_side(tmp_path: Path) -> None:
-    root = _workspace(tmp_path)
+    root = ort_static_workspace(tmp_path)
     async with start(root, "stdio", "visual-studio-code") as session:
         jobs = await session.wait_analysed()
         assert sorted((j.name, j.state) for j in jobs) == [

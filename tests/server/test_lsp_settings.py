@@ -7,66 +7,19 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from lsprotocol import types
 
-from tests.support.documents import CHAIN_KINDS, envelope, model_file, nx_backend, nx_target
+from tests.server.three_chain_document import three_chain_document
 from tests.support.lsp_session import Session, start, until
 
 pytestmark = pytest.mark.timeout(90)
 
-KINDS = CHAIN_KINDS
-#: (op_cycles, mac_count) of the chains behind model.py lines 1, 2 and 3.
-FIGURES = ((600, 10), (300, 30), (100, 60))
 
 DEFAULT_LABELS = ["600 cycles · 60%", "300 cycles · 30%", "100 cycles · 10%"]
 MAC_LABELS = ["mac_count=10 count (10%)", "mac_count=30 count (30%)", "mac_count=60 count (60%)"]
 MAC_SETTINGS = {"hints": {"metric": "mac_count", "format": "{metric}={value} ({share})"}}
-
-
-def _document() -> dict[str, Any]:
-    entities: list[dict[str, Any]] = []
-    breakdowns: list[dict[str, Any]] = []
-    for i, (cycles, macs) in enumerate(FIGURES):
-        op = f"source_operator/segment_0/op{i}"
-        entities += [
-            {"id": f"chain/{i}", "kind": "chain", "name": f"chain {i}", "child_ids": [op]},
-            {"id": op, "kind": "source_operator", "name": f"op{i}", "placement": "NX"},
-            {
-                "id": f"code_stack/{i}",
-                "kind": "code_stack",
-                "name": f"model.py:{i + 1}",
-                "child_ids": [op],
-                "attributes": {"file": "/home/dev/proj/model.py", "line": i + 1},
-            },
-        ]
-        breakdowns.append(
-            {
-                "entity_id": f"chain/{i}",
-                "id": f"chain/{i}",
-                "metrics": [
-                    {"name": "op_cycles", "unit": "cycles", "value": cycles, "aggregation": "sum"},
-                    {"name": "mac_count", "unit": "count", "value": macs, "aggregation": "sum"},
-                ],
-            }
-        )
-    result = {
-        "kind": "performance",
-        "status": "ok",
-        "producer": "nx-performance-estimator",
-        "breakdowns": breakdowns,
-        "entities": entities,
-        "entity_kinds": KINDS,
-    }
-    return envelope(
-        [result],
-        model=model_file("m.vgf", "a" * 64),
-        target=nx_target("test", component={"type": "gpu", "family": "mali", "model": "nx"}),
-        backends=[nx_backend(version="unknown")],
-        run_id="a953f09a-1b6b-4725-8819-56e9ad0b1eb4",
-    )
 
 
 def _workspace(tmp_path: Path) -> Path:
@@ -76,7 +29,7 @@ def _workspace(tmp_path: Path) -> Path:
         "class Net(nn.Module):\n    def forward(self, x):\n        return conv(x)\n"
     )
     (root / "perfline.toml").write_text('[[path_map]]\nfrom = "/home/dev/proj/"\nto = "."\n')
-    (root / "run.mlia.json").write_text(json.dumps(_document()))
+    (root / "run.mlia.json").write_text(json.dumps(three_chain_document()))
     return root
 
 

@@ -9,28 +9,9 @@ from pathlib import Path
 
 from perfline.server.engine import Engine
 from perfline.server.jobs.registry import default_registry
+from tests.server.ort_static_workspace import ORT, ort_static_workspace
 
 REGISTRY = default_registry()
-
-REPO = Path(__file__).resolve().parents[2]
-DSCNN = REPO / "tests" / "data" / "formats" / "dscnn"
-ORT = REPO / "tests" / "data" / "onnxruntime"
-TOML = """[[path_map]]
-from = "/home/dev/kws/"
-to = "."
-
-[static]
-discover = true
-"""
-
-
-def _workspace(tmp_path: Path, toml: str = TOML) -> Path:
-    root = tmp_path / "kws"
-    root.mkdir()
-    for source in (DSCNN / "dscnn.py", DSCNN / "dscnn.onnx", ORT / "dscnn_noopt.json"):
-        shutil.copy(source, root / source.name)
-    (root / "perfline.toml").write_text(toml)
-    return root
 
 
 def test_discovery_needs_the_static_opt_in() -> None:
@@ -49,7 +30,7 @@ def test_discovery_needs_the_static_opt_in() -> None:
 
 
 def test_engine_serves_ort_and_static_figures_on_the_same_lines(tmp_path: Path) -> None:
-    root = _workspace(tmp_path)
+    root = ort_static_workspace(tmp_path)
     engine = Engine(root, debounce=0.02, settle=0.1)
     engine.start()
     try:
@@ -73,7 +54,7 @@ def test_engine_serves_ort_and_static_figures_on_the_same_lines(tmp_path: Path) 
 
 
 def test_annotate_prints_both_jobs(tmp_path: Path) -> None:
-    root = _workspace(tmp_path)
+    root = ort_static_workspace(tmp_path)
     completed = subprocess.run(
         [sys.executable, "-m", "perfline", "annotate", str(root / "dscnn.py")],
         capture_output=True,
@@ -132,7 +113,7 @@ name = "cost"
 backend = "static"
 inputs = ["dscnn.onnx"]
 """
-    root = _workspace(tmp_path, toml)
+    root = ort_static_workspace(tmp_path, toml)
     engine = Engine(root, debounce=0.02, settle=0.1)
     engine.start()
     try:

@@ -21,7 +21,7 @@ from perfline.server.view.engine_surface import EngineSurface
 from perfline.server.view.hint_settings import HintSettings, chosen_section
 from perfline.server.view.shapes import LINE_END
 from perfline.server.view.staleness import stale
-from tests.server.test_lsp_settings import _document
+from tests.server.three_chain_document import three_chain_document
 
 SOURCE = "class Net(nn.Module):\n    def forward(self, x):\n        return conv(x)\n"
 
@@ -104,7 +104,7 @@ class _Engine:
 def setup(tmp_path: Path) -> tuple[_Engine, ConnectionView, str]:
     model = tmp_path / "model.py"
     model.write_text(SOURCE)
-    document = postprocess(_document(), PipelineSettings(), source="run.mlia.json")
+    document = postprocess(three_chain_document(), PipelineSettings(), source="run.mlia.json")
     index = build_line_index(
         "run", document, lambda recorded: model if "model.py" in recorded else None
     )

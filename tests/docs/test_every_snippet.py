@@ -44,7 +44,7 @@ RUNNABLE = ("python", "sh", "bash", "toml")
 RUNNERS = {
     "workspace": "tests/docs/test_guide.py::test_the_guides_commands_run_on_the_bundled_data",
     "run": "tests/docs/test_guide.py::test_the_guides_commands_run_on_the_bundled_data",
-    "neovim": "tests/server/test_editors_doc.py",
+    "neovim": "tests/server/lsp/test_editors_doc.py",
     "api-client": "tests/docs/test_every_snippet.py::test_the_api_client_snippet_runs",
     "mcp-config": "tests/docs/test_every_snippet.py::test_the_agent_configuration_starts_perfline",
     "batch": "tests/batch/test_batch_doc.py",

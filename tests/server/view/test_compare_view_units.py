@@ -40,7 +40,7 @@ from tests.server.compare_data import (
     percent_of,
     significant_lines,
 )
-from tests.server.test_view_connection import _Engine, _Job, _Result
+from tests.server.view.test_view_connection import _Engine, _Job, _Result
 from tests.support.server_helpers import KWS_FIGURE_LINES, copy_kws
 
 JOB = "dscnn-measured"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-VIEW = Path(__file__).resolve().parents[2] / "server" / "view"
+VIEW = Path(__file__).resolve().parents[3] / "server" / "view"
 FORBIDDEN = ("lsprotocol", "pygls", "perfline.server.lsp", "attrs", "cattrs")
 
 

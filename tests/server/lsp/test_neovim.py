@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.server.headless_nvim import neovim, run_report
+from tests.server.lsp.headless_nvim import neovim, run_report
 from tests.support.server_helpers import KWS_FIGURE_LINES, copy_kws
 
 pytestmark = pytest.mark.timeout(120)

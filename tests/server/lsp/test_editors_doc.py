@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from tests.server.headless_nvim import neovim, run_report
+from tests.server.lsp.headless_nvim import neovim, run_report
 from tests.support.markdown_blocks import DOCS, blocks
 from tests.support.server_helpers import KWS_FIGURE_LINES, REPO, copy_kws
 

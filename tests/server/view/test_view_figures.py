@@ -27,7 +27,7 @@ from perfline.server.view.engine_surface import EngineSurface
 from perfline.server.view.hint_settings import DEFAULT_FORMAT, HintSettings, read_settings
 from perfline.server.view.line_labels import chosen_figure, fill
 from perfline.server.view.run_description import describe_run
-from tests.server.test_view_connection import _Engine, _Job, _Result
+from tests.server.view.test_view_connection import _Engine, _Job, _Result
 from tests.support.server_helpers import copy_kws
 
 JOB = "dscnn-measured"

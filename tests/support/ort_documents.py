@@ -1,8 +1,13 @@
-"""ONNX Runtime-shaped standardized documents built from real profiles, for the compare tests.
+"""ONNX Runtime-shaped standardized documents built by hand from real profiles: inputs for the
+compare and hardening tests, written without the ONNX Runtime backend's code.
 
-The ONNX Runtime backend is written in parallel (branch ``ortstatic``); until it lands,
-these tests build the documents it is expected to produce themselves, from the raw
-Chrome-trace events of ``onnxruntime`` profiles and the ONNX model's own records:
+The backend (``core/backends/onnxruntime/``) is not used here on purpose: these documents'
+figures follow from the raw Chrome-trace events by the few rules below, so a compare test
+knows every expected figure independently of the backend, and ``ort_document`` can replace
+a profile's per-run values with chosen ones (``runs``, ``execute``), which the backend cannot
+be asked to do. The rules are this builder's; the backend's own reading of the same profiles
+is checked against the raw events in ``tests/compare/test_onnxruntime_backend.py``. From the
+events of ``onnxruntime`` profiles and the ONNX model's own records:
 
 * a run is one ``SequentialExecutor::Execute`` span; the first ``warmup`` runs are left
   out; a node's duration in a run is the sum of its ``*_kernel_time`` events in the span;

@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.append(str(ROOT))  # the tests' daemon helpers; an installed perfline first
 
-from tests.hardening.daemon import Daemon, frame, request, running  # noqa: E402
+from tests.support.wire_daemon import Daemon, frame, request, running  # noqa: E402
 
 KWS = ROOT / "examples" / "kws"
 

@@ -7,7 +7,7 @@
     .venv/bin/python benchmarks/core_pipeline.py --cli [--sizes 400,1000,5000,20000]
         [--repeat 3] [--vs-reference PYTHON] [--reference-max 400] [--integer-only]
 
-Builds NX-shaped documents (with the shared builder, ``tests/documents.py``:
+Builds NX-shaped documents (with the shared builder, ``tests/support/documents.py``:
 segments, cascades, chains with integer ``sum`` breakdowns, performance groups,
 source operators, an ``nn_module`` tree and ``code_stack`` prefixes; about 4.6
 entities per chain and a quarter of the
@@ -62,11 +62,11 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
-    # the shared document builder, tests/documents.py; appended, so that an installed
+    # the shared document builder, tests/support/documents.py; appended, so that an installed
     # (perhaps compiled) perfline still comes first
     sys.path.append(str(ROOT))
 
-from tests.documents import adversarial_document, nx_document  # noqa: E402
+from tests.support.documents import adversarial_document, nx_document  # noqa: E402
 
 # Other modules import the benchmark documents from here, by these names.
 __all__ = ["adversarial_document", "nx_document"]

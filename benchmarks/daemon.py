@@ -41,12 +41,12 @@ from pygls.lsp.client import LanguageClient
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
-    # the shared document builder, tests/documents.py (issue 21 item 8); appended, so that
+    # the shared document builder, tests/support/documents.py (issue 21 item 8); appended, so that
     # the installed (perhaps compiled) perfline still comes before the source tree
     sys.path.append(str(ROOT))
 
 from perfline.core.document_shapes import ComponentJson  # noqa: E402
-from tests.documents import (  # noqa: E402
+from tests.support.documents import (  # noqa: E402
     CHAIN_KINDS,
     EntityTable,
     breakdown,

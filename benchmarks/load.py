@@ -2,7 +2,7 @@
 ETDump is rewritten every 200 ms (issue 20 item 9).
 
 Starts ``python -m perfline serve --tcp 127.0.0.1:0`` on a copy of ``examples/kws``,
-runs the scenario of ``tests/hardening/load_scenario.py`` (every client sends the
+runs the scenario of ``tests/support/load_scenario.py`` (every client sends the
 methods of its ``MIX`` in turn: status, jobs, lineAnnotations with and without metrics,
 summary, codeLenses, breakdown, and the whole processed document, ``perfline/result``;
 the writer alternates the example's ETDump with a second real run of the same program)
@@ -31,8 +31,8 @@ if str(ROOT) not in sys.path:
     # (perhaps compiled) perfline still comes first
     sys.path.append(str(ROOT))
 
-from tests.hardening.daemon import running  # noqa: E402
-from tests.hardening.load_scenario import run_load  # noqa: E402
+from tests.support.load_scenario import run_load  # noqa: E402
+from tests.support.wire_daemon import running  # noqa: E402
 
 RERUN = ROOT / "tests" / "data" / "docs" / "dscnn_portable_rerun.etdump"
 KWS = ROOT / "examples" / "kws"

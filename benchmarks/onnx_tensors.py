@@ -1,6 +1,6 @@
 """Memory of a model with large packed tensors (issue 38 N8), in the CLI and the daemon.
 
-Writes an ONNX model (``tests/hardening/onnx_writer.py``: no exporter writes packed
+Writes an ONNX model (``tests/support/onnx_writer.py``: no exporter writes packed
 ``float_data`` this large, but a hostile or old one may) holding one initializer of
 ``--megabytes`` MB of packed ``float_data`` and one of packed ``int64_data``, then:
 
@@ -29,14 +29,14 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.append(str(ROOT))  # the tests' helpers; an installed perfline first
 
-from tests.hardening.daemon import Daemon, running  # noqa: E402
-from tests.hardening.onnx_writer import (  # noqa: E402
+from tests.support.onnx_writer import (  # noqa: E402
     initializer,
     model,
     node,
     packed_floats,
     tensor_info,
 )
+from tests.support.wire_daemon import Daemon, running  # noqa: E402
 
 
 def write_model(path: Path, megabytes: int) -> None:

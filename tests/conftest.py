@@ -1,18 +1,10 @@
-"""Shared test helpers: where the copied data lives, canonical JSON."""
+"""Session hooks of the test suite: daemons log under a temporary state folder; the
+compiled run checks which build of the core it imports. Shared helpers live in
+``tests/support/``."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
-
-DATA = Path(__file__).parent / "data"
-CASES = DATA / "cases"
-
-
-def canonical(document: Any) -> str:
-    """Sorted keys, compact separators: the comparison form of the conformance cases."""
-    return json.dumps(document, sort_keys=True, separators=(",", ":"))
 
 
 def pytest_configure(config: Any) -> None:

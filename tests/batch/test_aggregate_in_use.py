@@ -15,7 +15,7 @@ from lsprotocol import types
 
 from perfline.clients.cli import cli
 from tests.batch._runs import DATA, PORTABLE, make_runs, perfline, processed
-from tests.server.lsp_session import start
+from tests.support.lsp_session import start
 
 pytestmark = pytest.mark.timeout(300)
 RUNS = 15

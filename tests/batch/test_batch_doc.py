@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from perfline.clients.cli import cli
 from tests.batch._runs import BIN, DATA, make_runs
-from tests.docs.markdown_blocks import DOCS, blocks
+from tests.support.markdown_blocks import DOCS, blocks
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from benchmarks.core_pipeline import nx_document
 from perfline.core.compare import compare_documents
 from perfline.core.pipeline import postprocess
 from perfline.core.report_html.payload import build_payload
 from perfline.core.report_rows import code_line_rows, dominant_metric
 from perfline.server.ingest.executorch import load_etdump_document
 from perfline.server.line_index import build_line_index
+from tests.support.documents import nx_document
 
 MEASURED = Path(__file__).resolve().parent.parent / "data" / "measured" / "portable"
 

@@ -14,7 +14,7 @@ from typing import Any
 from perfline.core.call_lines import calls_marker, calls_text, line_calls, line_ranges
 from perfline.core.pipeline import postprocess
 from perfline.server.ingest.executorch import load_etdump_document
-from tests.inspector_stacks import lines_called, user_line_traces
+from tests.support.inspector_stacks import lines_called, user_line_traces
 
 MEASURED = Path(__file__).resolve().parent.parent / "data" / "measured" / "portable"
 RECORDED = "/home/dev/kws/dscnn.py"

@@ -10,7 +10,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from perfline.clients.cli import cli
-from tests.conftest import DATA
+from tests.support.cases import DATA
 
 ONNX = DATA / "onnxruntime" / "attention.onnx"
 PT2 = DATA / "onnxruntime" / "attention.pt2"

@@ -18,8 +18,8 @@ from perfline.clients.cli import cli
 from perfline.core.workspace_config import WorkspaceConfig
 from perfline.server.jobs.registry import default_registry
 from perfline.server.workspace import plan_jobs, scan_files
-from tests.clients.daemons import Daemon, running_daemon
-from tests.server.helpers import KWS_FIGURE_LINES, copy_kws
+from tests.support.serve_daemon import Daemon, running_daemon
+from tests.support.server_helpers import KWS_FIGURE_LINES, copy_kws
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -148,7 +148,7 @@ def helper(x):
 def _trace(forward_us: float, helper: bool) -> bytes:
     """Two steps of ``model.py(4): forward`` (at ``sub/``), with ``helper`` inside when
     asked."""
-    from tests.torch_profiler._build import Trace, frame, op, step
+    from tests.support.torch_build import Trace, frame, op, step
 
     events = []
     for number in (1, 2):

@@ -18,8 +18,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from perfline.clients.cli import cli
-from tests.conftest import CASES
-from tests.server.helpers import copy_kws
+from tests.support.cases import CASES
+from tests.support.server_helpers import copy_kws
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -20,8 +20,8 @@ from click.testing import CliRunner
 from perfline.clients.cli import cli
 from perfline.clients.rpc import AsyncClient, Client, LocalSession, RpcError
 from perfline.clients.rpc.client import endpoint_for_workspace
-from tests.clients.daemons import Daemon, running_daemon
-from tests.server.helpers import KWS_FIGURE_LINES, copy_kws, wait_for
+from tests.support.serve_daemon import Daemon, running_daemon
+from tests.support.server_helpers import KWS_FIGURE_LINES, copy_kws, wait_for
 
 pytestmark = pytest.mark.timeout(120)
 

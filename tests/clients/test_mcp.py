@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from perfline.clients.cli import cli
-from tests.server.helpers import KWS_FIGURE_LINES, copy_kws
+from tests.support.server_helpers import KWS_FIGURE_LINES, copy_kws
 
 mcp = pytest.importorskip("mcp", reason="the mcp extra (pip install 'perfline[mcp]')")
 
@@ -180,8 +180,8 @@ def test_a_running_daemon_answers_the_tools(
     """With a daemon serving the workspace, the tools ask it (the editor's own engine): a
     ``reanalyze`` through MCP is one more run of the daemon's job."""
     from perfline.clients.rpc import Client
-    from tests.clients.daemons import running_daemon
-    from tests.clients.mcp_client import call_tool
+    from tests.support.mcp_client import call_tool
+    from tests.support.serve_daemon import running_daemon
 
     runtime = tmp_path / "runtime"
     runtime.mkdir(mode=0o700)

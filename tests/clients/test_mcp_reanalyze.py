@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.torch_profiler._build import Trace, frame, op, step
+from tests.support.torch_build import Trace, frame, op, step
 
 mcp = pytest.importorskip("mcp", reason="the mcp extra (pip install 'perfline[mcp]')")
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.server.helpers import copy_kws
+from tests.support.server_helpers import copy_kws
 
 pytestmark = pytest.mark.timeout(120)
 

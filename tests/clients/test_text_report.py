@@ -22,11 +22,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from benchmarks.core_pipeline import nx_document
 from perfline.clients.cli import cli
 from perfline.clients.cli.annotate import render, share_color
 from perfline.core.render_text import format_value, render_text
-from tests.conftest import CASES
+from tests.support.cases import CASES
+from tests.support.documents import nx_document
 
 MEASURED = Path(__file__).resolve().parent.parent / "data" / "measured" / "portable"
 SNAPSHOT = Path(__file__).resolve().parent / "snapshots" / "report_kws_80.txt"

@@ -17,8 +17,8 @@ import pytest
 from click.testing import CliRunner
 
 from perfline.clients.cli import cli
-from tests.nx_estimator._data import DATA
-from tests.server.helpers import KWS
+from tests.support.nx_estimator_data import DATA
+from tests.support.server_helpers import KWS
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -69,10 +69,10 @@ def _analyze_estimator(out: Path) -> list[str]:
 
 
 def _analyze_estimator_run(out: Path) -> list[str]:
-    from tests.nx_estimator._data import DSCNN_VGF
-    from tests.nx_estimator.test_runner import _estimator
+    from tests.support.estimator_outputs import stand_in_estimator
+    from tests.support.nx_estimator_data import DSCNN_VGF
 
-    estimator = _estimator(out.parent)
+    estimator = stand_in_estimator(out.parent)
     return ["analyze", str(DSCNN_VGF), "--estimator", str(estimator), "--output-dir", str(out)]
 
 

@@ -11,7 +11,7 @@ from perfline.core.code_lines import derive_code_lines
 from perfline.core.collapse import collapse_result
 from perfline.core.collapse_rules import CollapseRule
 from perfline.core.errors import StageError
-from tests.documents import entity, stage_result
+from tests.support.documents import entity, stage_result
 
 
 def fresh() -> dict[str, Any]:

@@ -11,7 +11,7 @@ import pytest
 from perfline.core.code_line_ids import code_line_id
 from perfline.core.code_lines import derive_code_lines
 from perfline.core.errors import StageError
-from tests.documents import entity, stage_result
+from tests.support.documents import entity, stage_result
 
 
 def stack(entity_id: str, file: Any, line: Any, **extra: Any) -> dict[str, Any]:

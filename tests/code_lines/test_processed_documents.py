@@ -11,10 +11,9 @@ from typing import Any
 import pytest
 
 from perfline.core.pipeline import PipelineSettings, postprocess
-
-from ..collapse.case_args import case_settings
-from ..conftest import CASES, canonical
-from ..differential.deviations import strip_deviations
+from tests.support.case_args import case_settings
+from tests.support.cases import CASES, canonical
+from tests.support.deviations import strip_deviations
 
 
 def outputs() -> list[tuple[str, Path, PipelineSettings]]:

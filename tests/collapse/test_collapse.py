@@ -8,7 +8,7 @@ from typing import Any
 
 from perfline.core.collapse import collapse_result, retain_warning
 from perfline.core.collapse_rules import CollapseRule
-from tests.documents import cycles_metric, entity, links, stage_result
+from tests.support.documents import cycles_metric, entity, links, stage_result
 
 TAGGED = (CollapseRule("nn_module", "tag", ("x",)),)
 CHAIN_TAGGED = (CollapseRule("chain", "tag", ("x",)),)

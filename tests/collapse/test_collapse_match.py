@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from perfline.core.collapse_match import entity_matches, select_candidates
 from perfline.core.collapse_rules import NX_FRAMEWORK_FRAMES, CollapseRule
-from tests.documents import entity
+from tests.support.documents import entity
 
 
 def stack(file: object, kind: str = "code_stack") -> dict[str, object]:

@@ -17,9 +17,8 @@ from perfline.core.code_lines import derive_code_lines
 from perfline.core.collapse import collapse_result, retain_warning
 from perfline.core.collapse_rules import CollapseRule, effective_rules
 from perfline.core.errors import StageError
-
-from ..conftest import CASES, canonical
-from .case_args import case_settings
+from tests.support.case_args import case_settings
+from tests.support.cases import CASES, canonical
 
 PROBES = CASES / "probes"
 

@@ -12,8 +12,8 @@ import pytest
 from perfline.core.code_lines import derive_code_lines
 from perfline.core.collapse import collapse_result
 from perfline.core.collapse_rules import effective_rules
+from tests.support.cases import CASES, canonical
 
-from ..conftest import CASES, canonical
 from .test_probes_through_stages import normalized
 
 RANDOM = CASES / "random"

@@ -11,9 +11,8 @@ import pytest
 from perfline.core.code_lines import derive_code_lines
 from perfline.core.collapse import collapse_result
 from perfline.core.collapse_rules import effective_rules, parse_rule
-
-from ..conftest import canonical
-from ..differential.generator import generate, settings_for
+from tests.support.cases import canonical
+from tests.support.document_generator import generate, settings_for
 
 
 def stages(result: dict[str, Any], seed: int) -> dict[str, Any]:

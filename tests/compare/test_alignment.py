@@ -17,9 +17,9 @@ import pytest
 from click.testing import CliRunner
 
 from perfline.clients.cli import cli
-from tests.compare._data import MODEL_SOURCE, ONNX_MODEL, ORT_NOOPT
-from tests.compare.ort_documents import ort_document
-from tests.compare.raw_events import node_lines
+from tests.support.compare_paths import MODEL_SOURCE, ONNX_MODEL, ORT_NOOPT
+from tests.support.ort_documents import ort_document
+from tests.support.raw_events import node_lines
 
 OLD = MODEL_SOURCE.read_text()
 

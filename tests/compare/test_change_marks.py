@@ -1,7 +1,7 @@
 """Issue 37 item 4: ▲ and ▼ mean the same on every surface: the value went up or down
 (``docs/results.md``); the verdict's word says whether that is worse.
 
-A generated pair of the DS-CNN (``tests/html/compare_pair.py``: the operators of dscnn.py:26
+A generated pair of the DS-CNN (``tests/support/compare_pair.py``: the operators of dscnn.py:26
 25% slower, the rest redrawn from the measured spread) makes both kinds of regression: line 26's
 time went up, the model's ``inferences_per_second`` went down. The CLI's table
 (``core.compare.table``), the editor's hint and hover (``server.view.line_deltas``,
@@ -21,8 +21,8 @@ from perfline.clients.cli.compare import CompareRequest, compare_sides
 from perfline.core.compare.deltas import IMPROVEMENT, REGRESSION, CompareSettings, MetricDelta
 from perfline.core.figure_text import DOWN, UP
 from perfline.server.view import delta_hover, line_deltas
-from tests.html.compare_pair import write_pair
-from tests.server.helpers import KWS
+from tests.support.compare_pair import write_pair
+from tests.support.server_helpers import KWS
 
 pytestmark = pytest.mark.timeout(180)
 

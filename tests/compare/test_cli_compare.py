@@ -14,9 +14,9 @@ from click.testing import CliRunner, Result
 
 from perfline.clients.cli import cli
 from perfline.core.pipeline import postprocess
-from tests.compare._data import ONNX_MODEL, ONNX_NODES, ORT_NOOPT, ORT_OPT, SARIF_SCHEMA
-from tests.compare.ort_documents import ort_document
-from tests.compare.raw_events import node_lines
+from tests.support.compare_paths import ONNX_MODEL, ONNX_NODES, ORT_NOOPT, ORT_OPT, SARIF_SCHEMA
+from tests.support.ort_documents import ort_document
+from tests.support.raw_events import node_lines
 
 
 def _invoke(*arguments: str) -> Result:
@@ -285,7 +285,7 @@ def test_bad_percentages_and_revisions_are_exit_2(documents: dict[str, Path]) ->
 
 
 def test_analysis_inputs_are_compared_like_documents(documents: dict[str, Path]) -> None:
-    from tests.compare._data import et_pair
+    from tests.support.compare_paths import et_pair
 
     record, dump = et_pair("portable")
     outcome = _invoke("compare", f"{record},{dump}", f"{record},{dump}", "--json")
@@ -305,7 +305,7 @@ def test_too_few_runs_are_no_pass(tmp_path: Path) -> None:
     """A gate whose every line has too few runs could not have found any regression: like one
     that judged no line, it has not passed (exit 2, with the runs that would do); qa found
     ``perfline profile``'s default three steps passing a 7x slower line this way."""
-    from tests.compare.ort_documents import profile_runs
+    from tests.support.ort_documents import profile_runs
 
     paths = []
     for name, profile in (("slow", ORT_NOOPT), ("fast", ORT_OPT)):

@@ -25,9 +25,9 @@ from perfline.core.compare import compare_documents
 from perfline.core.compare.comparison import ResultComparison
 from perfline.core.compare.run_samples import derive_run_samples, read_run_samples
 from perfline.core.pipeline import postprocess
-from tests.compare._data import ONNX_MODEL, ORT_NOOPT, ORT_OPT, et_pair, inspector
-from tests.compare.ort_documents import ort_document
-from tests.compare.raw_events import fused_members, node_lines, raw_line_runs
+from tests.support.compare_paths import ONNX_MODEL, ORT_NOOPT, ORT_OPT, et_pair, inspector
+from tests.support.ort_documents import ort_document
+from tests.support.raw_events import fused_members, node_lines, raw_line_runs
 
 
 def _ort(profile: Path) -> dict[str, Any]:

@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from benchmarks.core_pipeline import nx_document
 from perfline.clients.cli import cli
 from perfline.core.compare import CompareSettings, compare_documents
 from perfline.core.pipeline import postprocess
+from tests.support.documents import nx_document
 
 CHAINS = 60
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from perfline.clients.cli import cli
-from tests.torch_profiler._build import Trace, frame, op, step
+from tests.support.torch_build import Trace, frame, op, step
 
 MODEL = """import torch
 

@@ -24,7 +24,7 @@ from perfline.core.backends.source_model.inputs import InputFile
 from perfline.core.compare import compare_documents
 from perfline.core.compare.gate import judge
 from perfline.core.pipeline import postprocess
-from tests.compare._data import SARIF_SCHEMA
+from tests.support.compare_paths import SARIF_SCHEMA
 
 TRUST = Path(__file__).resolve().parent.parent / "data" / "trust"
 BIG = TRUST / "attention_big.onnx"

@@ -26,7 +26,7 @@ from perfline.core.compare import compare_documents
 from perfline.core.compare.deltas import REGRESSION
 from perfline.core.compare.gate import judge
 from perfline.core.pipeline import postprocess
-from tests.compare._data import SARIF_SCHEMA
+from tests.support.compare_paths import SARIF_SCHEMA
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 TRUST = DATA / "trust"

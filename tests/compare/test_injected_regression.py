@@ -10,7 +10,6 @@ traces), are 25% slower. The comparison must find that line, and only it.
 from __future__ import annotations
 
 import json
-import random
 import re
 import shutil
 from pathlib import Path
@@ -23,76 +22,26 @@ from click.testing import CliRunner, Result
 from perfline.clients.cli import cli
 from perfline.core.pipeline import postprocess
 from perfline.server.ingest.executorch import load_etdump_document
-from tests.compare._data import MODEL_SOURCE, SARIF_SCHEMA, et_pair, inspector
-from tests.measured.etdump_writer import Event, write_etdump
+from tests.support.compare_paths import MODEL_SOURCE, SARIF_SCHEMA, et_pair, inspector
+from tests.support.injected_regression import (
+    BASE_SEED,
+    FACTOR,
+    NEW_SEED,
+    RUNS,
+    SLOWER_LINE,
+    draws,
+    instructions_holding,
+    measured,
+    regression_etdump,
+)
 
-RUNS = 30
-SLOWER_LINE = 26
 CALL_LINE = 41  # x = self.blocks(x): every block operator is below it
-FACTOR = 1.25
-BASE_SEED, NEW_SEED = 11, 12
-
-
-def _measured() -> tuple[list[int], dict[int, list[float]], set[int]]:
-    """Instruction order, each instruction's measured ms, and the instructions of line 26."""
-    data = json.loads(inspector("portable").read_text())
-    (block,) = [b for b in data["event_blocks"] if b["name"] == "Execute"]
-    calls = [e for e in block["events"] if e["name"] == "OPERATOR_CALL"]
-    order = [e["instruction_id"] for e in calls]
-    durations = {e["instruction_id"]: e["raw_ms"] for e in calls}
-    slower = {
-        e["instruction_id"]
-        for e in calls
-        if re.search(rf'kws/dscnn\.py", line {SLOWER_LINE},', " ".join(e["stack_traces"].values()))
-    }
-    return order, durations, slower
-
-
-def _draws(seed: int, factor: float) -> list[dict[int, int]]:
-    """Per run: each instruction's drawn duration in ticks (ns), line 26's scaled."""
-    order, durations, slower = _measured()
-    rng = random.Random(seed)
-    runs = []
-    for _ in range(RUNS):
-        drawn: dict[int, int] = {}
-        for instruction in order:
-            value = rng.choice(durations[instruction])
-            drawn[instruction] = round(value * (factor if instruction in slower else 1.0) * 1e6)
-        runs.append(drawn)
-    return runs
-
-
-def _etdump(seed: int, factor: float) -> bytes:
-    order, _, _ = _measured()
-    runs: list[tuple[str, list[Event]]] = [("load", [Event("Method::init", 0, 1000, 0, -1)])]
-    for drawn in _draws(seed, factor):
-        events: list[Event] = []
-        clock = 1000
-        for instruction in order:
-            ticks = drawn[instruction]
-            events.append(Event("OPERATOR_CALL", clock, clock + ticks, instruction, 0))
-            clock += ticks + 500
-        events.append(Event("Method::execute", 0, clock + 2000, 0, -1))
-        runs.append(("forward", events))
-    return write_etdump(runs)
-
-
-def _instructions_holding(line: int) -> set[int]:
-    """The instructions whose Inspector stack traces hold ``dscnn.py`` line ``line``."""
-    data = json.loads(inspector("portable").read_text())
-    (block,) = [b for b in data["event_blocks"] if b["name"] == "Execute"]
-    return {
-        e["instruction_id"]
-        for e in block["events"]
-        if e["name"] == "OPERATOR_CALL"
-        and re.search(rf'kws/dscnn\.py", line {line},', " ".join(e["stack_traces"].values()))
-    }
 
 
 def _line_mean(seed: int, factor: float, line: int) -> float:
     """A line's mean ms over the runs: its instructions' drawn ticks, summed per run."""
-    held = _instructions_holding(line)
-    runs = [sum(t for i, t in drawn.items() if i in held) / 1e6 for drawn in _draws(seed, factor)]
+    held = instructions_holding(line)
+    runs = [sum(t for i, t in drawn.items() if i in held) / 1e6 for drawn in draws(seed, factor)]
     return sum(runs) / len(runs)
 
 
@@ -103,7 +52,7 @@ def pair(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str, Path]:
     sides = []
     for name, seed, factor in (("base", BASE_SEED, 1.0), ("new", NEW_SEED, FACTOR)):
         shutil.copy(record, folder / f"{name}.etrecord")
-        (folder / f"{name}.etdump").write_bytes(_etdump(seed, factor))
+        (folder / f"{name}.etdump").write_bytes(regression_etdump(seed, factor))
         sides.append(f"{folder / name}.etrecord,{folder / name}.etdump")
     workspace = folder / "workspace"
     (workspace / "kws").mkdir(parents=True)
@@ -141,7 +90,7 @@ def test_the_injected_line_is_found_and_the_noise_is_not(pair: tuple[str, str, P
     (line_26,) = [m for m in lines[SLOWER_LINE]["metrics"] if m["name"] == "duration_avg"]
     assert line_26["ratio"] == pytest.approx(FACTOR, rel=0.15)
     # Operators: the four pointwise convolutions regress, no other operator changes.
-    _, _, slower = _measured()
+    _, _, slower = measured()
     operators = [e for e in result["entities"] if e["kind"] == "source_operator"]
     flagged = {
         e["new_id"]

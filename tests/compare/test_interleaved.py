@@ -18,9 +18,9 @@ import statistics
 from perfline.core.compare import compare_documents
 from perfline.core.compare.significance import mann_whitney_p
 from perfline.core.pipeline import postprocess
-from tests.compare._data import INTERLEAVED_A, INTERLEAVED_B, ONNX_MODEL
-from tests.compare.ort_documents import ort_document
-from tests.compare.raw_events import raw_line_runs, raw_node_runs
+from tests.support.compare_paths import INTERLEAVED_A, INTERLEAVED_B, ONNX_MODEL
+from tests.support.ort_documents import ort_document
+from tests.support.raw_events import raw_line_runs, raw_node_runs
 
 
 def _relative_change(base: list[float], new: list[float]) -> float:

@@ -14,7 +14,7 @@ from pathlib import Path
 from click.testing import CliRunner, Result
 
 from perfline.clients.cli import cli
-from tests.torch_profiler._build import Trace, frame, memory, op, step
+from tests.support.torch_build import Trace, frame, memory, op, step
 
 MODEL = """import torch
 

@@ -17,8 +17,8 @@ import pytest
 from click.testing import CliRunner
 
 from perfline.clients.cli import cli
-from tests.compare._data import ONNX_MODEL, ORT_NOOPT, ORT_OPT
-from tests.compare.raw_events import raw_line_runs
+from tests.support.compare_paths import ONNX_MODEL, ORT_NOOPT, ORT_OPT
+from tests.support.raw_events import raw_line_runs
 
 SCALE = {"ms": 1.0, "us": 1000.0, "µs": 1000.0, "ns": 1e6, "s": 1e-3}
 
@@ -67,7 +67,7 @@ def test_the_model_level_is_judged_on_the_sessions_runs() -> None:
     from perfline.core.backends.source_model.inputs import InputFile
     from perfline.core.compare import compare_documents
     from perfline.core.pipeline import postprocess
-    from tests.compare._data import INTERLEAVED_A, INTERLEAVED_B
+    from tests.support.compare_paths import INTERLEAVED_A, INTERLEAVED_B
 
     def analysed(profile: Path) -> dict[str, object]:
         read = [InputFile(str(p), p.read_bytes()) for p in (ONNX_MODEL, profile)]

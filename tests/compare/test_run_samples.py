@@ -21,7 +21,7 @@ from perfline.core.compare.run_samples import (
 from perfline.core.errors import InputError
 from perfline.core.pipeline import postprocess
 from perfline.server.ingest.executorch import load_etdump_document
-from tests.compare._data import et_pair, inspector
+from tests.support.compare_paths import et_pair, inspector
 
 STATISTICS = ("duration_avg", "duration_min", "duration_max", "duration_p50", "duration_p90")
 USER_LINE = re.compile(r'File "/home/dev/kws/dscnn\.py", line (\d+)')

@@ -1,6 +1,6 @@
 """Issue 37 item 4: SARIF fingerprints hold no absolute path.
 
-``perfline check --sarif`` on a generated pair of the DS-CNN (``tests/html/compare_pair.py``:
+``perfline check --sarif`` on a generated pair of the DS-CNN (``tests/support/compare_pair.py``:
 dscnn.py:26 25% slower) whose ETRecord records ``/home/dev/kws/dscnn.py``: the regressing
 line's fingerprint names the file relative to the source root when the workspace's path map
 finds it there, else by its name; never the recorded absolute path, which differs between the
@@ -16,8 +16,8 @@ import pytest
 from click.testing import CliRunner
 
 from perfline.clients.cli import cli
-from tests.html.compare_pair import write_pair
-from tests.server.helpers import copy_kws
+from tests.support.compare_pair import write_pair
+from tests.support.server_helpers import copy_kws
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -9,9 +9,9 @@ import pytest
 from perfline.core.compare.side_by_side import side_by_side
 from perfline.core.pipeline import postprocess
 from perfline.server.ingest.executorch import load_etdump_document
-from tests.compare._data import ONNX_MODEL, ORT_NOOPT, et_pair
-from tests.compare.ort_documents import ort_document
-from tests.compare.raw_events import node_lines, raw_line_runs
+from tests.support.compare_paths import ONNX_MODEL, ORT_NOOPT, et_pair
+from tests.support.ort_documents import ort_document
+from tests.support.raw_events import node_lines, raw_line_runs
 
 FILE = "/home/dev/kws/dscnn.py"
 

@@ -18,8 +18,8 @@ import pytest
 from perfline.core.collapse_rules import parse_rule
 from perfline.core.errors import InputError
 from perfline.core.pipeline import PipelineSettings, postprocess
-from tests.conftest import CASES, canonical
-from tests.differential.deviations import strip_deviations
+from tests.support.cases import CASES, canonical
+from tests.support.deviations import strip_deviations
 
 
 def _inputs(folder: str) -> list[Path]:

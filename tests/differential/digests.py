@@ -28,14 +28,13 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from benchmarks.core_pipeline import adversarial_document, nx_document
 from perfline.build_info import core_build
 from perfline.core.errors import InputError
 from perfline.core.pipeline import PipelineSettings, postprocess
 from perfline.core.projection import FloatSums
-
-from .compare import pipeline_settings
-from .generator import generate, settings_for
+from tests.support.document_generator import generate, settings_for
+from tests.support.documents import adversarial_document, nx_document
+from tests.support.oracle_compare import pipeline_settings
 
 
 def documents(

@@ -26,8 +26,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .compare import canonical, run_oracle
-from .generator import Settings, generate, settings_for
+from tests.support.document_generator import Settings, generate, settings_for
+from tests.support.oracle_compare import canonical, run_oracle
 
 DATA = Path(__file__).parent.parent / "data" / "differential"
 RECORDED = DATA / "float_order.json.gz"
@@ -54,7 +54,7 @@ def load_recorded(path: Path = RECORDED) -> dict[int, dict[str, Any]]:
 
 def float_nx_document(chains: int) -> dict[str, Any]:
     """The benchmark's NX-shaped document with float values."""
-    from benchmarks.core_pipeline import nx_document
+    from tests.support.documents import nx_document
 
     document: dict[str, Any] = nx_document(chains, float_values=True)
     return document

@@ -4,7 +4,7 @@ Runs when ``PERFLINE_ORACLE_PYTHON`` names a Python with mlia 0.12.3 (``scripts/
 builds one with ``scripts/oracle-venv.sh`` and compares 300 documents);
 ``PERFLINE_DIFFERENTIAL_COUNT`` documents (default 50), seeds from
 ``PERFLINE_DIFFERENTIAL_FIRST_SEED`` (default 0). For thousands of documents
-with a categorized summary, run ``python -m tests.differential.compare``.
+with a categorized summary, run ``python -m tests.support.oracle_compare``.
 """
 
 from __future__ import annotations
@@ -14,9 +14,8 @@ import os
 import pytest
 
 from perfline.core.pipeline import postprocess
-
-from .compare import compare_seeds, pipeline_settings
-from .generator import generate, settings_for
+from tests.support.document_generator import generate, settings_for
+from tests.support.oracle_compare import compare_seeds, pipeline_settings
 
 ORACLE = os.environ.get("PERFLINE_ORACLE_PYTHON")
 COUNT = int(os.environ.get("PERFLINE_DIFFERENTIAL_COUNT", "50"))

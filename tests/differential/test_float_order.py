@@ -11,10 +11,10 @@ from perfline.core.projection.figure_arithmetic import OriginSums
 from perfline.core.projection.float_covers import float_covers
 from perfline.core.projection.origin_shapes import origin_figures
 from perfline.core.projection.scopes import Goal
+from tests.support.deviations import strip_deviations
+from tests.support.document_generator import Settings, generate, settings_for
+from tests.support.oracle_compare import canonical, run_perfline
 
-from .compare import canonical, run_perfline
-from .deviations import strip_deviations
-from .generator import Settings, generate, settings_for
 from .recorded import (
     FLOAT_NX_CHAINS,
     FLOAT_ORDER_SEEDS,

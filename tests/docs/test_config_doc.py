@@ -26,7 +26,7 @@ import pytest
 
 from perfline.core.workspace_config import WorkspaceConfigError, parse_workspace_config
 from tests.docs.job_types import known_backends
-from tests.docs.markdown_blocks import DOCS, blocks
+from tests.support.markdown_blocks import DOCS, blocks
 
 CONFIG = DOCS / "config.md"
 PROBE = "zz_probe"

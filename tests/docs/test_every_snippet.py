@@ -30,10 +30,10 @@ from pathlib import Path
 import pytest
 
 from perfline.core.workspace_config import parse_workspace_config
-from tests.clients.daemons import Daemon, running_daemon
 from tests.docs.job_types import known_backends
-from tests.docs.markdown_blocks import DOCS, Block, blocks
-from tests.server.helpers import copy_kws
+from tests.support.markdown_blocks import DOCS, Block, blocks
+from tests.support.serve_daemon import Daemon, running_daemon
+from tests.support.server_helpers import copy_kws
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -44,7 +44,7 @@ RUNNABLE = ("python", "sh", "bash", "toml")
 RUNNERS = {
     "workspace": "tests/docs/test_guide.py::test_the_guides_commands_run_on_the_bundled_data",
     "run": "tests/docs/test_guide.py::test_the_guides_commands_run_on_the_bundled_data",
-    "neovim": "tests/server/test_editors_doc.py",
+    "neovim": "tests/server/lsp/test_editors_doc.py",
     "api-client": "tests/docs/test_every_snippet.py::test_the_api_client_snippet_runs",
     "mcp-config": "tests/docs/test_every_snippet.py::test_the_agent_configuration_starts_perfline",
     "batch": "tests/batch/test_batch_doc.py",
@@ -201,7 +201,7 @@ def test_the_agent_configuration_starts_perfline(tmp_path: Path) -> None:
     """``docs/agents.md``'s configuration, as an agent's client reads it: the command and its
     arguments, started in the workspace by the MCP SDK's client, answer ``jobs``."""
     pytest.importorskip("mcp")
-    from tests.clients.mcp_client import call_tool
+    from tests.support.mcp_client import call_tool
 
     config = json.loads(_marked("agents.md", "mcp-config").text)
     entry = config["mcpServers"]["perfline"]

@@ -34,7 +34,7 @@ import pytest
 from perfline.clients.cli import cli
 from perfline.core.workspace_config import parse_workspace_config
 from tests.docs.job_types import known_backends
-from tests.docs.markdown_blocks import DOCS, Block, blocks, markers, shell_commands
+from tests.support.markdown_blocks import DOCS, Block, blocks, markers, shell_commands
 
 GUIDE = DOCS / "guide.md"
 DATA = Path(__file__).resolve().parents[1] / "data"

@@ -12,8 +12,8 @@ import re
 from pathlib import Path
 
 from perfline.clients.rpc import LocalSession
-from tests.docs.markdown_blocks import DOCS
 from tests.docs.test_guide import _lay_out, _marked
+from tests.support.markdown_blocks import DOCS
 
 #: A quoted lens title: a block name, a colon, figures, the share of the model.
 _LENS_QUOTE = re.compile(r"`([A-Za-z_][\w.]* ?[\w.]*: [^`]*of the model)`")

@@ -13,7 +13,7 @@ from perfline.core.backends.executorch.etrecord import read_etrecord
 from perfline.core.errors import InputError
 from perfline.core.formats.pt2 import pt2_operators
 from tests.formats._data import DSCNN, read_bytes
-from tests.measured._data import pair
+from tests.support.measured_data import pair
 
 CENTRAL = b"PK\x01\x02"  # central directory header: version needed at +6, method at +10
 LOCAL = b"PK\x03\x04"  # local file header: method at +8

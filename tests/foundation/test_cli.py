@@ -15,9 +15,9 @@ from click.testing import CliRunner
 
 from perfline import __version__
 from perfline.clients.cli import cli
-from tests.conftest import CASES, canonical
-from tests.differential.deviations import strip_deviations
-from tests.documents import minimal_document
+from tests.support.cases import CASES, canonical
+from tests.support.deviations import strip_deviations
+from tests.support.documents import minimal_document
 
 CASE = CASES / "worked" / "01_two_resize_chains_sum.json"
 
@@ -316,7 +316,7 @@ def test_help_says_where_the_file_goes_and_that_nothing_else_is_touched() -> Non
 
 def test_a_reader_that_stops_early_leaves_the_file_complete(tmp_path: Path) -> None:
     # `perfline report DOC --json | head -c 100`: the pipe closes long before the end.
-    from benchmarks.core_pipeline import nx_document
+    from tests.support.documents import nx_document
 
     document = tmp_path / "nx.json"
     document.write_text(json.dumps(nx_document(200)))

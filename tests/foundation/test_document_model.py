@@ -25,7 +25,7 @@ from perfline.core.document import (
 )
 from perfline.core.json_schema import document_json_schema
 from perfline.core.validation import validate_document
-from tests.conftest import CASES
+from tests.support.cases import CASES
 
 DOCUMENTS = sorted(p for p in CASES.rglob("*.json") if "error_type" not in p.read_text()[:200])
 

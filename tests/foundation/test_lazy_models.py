@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import CASES
+from tests.support.cases import CASES
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -23,7 +23,7 @@ sys.path.append({root!r})
 from perfline.core.errors import InputError
 from perfline.core.pipeline import postprocess
 from perfline.core.pipeline_memo import PipelineMemo
-from tests.documents import nx_document
+from tests.support.documents import nx_document
 
 seen = {{"imported": "pydantic" in sys.modules}}
 postprocess(nx_document(200))

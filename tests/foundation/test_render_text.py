@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from perfline.core.render_text import render_text
-from tests.documents import minimal_document
+from tests.support.documents import minimal_document
 
 
 def test_sections_and_unavailable_reason() -> None:
@@ -76,7 +76,7 @@ def test_ascii_mode_stays_ascii_at_every_width_on_a_real_result() -> None:
     from perfline.core.backends.onnxruntime.document import analyze_profiles
     from perfline.core.backends.source_model.inputs import InputFile
     from perfline.core.pipeline import postprocess
-    from tests.onnxruntime._data import ATTENTION_ONNX, DATA
+    from tests.support.onnxruntime_data import ATTENTION_ONNX, DATA
 
     def read(path: Any) -> InputFile:
         return InputFile(str(path), path.read_bytes())

@@ -10,7 +10,7 @@ import pytest
 from perfline.core.errors import InputError
 from perfline.core.pipeline import postprocess
 from perfline.core.validation import validate_document
-from tests.documents import minimal_document
+from tests.support.documents import minimal_document
 
 Doc = dict[str, Any]
 

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.server.helpers import INPUT_DOC, KWS
+from tests.support.server_helpers import INPUT_DOC, KWS
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 FORMATS = DATA / "formats" / "dscnn"

@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from perfline.clients.rpc import RpcError
-from tests.hardening.daemon import (
+from tests.support.server_helpers import copy_kws, wait_for
+from tests.support.wire_daemon import (
     _SERVE,
     Daemon,
     daemon_env,
@@ -28,7 +29,6 @@ from tests.hardening.daemon import (
     start_daemon,
     stop_daemon,
 )
-from tests.server.helpers import copy_kws, wait_for
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from perfline.clients.rpc.client import endpoint_for_workspace
-from tests.hardening.daemon import discovery_of, start_daemon, stop_daemon
-from tests.server.helpers import copy_kws
+from tests.support.server_helpers import copy_kws
+from tests.support.wire_daemon import discovery_of, start_daemon, stop_daemon
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -18,8 +18,8 @@ import pytest
 from perfline.clients.rpc import Client
 from perfline.clients.rpc.client import endpoint_for_workspace
 from perfline.server import discovery
-from tests.hardening.daemon import _SERVE
-from tests.server.helpers import copy_kws, wait_for
+from tests.support.server_helpers import copy_kws, wait_for
+from tests.support.wire_daemon import _SERVE
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -22,9 +22,9 @@ from perfline.clients.cli import cli
 from perfline.core.escaping import markdown_code, markdown_text, terminal_text, xml_text
 from perfline.server import api
 from perfline.server.engine import Engine
-from tests.compare._data import ONNX_MODEL, ORT_NOOPT, ORT_OPT
-from tests.compare.ort_documents import ort_document
-from tests.server.helpers import INPUT_DOC
+from tests.support.compare_paths import ONNX_MODEL, ORT_NOOPT, ORT_OPT
+from tests.support.ort_documents import ort_document
+from tests.support.server_helpers import INPUT_DOC
 
 #: Clear the screen, ring the bell, set the window title, a C1 CSI, a NUL, a bidi override.
 HOSTILE = "\x1b[2J\x07\x1b]0;owned\x07\x9b31m\x00\u202e"

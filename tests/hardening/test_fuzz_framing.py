@@ -14,9 +14,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.hardening.daemon import Daemon, frame, request, running
 from tests.hardening.mutations import mutations
-from tests.server.helpers import copy_kws
+from tests.support.server_helpers import copy_kws
+from tests.support.wire_daemon import Daemon, frame, request, running
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -26,9 +26,9 @@ from perfline.core.pipeline import PipelineSettings
 from perfline.server.jobs.context import JobContext, JobInput
 from perfline.server.jobs.registry import default_registry
 from perfline.server.jobs.stage_memo import StageMemo
-from tests.hardening.daemon import running
 from tests.hardening.mutations import SUBJECTS, Subject, mutations
-from tests.server.helpers import copy_kws, wait_for
+from tests.support.server_helpers import copy_kws, wait_for
+from tests.support.wire_daemon import running
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -38,8 +38,7 @@ COUNT = int(os.environ.get("PERFLINE_FUZZ_COUNT", "16"))
 def _capture_files(root: Path) -> dict[str, Path]:
     """A structured capture of the real DS-CNN VGF (as the capture job tests write it)."""
     from perfline.core.formats.vgf import read_segments
-    from tests.measured._data import DATA
-    from tests.measured.capture_writer import (
+    from tests.support.capture_writer import (
         DEBUG_DATABASE,
         DispatchSpec,
         PipelineSpec,
@@ -47,6 +46,7 @@ def _capture_files(root: Path) -> dict[str, Path]:
         statistics_bytes,
         write_capture,
     )
+    from tests.support.measured_data import DATA
 
     vgf = (DATA / "vgf" / "dscnn_int_dbg.vgf").read_bytes()
     labels = re.findall(rb'\{"event_id": \d+, "aten_info".*?"torch_fn": \[[^\]]*\]\}\}', vgf)
@@ -127,7 +127,7 @@ def test_the_daemon_keeps_the_last_good_result_through_damaged_inputs(tmp_path: 
     at a time: each is reported on its job, the last good result stays served, other
     clients are answered meanwhile, and the restored file is analysed afresh."""
     root = copy_kws(tmp_path)
-    from tests.server.helpers import INPUT_DOC
+    from tests.support.server_helpers import INPUT_DOC
 
     shutil.copyfile(INPUT_DOC, root / "a.mlia.json")
     with (root / "perfline.toml").open("a") as config:

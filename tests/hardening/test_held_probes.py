@@ -20,9 +20,9 @@ import pytest
 from perfline.clients.rpc import Client, LocalSession
 from perfline.server.engine import Engine
 from perfline.server.serve import ServeError, check_loopback
-from tests.hardening.daemon import running
 from tests.hardening.mutations import _zip_bomb
-from tests.server.helpers import REPO, copy_kws, wait_for
+from tests.support.server_helpers import REPO, copy_kws, wait_for
+from tests.support.wire_daemon import running
 
 pytestmark = pytest.mark.timeout(180)
 

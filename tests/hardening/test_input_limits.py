@@ -19,8 +19,8 @@ from perfline.core.errors import InputError
 from perfline.core.pipeline import PipelineSettings, postprocess
 from perfline.core.workspace_config import WorkspaceConfigError, parse_workspace_config
 from perfline.server.engine import Engine
-from tests.hardening.daemon import running
-from tests.server.helpers import INPUT_DOC, load
+from tests.support.server_helpers import INPUT_DOC, load
+from tests.support.wire_daemon import running
 
 pytestmark = pytest.mark.timeout(120)
 

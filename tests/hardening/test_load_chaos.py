@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from perfline.clients.rpc import LocalSession
-from tests.hardening.daemon import running
-from tests.hardening.load_scenario import run_load
-from tests.server.helpers import REPO, copy_kws, wait_for
+from tests.support.load_scenario import run_load
+from tests.support.server_helpers import REPO, copy_kws, wait_for
+from tests.support.wire_daemon import running
 
 pytestmark = pytest.mark.timeout(600)
 

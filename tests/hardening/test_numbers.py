@@ -18,10 +18,10 @@ from click.testing import CliRunner
 from perfline.clients.cli import cli
 from perfline.core.errors import InputError
 from perfline.core.finite_numbers import finite_float, number_problem, read_number
-from tests.compare._data import ONNX_MODEL, ORT_NOOPT
-from tests.hardening.daemon import _SERVE, daemon_env, running
-from tests.hardening.onnx_writer import model, node, tensor_info
-from tests.server.helpers import copy_kws, wait_for
+from tests.support.compare_paths import ONNX_MODEL, ORT_NOOPT
+from tests.support.onnx_writer import model, node, tensor_info
+from tests.support.server_helpers import copy_kws, wait_for
+from tests.support.wire_daemon import _SERVE, daemon_env, running
 
 HUGE = "9" * 400
 

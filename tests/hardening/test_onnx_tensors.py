@@ -9,7 +9,7 @@ from __future__ import annotations
 import tracemalloc
 
 from perfline.core.formats.onnx_graph import read_onnx_graph
-from tests.hardening.onnx_writer import initializer, model, node, packed_floats, tensor_info
+from tests.support.onnx_writer import initializer, model, node, packed_floats, tensor_info
 
 COUNT = 1_000_000
 

@@ -18,9 +18,9 @@ from click.testing import CliRunner
 from perfline.clients.cli import cli
 from perfline.core.pipeline import postprocess
 from perfline.server.baselines import baseline_store
-from tests.compare._data import ONNX_MODEL, ORT_NOOPT, ORT_OPT
-from tests.compare.ort_documents import ort_document
-from tests.html._documents import example_document
+from tests.support.compare_paths import ONNX_MODEL, ORT_NOOPT, ORT_OPT
+from tests.support.html_documents import example_document
+from tests.support.ort_documents import ort_document
 
 DSCNN = Path(__file__).resolve().parent.parent / "data" / "formats" / "dscnn"
 PRECIOUS = "export PATH=/usr/bin  # the user's own file\n"

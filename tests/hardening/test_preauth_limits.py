@@ -23,8 +23,8 @@ import pytest
 
 from perfline.server.lsp.message_loop import run_connection
 from perfline.server.lsp.preauth import OncePerSecond, Waiting
-from tests.hardening.daemon import RawWire, frame, request, running, start_daemon, stop_daemon
-from tests.server.helpers import copy_kws
+from tests.support.server_helpers import copy_kws
+from tests.support.wire_daemon import RawWire, frame, request, running, start_daemon, stop_daemon
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.hardening.daemon import running
-from tests.server.helpers import copy_kws
+from tests.support.server_helpers import copy_kws
+from tests.support.wire_daemon import running
 
 pytestmark = pytest.mark.timeout(240)
 

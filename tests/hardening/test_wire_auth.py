@@ -19,8 +19,8 @@ from click.testing import CliRunner
 
 from perfline.clients.cli import cli
 from perfline.clients.rpc import AsyncClient, Client, Endpoint, RpcError
-from tests.hardening.daemon import Daemon, discovery_of, frame, request, running
-from tests.server.helpers import copy_kws
+from tests.support.server_helpers import copy_kws
+from tests.support.wire_daemon import Daemon, discovery_of, frame, request, running
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from tests.hardening.daemon import Daemon, frame, request, running, strict_loads
-from tests.server.helpers import copy_kws
+from tests.support.server_helpers import copy_kws
+from tests.support.wire_daemon import Daemon, frame, request, running, strict_loads
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from perfline.clients.rpc import RpcError
-from tests.hardening.daemon import Daemon, RawWire, frame, request, running
-from tests.server.helpers import copy_kws
+from tests.support.server_helpers import copy_kws
+from tests.support.wire_daemon import Daemon, RawWire, frame, request, running
 
 pytestmark = pytest.mark.timeout(240)
 

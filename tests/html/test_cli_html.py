@@ -16,7 +16,7 @@ from perfline.core.workspace_config import PathMap
 from perfline.server.file_access import Root
 from perfline.server.paths import PathResolver
 from perfline.server.report_sources import read_sources, render_document_html
-from tests.html._documents import RECORDED, SOURCE, example_document
+from tests.support.html_documents import RECORDED, SOURCE, example_document
 
 
 def _data(page: str) -> dict[str, Any]:
@@ -117,7 +117,7 @@ def test_daemon_entry_point_names_local_files(workspace: Path) -> None:
 
 def test_compare_html_writes_the_compare_view(workspace: Path, tmp_path: Path) -> None:
     from perfline.core.report_html.comparison import SIGNIFICANCES
-    from tests.html.compare_pair import write_pair
+    from tests.support.compare_pair import write_pair
 
     base, new = write_pair(tmp_path / "pair", runs=10)
     out = tmp_path / "compare.html"
@@ -139,7 +139,7 @@ def test_compare_html_writes_the_compare_view(workspace: Path, tmp_path: Path) -
 
 
 def test_compare_html_bad_target(workspace: Path, tmp_path: Path) -> None:
-    from tests.html.compare_pair import write_pair
+    from tests.support.compare_pair import write_pair
 
     base, new = write_pair(tmp_path / "pair", runs=3)
     target = tmp_path / "missing" / "c.html"

@@ -21,7 +21,6 @@ from typing import Any
 
 import pytest
 
-from benchmarks.core_pipeline import nx_document
 from perfline.core import figure_text
 from perfline.core.compare import CompareSettings, compare_documents
 from perfline.core.compare.deltas import MetricDelta
@@ -30,7 +29,8 @@ from perfline.core.report_html import render_report_html
 from perfline.core.report_html.comparison import SIGNIFICANCES, judge
 from perfline.core.report_html.payload import build_payload
 from perfline.core.report_html.source_text import SourceText
-from tests.html._documents import (
+from tests.support.documents import nx_document
+from tests.support.html_documents import (
     RECORDED,
     SOURCE,
     WalkedLine,

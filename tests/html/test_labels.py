@@ -15,7 +15,7 @@ from perfline.core.report_html.labels import (
     label,
 )
 from perfline.core.report_html.result_index import index_result
-from tests.html._documents import example_document, nx_processed
+from tests.support.html_documents import example_document, nx_processed
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ from perfline.core.report_html import SourceText, render_report_html
 from perfline.core.report_html.page_script import SCRIPT
 from perfline.core.report_html.page_style import STYLE
 from perfline.core.report_html.payload import build_payload
-from tests.html._documents import RECORDED, SOURCE, example_document, nx_processed
+from tests.support.html_documents import RECORDED, SOURCE, example_document, nx_processed
 
 
 class _Tags(HTMLParser):

@@ -30,7 +30,13 @@ from perfline.server.line_index import build_line_index
 from perfline.server.view import line_labels
 from perfline.server.view.hint_settings import HintSettings
 from perfline.server.view.line_deltas import DeltaLookup
-from tests.html._documents import RECORDED, SOURCE, example_document, example_pair, nx_processed
+from tests.support.html_documents import (
+    RECORDED,
+    SOURCE,
+    example_document,
+    example_pair,
+    nx_processed,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "kws"

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from benchmarks.core_pipeline import nx_document
 from perfline.core.report_html.payload import build_payload
 from perfline.core.report_html.source_text import SourceText, function_names
-from tests.html._documents import (
+from tests.support.documents import nx_document
+from tests.support.html_documents import (
     MEASURED,
     RECORDED,
     SOURCE,

@@ -8,7 +8,7 @@ from perfline.core.backends.nx_common.counters import counter_layout
 from perfline.core.backends.nx_common.records import StripeRow
 from perfline.core.backends.nx_common.statistics_decoding import decode_statistics, stripe_rows
 from perfline.core.errors import InputError
-from tests.measured.capture_writer import Task, mode1, statistics_bytes
+from tests.support.capture_writer import Task, mode1, statistics_bytes
 
 
 def _rows(mode: int, generation: str, data: bytes, info: tuple[int, ...]) -> dict[str, StripeRow]:

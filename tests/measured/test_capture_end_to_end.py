@@ -12,8 +12,7 @@ import pytest
 from perfline.clients.cli.analyze_measured import raw_measured_document, run_measured
 from perfline.core.errors import InputError
 from perfline.core.formats.vgf import read_segments
-from tests.measured._data import DATA
-from tests.measured.capture_writer import (
+from tests.support.capture_writer import (
     DispatchSpec,
     PipelineSpec,
     Task,
@@ -21,6 +20,7 @@ from tests.measured.capture_writer import (
     statistics_bytes,
     write_capture,
 )
+from tests.support.measured_data import DATA
 
 VGF = DATA / "vgf" / "dscnn_int_dbg.vgf"
 

@@ -11,15 +11,15 @@ import json
 from pathlib import Path
 
 from perfline.core.formats.vgf import read_segments
-from tests.cli_process import analyze
-from tests.measured.capture_writer import (
+from tests.measured.test_capture_end_to_end import VGF
+from tests.support.capture_writer import (
     DispatchSpec,
     PipelineSpec,
     Task,
     statistics_bytes,
     write_capture,
 )
-from tests.measured.test_capture_end_to_end import VGF
+from tests.support.cli_process import analyze
 
 #: Stripe 0 -> chain 30 -> TOSA 10, stripe 1 -> chain 31 -> TOSA 11 (labels filled in).
 DATABASE = "\n".join(

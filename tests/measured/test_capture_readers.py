@@ -15,7 +15,7 @@ from perfline.core.backends.nx_capture.selection import (
 from perfline.core.backends.nx_common.debug_database import debug_links
 from perfline.core.backends.nx_common.statistics_info import read_statistics_info
 from perfline.core.errors import InputError
-from tests.measured.capture_writer import DEBUG_DATABASE
+from tests.support.capture_writer import DEBUG_DATABASE
 
 
 def test_text_info_accepts_decimal_hex_and_separators() -> None:

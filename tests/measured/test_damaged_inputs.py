@@ -11,7 +11,7 @@ from perfline.core.backends.executorch.document import analyze_etdump
 from perfline.core.backends.executorch.etdump import read_etdump
 from perfline.core.backends.source_model.inputs import InputFile
 from perfline.core.errors import InputError
-from tests.measured._data import pair
+from tests.support.measured_data import pair
 
 RECORD, DUMP = (path.read_bytes() for path in pair("portable"))
 

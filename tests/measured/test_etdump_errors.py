@@ -15,8 +15,8 @@ from perfline.core.backends.executorch.etrecord import read_etrecord
 from perfline.core.backends.source_model.inputs import InputFile
 from perfline.core.errors import InputError
 from perfline.server.ingest.executorch import load_etdump_document
-from tests.measured._data import DATA, pair
-from tests.measured.etdump_writer import Event, write_etdump
+from tests.support.etdump_writer import Event, write_etdump
+from tests.support.measured_data import DATA, pair
 
 STAMP = "2026-01-01T00:00:00Z"
 

@@ -22,10 +22,10 @@ from perfline.core.backends.executorch.document import analyze_etdump
 from perfline.core.backends.executorch.etdump import ProfileEvent, read_etdump
 from perfline.core.backends.source_model.inputs import InputFile
 from perfline.core.errors import InputError
-from tests.cli_process import analyze
-from tests.measured._data import DATA, pair
-from tests.measured.etdump_writer import Event, write_etdump
 from tests.measured.test_etdump_vgf import PTE, RECORD, _dump, _payload
+from tests.support.cli_process import analyze
+from tests.support.etdump_writer import Event, write_etdump
+from tests.support.measured_data import DATA, pair
 
 PORTABLE_RECORD, PORTABLE_DUMP = pair("portable")
 XNNPACK_RECORD, XNNPACK_DUMP = pair("xnnpack")

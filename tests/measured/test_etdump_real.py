@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from perfline.clients.cli import cli
 from perfline.clients.cli.analyze_measured import run_measured
 from perfline.server.ingest.executorch import load_etdump_document
-from tests.measured._data import MODEL_SOURCE, inspector, pair
+from tests.support.measured_data import MODEL_SOURCE, inspector, pair
 
 TOLERANCE_MS = 1e-9
 

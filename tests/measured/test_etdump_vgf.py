@@ -13,9 +13,9 @@ from perfline.core.backends.source_model.inputs import InputFile
 from perfline.core.errors import InputError
 from perfline.core.formats.vgf import read_segments
 from perfline.core.pipeline import postprocess
-from tests.measured._data import DATA
-from tests.measured.capture_writer import mode1, statistics_bytes
-from tests.measured.etdump_writer import Event, write_etdump
+from tests.support.capture_writer import mode1, statistics_bytes
+from tests.support.etdump_writer import Event, write_etdump
+from tests.support.measured_data import DATA
 
 RECORD = DATA / "vgf" / "dscnn_vgf.etrecord"
 PTE = DATA / "vgf" / "dscnn_vgf.pte"

@@ -17,8 +17,8 @@ from typing import Any
 
 from perfline.core.backends.executorch.document import analyze_etdump
 from perfline.core.backends.source_model.inputs import InputFile
-from tests.measured._data import pair
 from tests.measured.test_etdump_vgf import PTE, RECORD, _dump, _payload
+from tests.support.measured_data import pair
 
 STAMP = "2026-01-01T00:00:00Z"
 

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from perfline.clients.cli import cli
 from perfline.core.model_explorer.graph_ids import _NameFix
-from tests.html._documents import example_document
+from tests.support.html_documents import example_document
 
 DSCNN = Path(__file__).resolve().parent.parent / "data" / "formats" / "dscnn"
 

@@ -159,7 +159,7 @@ def test_onnx_overlay_from_onnxruntime_profile(
 
 
 def _nx_outputs(tmp_path: Path) -> tuple[Path, dict[str, Any]]:
-    from tests.nx_estimator.test_vgf_labels import write_outputs
+    from tests.support.estimator_outputs import write_outputs
 
     run = tmp_path / "estimator"
     run.mkdir()

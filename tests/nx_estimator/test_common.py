@@ -29,7 +29,7 @@ from perfline.core.backends.nx_estimator.advice import (
 from perfline.core.backends.nx_estimator.spirv_convolutions import segment_convolutions
 from perfline.core.errors import InputError
 from perfline.core.formats.vgf import read_segments
-from tests.nx_estimator._data import DSCNN_VGF
+from tests.support.nx_estimator_data import DSCNN_VGF
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from perfline.clients.cli import cli
-from tests.nx_estimator._data import DATA
+from tests.support.nx_estimator_data import DATA
 
 MEASURED = Path(__file__).resolve().parent.parent / "data" / "measured" / "portable"
 

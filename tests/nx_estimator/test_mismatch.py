@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from perfline.server.engine import Engine
-from tests.cli_process import analyze
-from tests.nx_estimator._data import DATA, DEBUG_DB, DSCNN_VGF, PERFORMANCE_DB
-from tests.nx_estimator.test_vgf_labels import NAME, write_outputs
+from tests.support.cli_process import analyze
+from tests.support.estimator_outputs import NAME, write_outputs
+from tests.support.nx_estimator_data import DATA, DEBUG_DB, DSCNN_VGF, PERFORMANCE_DB
 
 PLAIN_VGF = DATA.parent / "formats" / "dscnn" / "dscnn_int.vgf"  # same TOSA, no debug info
 

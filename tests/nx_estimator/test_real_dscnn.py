@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from perfline.clients.cli import cli
 from perfline.core.backends.nx_common.metrics import ALL_METRIC_NAMES
 from perfline.core.json_schema import document_json_schema
-from tests.nx_estimator._data import DATA, DEBUG_DB, DSCNN, PERFORMANCE_DB
+from tests.support.nx_estimator_data import DATA, DEBUG_DB, DSCNN, PERFORMANCE_DB
 
 #: The seed's model-level metric table (seed 000), written out independently of the code.
 SEED_MODEL_METRICS = {

@@ -1,6 +1,6 @@
 """Differential check: the reference post-processing (mlia 0.12.3) accepts our raw NX
 documents and produces exactly what perfline's pipeline produces from them, once perfline's
-documented deviations are undone (``tests/differential/deviations.py``).
+documented deviations are undone (``tests/support/deviations.py``).
 
 Runs when ``PERFLINE_ORACLE_PYTHON`` names a Python with mlia 0.12.3 (``scripts/test.sh``
 builds one with ``scripts/oracle-venv.sh``).
@@ -18,10 +18,10 @@ import pytest
 
 from perfline.core.pipeline import postprocess
 from perfline.server.ingest import estimator
-from tests.differential.compare import NX_RULE, RUNNER
-from tests.differential.deviations import strip_deviations
-from tests.nx_estimator._data import DATA, DSCNN_VGF
-from tests.nx_estimator.test_vgf_labels import write_outputs
+from tests.support.deviations import strip_deviations
+from tests.support.estimator_outputs import write_outputs
+from tests.support.nx_estimator_data import DATA, DSCNN_VGF
+from tests.support.oracle_compare import NX_RULE, RUNNER
 
 ORACLE = os.environ.get("PERFLINE_ORACLE_PYTHON")
 

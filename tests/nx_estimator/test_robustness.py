@@ -12,7 +12,7 @@ from perfline.core.backends.nx_estimator.debug_db import read_debug_database
 from perfline.core.backends.nx_estimator.performance_db import read_performance_database
 from perfline.core.backends.nx_estimator.summary import read_summary
 from perfline.core.errors import InputError
-from tests.nx_estimator._data import DEBUG_DB, PERFORMANCE_DB
+from tests.support.nx_estimator_data import DEBUG_DB, PERFORMANCE_DB
 
 PERFORMANCE = PERFORMANCE_DB.read_bytes()
 DEBUG = DEBUG_DB.read_bytes()

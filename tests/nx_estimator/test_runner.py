@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import stat
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,34 +12,8 @@ from click.testing import CliRunner
 
 from perfline.clients.cli import cli
 from perfline.core.formats.vgf import read_vgf
-from tests.nx_estimator._data import DSCNN_MULTI, DSCNN_TOSA, DSCNN_TOSA_DUMP, DSCNN_VGF
-from tests.nx_estimator.test_vgf_labels import write_outputs
-
-
-def _script(path: Path, body: str) -> Path:
-    path.write_text(f"#!{sys.executable}\nimport sys, os, shutil, json\n{body}\n")
-    path.chmod(path.stat().st_mode | stat.S_IXUSR)
-    return path
-
-
-def _estimator(tmp_path: Path, *, fail: bool = False, skip_summary: bool = False) -> Path:
-    prepared = tmp_path / "prepared"
-    prepared.mkdir()
-    write_outputs(prepared)
-    body = f"""
-args = sys.argv[1:]
-name = args[args.index("-o") + 1]
-json.dump({{"args": args, "cwd": os.getcwd()}}, open(name + ".call.json", "w"))
-if {fail!r}:
-    for n in range(30):
-        print(f"diagnostic line {{n}}")
-    sys.exit(3)
-for kind in ("performance_database.dat", "debug_database.dat", "network_performance_summary.json"):
-    if {skip_summary!r} and kind.endswith(".json"):
-        continue
-    shutil.copy(os.path.join({str(prepared)!r}, "dscnn_int_dbg_" + kind), name + "_" + kind)
-"""
-    return _script(tmp_path / "graph-compiler-performance-estimator", body)
+from tests.support.estimator_outputs import executable_script, stand_in_estimator
+from tests.support.nx_estimator_data import DSCNN_MULTI, DSCNN_TOSA, DSCNN_TOSA_DUMP, DSCNN_VGF
 
 
 def _analyze(*args: str) -> tuple[int, str]:
@@ -51,7 +23,7 @@ def _analyze(*args: str) -> tuple[int, str]:
 
 
 def test_successful_run_gives_the_same_result_as_its_outputs(tmp_path: Path) -> None:
-    estimator = _estimator(tmp_path)
+    estimator = stand_in_estimator(tmp_path)
     system = tmp_path / "sys.ini"
     system.write_text("[system]\n")
     out = tmp_path / "out"
@@ -89,7 +61,7 @@ def test_successful_run_gives_the_same_result_as_its_outputs(tmp_path: Path) -> 
 
 
 def test_non_zero_exit_quotes_the_last_20_lines(tmp_path: Path) -> None:
-    estimator = _estimator(tmp_path, fail=True)
+    estimator = stand_in_estimator(tmp_path, fail=True)
     code, output = _analyze(
         str(DSCNN_VGF), "--estimator", str(estimator), "--output-dir", str(tmp_path / "out")
     )
@@ -100,7 +72,7 @@ def test_non_zero_exit_quotes_the_last_20_lines(tmp_path: Path) -> None:
 
 
 def test_missing_output_is_named(tmp_path: Path) -> None:
-    estimator = _estimator(tmp_path, skip_summary=True)
+    estimator = stand_in_estimator(tmp_path, skip_summary=True)
     out = tmp_path / "out"
     code, output = _analyze(str(DSCNN_VGF), "--estimator", str(estimator), "--output-dir", str(out))
     assert code == 1
@@ -123,7 +95,7 @@ def test_tosa_is_converted_first_with_model_converter(
 ) -> None:
     tools = tmp_path / "bin"
     tools.mkdir()
-    _script(
+    executable_script(
         tools / "model-converter",
         f"""
 args = sys.argv[1:]
@@ -136,7 +108,7 @@ shutil.copy({str(DSCNN_VGF)!r}, target)
     monkeypatch.setenv("PATH", f"{tools}{os.pathsep}{os.environ.get('PATH', '')}")
     tosa = tmp_path / "dscnn_int_dbg.tosa"
     shutil.copy(DSCNN_TOSA, tosa)
-    estimator = _estimator(tmp_path)
+    estimator = stand_in_estimator(tmp_path)
     monkeypatch.chdir(tmp_path)  # a relative output folder: tools run in other folders
     out = Path("out")
     code, output = _analyze(
@@ -198,7 +170,7 @@ def test_real_model_converter(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     """With the ML SDK's model-converter on PATH: the real conversion of the DS-CNN TOSA."""
     tosa = tmp_path / "dscnn_int.tosa"
     shutil.copy(DSCNN_TOSA, tosa)
-    estimator = _estimator(tmp_path)
+    estimator = stand_in_estimator(tmp_path)
     monkeypatch.chdir(tmp_path)
     code, output = _analyze(
         tosa.name, "--estimator", str(estimator), "--output-dir", "out", "--json"
@@ -211,7 +183,7 @@ def test_real_model_converter(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_multi_segment_vgf_is_split_per_graph_segment(tmp_path: Path) -> None:
-    estimator = _estimator(tmp_path)
+    estimator = stand_in_estimator(tmp_path)
     out = tmp_path / "out"
     code, output = _analyze(
         str(DSCNN_MULTI), "--estimator", str(estimator), "--output-dir", str(out), "--json"
@@ -254,7 +226,7 @@ def test_model_without_outputs_or_estimator_says_what_is_missing(tmp_path: Path)
 
 
 def test_estimator_from_the_user_environment(tmp_path: Path) -> None:
-    estimator = _estimator(tmp_path)
+    estimator = stand_in_estimator(tmp_path)
     out = tmp_path / "out"
     result = CliRunner().invoke(
         cli,

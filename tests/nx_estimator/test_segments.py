@@ -14,8 +14,8 @@ from perfline.core.backends.nx_estimator.vgf_checks import check_graph_shapes, u
 from perfline.core.errors import InputError
 from perfline.core.formats import vgf
 from perfline.server.ingest import estimator_files
-from tests.nx_estimator._data import DSCNN_VGF
-from tests.nx_estimator.test_vgf_labels import write_outputs
+from tests.support.estimator_outputs import write_outputs
+from tests.support.nx_estimator_data import DSCNN_VGF
 
 
 def _vgf() -> vgf.VgfFile:

@@ -20,8 +20,8 @@ from perfline.core.backends.run_match import Evidence, Wording, judge_run
 from perfline.core.backends.source_model.inputs import InputFile
 from perfline.core.errors import InputError
 from perfline.core.pipeline import postprocess
-from tests.cli_process import analyze
-from tests.onnxruntime._data import ATTENTION_ONNX, DATA, DSCNN_ONNX, raw_runs
+from tests.support.cli_process import analyze
+from tests.support.onnxruntime_data import ATTENTION_ONNX, DATA, DSCNN_ONNX, raw_runs
 
 TRUST = DATA.parent / "trust"
 WIDE_ONNX = TRUST / "dscnn_wide.onnx"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_process import analyze
-from tests.onnxruntime._data import DATA, DSCNN_ONNX
+from tests.support.cli_process import analyze
+from tests.support.onnxruntime_data import DATA, DSCNN_ONNX
 
 THIRD_PARTY = DATA.parent / "formats" / "onnx-third-party"
 

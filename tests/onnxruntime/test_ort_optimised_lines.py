@@ -23,7 +23,7 @@ from perfline.core.backends.onnxruntime.document import analyze_profiles
 from perfline.core.backends.source_model.inputs import InputFile
 from perfline.core.formats.onnx import OnnxModel, read_onnx
 from perfline.core.pipeline import postprocess
-from tests.onnxruntime._data import ATTENTION_ONNX, DATA, DSCNN_ONNX, raw_runs
+from tests.support.onnxruntime_data import ATTENTION_ONNX, DATA, DSCNN_ONNX, raw_runs
 
 MIXER_ONNX = DATA / "mixer.onnx"
 

@@ -14,7 +14,7 @@ from perfline.core.backends.onnxruntime.document import analyze_profiles
 from perfline.core.backends.source_model.inputs import InputFile
 from perfline.core.errors import InputError
 from perfline.core.pipeline import postprocess
-from tests.onnxruntime._data import ATTENTION_ONNX, DATA, DSCNN_ONNX, percentile, raw_runs
+from tests.support.onnxruntime_data import ATTENTION_ONNX, DATA, DSCNN_ONNX, percentile, raw_runs
 
 NOOPT = DATA / "dscnn_noopt.json"
 OPT = DATA / "dscnn_opt.json"

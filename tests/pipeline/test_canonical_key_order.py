@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies
 from perfline.core.document import parse_result
 from perfline.core.document_canonical import canonical_result
 from perfline.core.errors import InputError
-from tests.foundation.test_canonical_fast_path import _raw_result
+from tests.support.raw_results import raw_result
 
 
 def _shuffled(value: Any, rng: random.Random) -> Any:
@@ -34,7 +34,7 @@ def _models(raw: Any) -> Any:
 
 
 @settings(max_examples=400, deadline=None)
-@given(_raw_result, strategies.randoms(use_true_random=False))
+@given(raw_result, strategies.randoms(use_true_random=False))
 def test_shuffled_keys_give_the_models_form(raw: dict[str, Any], rng: random.Random) -> None:
     shuffled = _shuffled(raw, rng)
     fast = canonical_result(shuffled)

@@ -22,7 +22,13 @@ from perfline.core.json_codec import read_json_input
 from perfline.core.known_structure_reading import StructureReadCache, read_with_known_structure
 from perfline.core.pipeline import PipelineSettings, postprocess
 from perfline.core.pipeline_memo import PipelineMemo
-from tests.documents import breakdown, minimal_document, nx_document, small_result, sum_metric
+from tests.support.documents import (
+    breakdown,
+    minimal_document,
+    nx_document,
+    small_result,
+    sum_metric,
+)
 
 
 def _exact(value: Any) -> bytes:

@@ -22,8 +22,8 @@ from perfline.core.collection import collection_paused
 from perfline.core.errors import InputError
 from perfline.core.pipeline import PipelineSettings, postprocess
 from perfline.core.projection.searches import search_selections
-from tests.conftest import CASES
-from tests.projection.builders import faithful_contributor, origin_sums
+from tests.support.cases import CASES
+from tests.support.projection_builders import faithful_contributor, origin_sums
 
 
 def _inputs() -> list[Path]:

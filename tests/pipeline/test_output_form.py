@@ -23,9 +23,9 @@ from perfline.core.document_canonical import canonical_result
 from perfline.core.errors import InputError
 from perfline.core.pipeline import PipelineSettings, postprocess
 from perfline.core.projection import project_breakdowns
-from tests.collapse.case_args import case_settings
-from tests.conftest import CASES
-from tests.differential.generator import generate
+from tests.support.case_args import case_settings
+from tests.support.cases import CASES
+from tests.support.document_generator import generate
 
 
 def _case_inputs() -> list[Path]:

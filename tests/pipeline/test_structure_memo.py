@@ -11,15 +11,14 @@ from typing import Any
 
 import pytest
 
-from benchmarks.core_pipeline import nx_document
 from perfline.build_info import core_build
 from perfline.core.errors import InputError
 from perfline.core.pipeline import PipelineSettings, postprocess
 from perfline.core.pipeline_memo import PipelineMemo
 from perfline.core.projection import FloatSums, ProjectionMemo
-from tests.conftest import CASES
-from tests.differential.generator import generate
-from tests.documents import with_values
+from tests.support.cases import CASES
+from tests.support.document_generator import generate
+from tests.support.documents import nx_document, with_values
 
 
 def _text(document: dict[str, Any]) -> str:

@@ -10,14 +10,15 @@
 
 from __future__ import annotations
 
-# the benchmark's adversarial family (the reference's exponential case), here far longer
-from benchmarks.core_pipeline import adversarial_document
 from perfline.core.pipeline import PipelineSettings, postprocess
 from perfline.core.projection.contributors import Contributor
 from perfline.core.projection.derivations import RECIPE_BUDGET, all_derivations
 from perfline.core.projection.scopes import Goal
 from perfline.core.projection.searches import partitions
-from tests.projection.builders import faithful_contributor, origin_sums
+
+# the benchmark's adversarial family (the reference's exponential case), here far longer
+from tests.support.documents import adversarial_document
+from tests.support.projection_builders import faithful_contributor, origin_sums
 
 
 def test_module_over_a_long_row_of_overlapping_views_gets_the_whole_sum() -> None:

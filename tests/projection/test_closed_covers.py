@@ -5,7 +5,7 @@ from __future__ import annotations
 from perfline.core.projection.closed_covers import closed_cover
 from perfline.core.projection.derivations import all_derivations, covers
 from perfline.core.projection.scopes import Goal
-from tests.projection.builders import faithful_contributor, origin_sums
+from tests.support.projection_builders import faithful_contributor, origin_sums
 
 
 def test_partial_slots_beside_a_copy_are_no_cover() -> None:

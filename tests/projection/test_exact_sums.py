@@ -18,15 +18,15 @@ from typing import Any
 
 import pytest
 
-from benchmarks.core_pipeline import nx_document
 from perfline.core.backends.executorch.document import analyze_etdump
 from perfline.core.backends.source_model.inputs import InputFile
 from perfline.core.pipeline import PipelineSettings, postprocess
 from perfline.core.projection.exact_sums import exact_total
 from perfline.core.projection.figure_arithmetic import combine
 from perfline.core.projection.origin_shapes import origin_figures
-from tests.conftest import CASES
-from tests.differential.generator import generate
+from tests.support.cases import CASES
+from tests.support.document_generator import generate
+from tests.support.documents import nx_document
 
 KWS = Path(__file__).resolve().parents[2] / "examples" / "kws"
 EXACT = PipelineSettings(use_backend_defaults=False)

@@ -10,11 +10,11 @@ from typing import Any
 from hypothesis import given, settings, strategies
 
 from perfline.core.projection import project_breakdowns
-from tests import conftest
-from tests.conftest import canonical
-from tests.projection.builders import small_result
+from tests.support import cases
+from tests.support.cases import canonical
+from tests.support.projection_builders import small_result
 
-DATA = conftest.DATA / "projection"
+DATA = cases.DATA / "projection"
 SEEDS = strategies.integers(min_value=0, max_value=10**6)
 
 

@@ -17,8 +17,8 @@ import pytest
 from perfline.build_info import core_build
 from perfline.core.pipeline import PipelineSettings, postprocess
 from perfline.core.projection import FloatSums, components
-from tests.differential.generator import generate
-from tests.documents import adversarial_document
+from tests.support.document_generator import generate
+from tests.support.documents import adversarial_document
 
 pytestmark = pytest.mark.skipif(
     core_build() != "pure Python", reason="switches the memo off by replacing its method"

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from perfline.core.projection import project_breakdowns
-from tests.conftest import CASES, canonical
 from tests.projection.case_inputs import stage_inputs
+from tests.support.cases import CASES, canonical
 
 
 def _pairs() -> list[tuple[Path, Path]]:

@@ -28,7 +28,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from tests.server.helpers import REPO
+from tests.support.server_helpers import REPO
 
 DATA = REPO / "tests" / "data"
 FIRST_INSPECTOR = DATA / "measured" / "portable" / "dscnn_portable.inspector.json"
@@ -160,9 +160,9 @@ def percent_of(label: str) -> tuple[str, float] | None:
 
 def generated_etdumps(folder: Path) -> tuple[Path, Path]:
     """(base, new) generated ETDumps of the example program (see the module docstring)."""
-    from tests.compare.test_injected_regression import FACTOR, _etdump
+    from tests.support.injected_regression import FACTOR, regression_etdump
 
     base, new = folder / "generated_base.etdump", folder / "generated_new.etdump"
-    base.write_bytes(_etdump(11, 1.0))
-    new.write_bytes(_etdump(12, FACTOR))
+    base.write_bytes(regression_etdump(11, 1.0))
+    new.write_bytes(regression_etdump(12, FACTOR))
     return base, new

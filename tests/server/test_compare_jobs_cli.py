@@ -4,7 +4,7 @@ One workspace with four jobs on the same ``dscnn.py``: the ExecuTorch portable a
 runs of the DS-CNN program (real ETRecord/ETDump pairs), an ONNX Runtime profile of the
 same model and its static cost. The figures expected on each line come from the
 ExecuTorch Inspector's reading of the portable dump and from the raw events of the ONNX
-Runtime profile (``tests/compare/raw_events``), not from perfline; the static cost of
+Runtime profile (``tests/support/raw_events``), not from perfline; the static cost of
 line 27 is counted by hand (four 1x1 convolutions 64 -> 64 channels on 25x5).
 """
 
@@ -21,7 +21,6 @@ from click.testing import CliRunner
 from lsprotocol import types
 
 from perfline.clients.cli import cli
-from tests.compare.raw_events import raw_line_runs
 from tests.server.compare_data import (
     DATA,
     FIRST_INSPECTOR,
@@ -29,7 +28,8 @@ from tests.server.compare_data import (
     mean,
     written,
 )
-from tests.server.lsp_session import start
+from tests.support.lsp_session import start
+from tests.support.raw_events import raw_line_runs
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -11,7 +11,7 @@ import pytest
 from perfline.core.pipeline import PipelineSettings, postprocess
 from perfline.server.engine import Engine, EngineEvent
 from perfline.server.scheduler.engine_facade import QUICK_FLUSH
-from tests.server.helpers import INPUT_DOC, PROCESSED_DOC, load, wait_for, with_value
+from tests.support.server_helpers import INPUT_DOC, PROCESSED_DOC, load, wait_for, with_value
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -210,7 +210,7 @@ def test_reanalyze_forces_a_run(tmp_path: Path) -> None:
 
 
 def test_kws_example_measured_lines(tmp_path: Path) -> None:
-    from tests.server.helpers import KWS_FIGURE_LINES, copy_kws
+    from tests.support.server_helpers import KWS_FIGURE_LINES, copy_kws
 
     root = copy_kws(tmp_path)
     engine = _engine(root)
@@ -277,7 +277,7 @@ def test_advice_and_failed_checks_land_on_lines(tmp_path: Path) -> None:
 
 
 def test_estimator_outputs_are_a_job_by_convention(tmp_path: Path) -> None:
-    from tests.server.helpers import REPO
+    from tests.support.server_helpers import REPO
 
     source = REPO / "tests" / "data" / "nx_estimator"
     for kind in ("performance", "debug"):
@@ -299,7 +299,7 @@ def test_estimator_outputs_are_a_job_by_convention(tmp_path: Path) -> None:
 
 
 def test_changing_one_capture_reruns_only_its_measured_job(tmp_path: Path) -> None:
-    from tests.server.helpers import copy_kws
+    from tests.support.server_helpers import copy_kws
 
     root = copy_kws(tmp_path)
     second = root / "second.etdump"

@@ -17,7 +17,7 @@ import pytest
 
 from perfline.core.pipeline import PipelineSettings, postprocess
 from perfline.server.engine import Engine
-from tests.server.helpers import INPUT_DOC, load, wait_for, with_value
+from tests.support.server_helpers import INPUT_DOC, load, wait_for, with_value
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -163,7 +163,7 @@ def test_same_size_content_with_the_old_mtime_restored_is_seen(tmp_path: Path) -
 
 def _kws_record(root: Path) -> None:
     """An ETRecord ``x.etrecord`` beside whatever ``x.etdump`` the test makes."""
-    from tests.server.helpers import KWS
+    from tests.support.server_helpers import KWS
 
     (root / "x.etrecord").write_bytes((KWS / "dscnn_portable.etrecord").read_bytes())
 
@@ -473,7 +473,7 @@ def test_a_long_etdump_decode_stops_at_a_checkpoint_once_cancelled() -> None:
 
 
 def _daemon_workspace(root: Path, case: str) -> None:
-    from tests.server.helpers import KWS
+    from tests.support.server_helpers import KWS
 
     _kws_record(root)
     if case == "fifo-convention":
@@ -502,7 +502,7 @@ def test_the_daemon_answers_and_stops_whatever_an_input_is(tmp_path: Path, case:
     import sys
 
     from perfline.clients.rpc.client import Client
-    from tests.server.helpers import KWS
+    from tests.support.server_helpers import KWS
 
     root = tmp_path / "ws"
     root.mkdir()
@@ -543,7 +543,7 @@ def test_the_daemon_answers_and_stops_whatever_an_input_is(tmp_path: Path, case:
 def test_a_damaged_etdump_keeps_the_last_good_result(tmp_path: Path, damage: str) -> None:
     import random
 
-    from tests.server.helpers import copy_kws
+    from tests.support.server_helpers import copy_kws
 
     root = copy_kws(tmp_path)
     dump = root / "dscnn_portable.etdump"

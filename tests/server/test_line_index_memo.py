@@ -30,9 +30,9 @@ from perfline.server.engine import Engine
 from perfline.server.index_memo import IndexMemo
 from perfline.server.line_entries import JobIndex
 from perfline.server.line_index import breakdowns_by_entity, build_line_index
-from tests.conftest import CASES
-from tests.documents import nx_document, with_values
-from tests.server.helpers import INPUT_DOC, copy_kws, load
+from tests.support.cases import CASES
+from tests.support.documents import nx_document, with_values
+from tests.support.server_helpers import INPUT_DOC, copy_kws, load
 
 JOB = "job"
 

@@ -22,10 +22,10 @@ from perfline.core.report_html.comparison import SIGNIFICANCES
 from perfline.server import api
 from perfline.server.engine import Engine
 from perfline.server.report_request import BAD_BASELINE
-from tests.html._documents import example_pair
-from tests.html.compare_pair import write_pair
-from tests.server.helpers import PROCESSED_DOC, copy_kws
-from tests.server.lsp_session import start
+from tests.support.compare_pair import write_pair
+from tests.support.html_documents import example_pair
+from tests.support.lsp_session import start
+from tests.support.server_helpers import PROCESSED_DOC, copy_kws
 
 JOB = "dscnn-measured"
 NONCE = "Zm9vYmFyYmF6MTIz+/="

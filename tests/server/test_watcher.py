@@ -15,7 +15,7 @@ import pytest
 from perfline.core.pipeline import PipelineSettings, postprocess
 from perfline.server.engine import Engine, EngineEvent
 from perfline.server.watcher import Watcher
-from tests.server.helpers import INPUT_DOC, load, wait_for, with_value
+from tests.support.server_helpers import INPUT_DOC, load, wait_for, with_value
 
 pytestmark = pytest.mark.timeout(60)
 

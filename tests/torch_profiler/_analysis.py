@@ -5,7 +5,7 @@ from __future__ import annotations
 from perfline.core.backends.torch_profiler.attribution import Attribution
 from perfline.core.backends.torch_profiler.document import ReadTrace, read_trace
 from perfline.core.backends.torch_profiler.leaves import Leaf, trace_leaves
-from tests.torch_profiler._build import Trace
+from tests.support.torch_build import Trace
 
 
 def read(trace: Trace) -> ReadTrace:

@@ -5,8 +5,8 @@ steps, slices whose edges cross, GPU work and backward ops with nothing to join.
 from __future__ import annotations
 
 from perfline.core.backends.torch_profiler.document import analyze_traces
+from tests.support.torch_build import Trace, frame, kernel, memory, op, step
 from tests.torch_profiler._analysis import read
-from tests.torch_profiler._build import Trace, frame, kernel, memory, op, step
 
 
 def _warnings(trace: Trace) -> list[str]:

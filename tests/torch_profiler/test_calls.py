@@ -11,8 +11,8 @@ import pytest
 
 from perfline.core.backends.torch_profiler.document import analyze_traces
 from perfline.core.pipeline import PipelineSettings, postprocess
+from tests.support.torch_build import Trace, frame, op, step
 from tests.torch_profiler._analysis import read
-from tests.torch_profiler._build import Trace, frame, op, step
 from tests.torch_profiler._independent import Nesting
 from tests.torch_profiler._real import CAPTURED, MODELS, processed, trace_path
 

@@ -14,7 +14,7 @@ import pytest
 from perfline.core.backends.torch_profiler.document import analyze_traces, read_trace
 from perfline.core.backends.torch_profiler.leaves import trace_leaves
 from perfline.core.backends.torch_profiler.sidecar import read_sidecar
-from tests.torch_profiler._build import Trace, frame, memory, op, step
+from tests.support.torch_build import Trace, frame, memory, op, step
 
 CAPTURE = "/opt/perfline/clients/torch_capture/session.py"
 

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from perfline.clients.cli import cli
-from tests.torch_profiler._build import Trace, frame, op, step
+from tests.support.torch_build import Trace, frame, op, step
 from tests.torch_profiler._real import DATA, TRACES
 
 

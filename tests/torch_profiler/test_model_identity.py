@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from perfline.core.backends.torch_profiler.document import analyze_traces
+from tests.support.torch_build import Trace, frame, op, step
 from tests.torch_profiler._analysis import read
-from tests.torch_profiler._build import Trace, frame, op, step
 from tests.torch_profiler._real import CAPTURED, processed, trace_path
 
 

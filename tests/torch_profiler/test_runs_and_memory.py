@@ -14,8 +14,8 @@ from click.testing import CliRunner
 from perfline.clients.cli import cli
 from perfline.core.backends.torch_profiler.document import analyze_traces
 from perfline.core.errors import InputError
+from tests.support.torch_build import Trace, frame, memory, op, step
 from tests.torch_profiler._analysis import leaves_by_place, read
-from tests.torch_profiler._build import Trace, frame, memory, op, step
 from tests.torch_profiler._real import DATA, TRACES
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import math
 
+from tests.support.torch_build import Trace, frame, op, step
 from tests.torch_profiler._analysis import leaves_by_place, read
-from tests.torch_profiler._build import Trace, frame, op, step
 
 
 def _trace() -> Trace:

@@ -153,7 +153,7 @@ def test_perfline_torch_step_marks_the_steps_of_perfline_profile(tmp_path: Path)
 @needs_torch
 def test_the_guides_snippet_runs(tmp_path: Path) -> None:
     """``docs/guide.md``'s ``perfline.torch`` block, as printed, in a Python with both."""
-    from tests.docs.markdown_blocks import DOCS, blocks
+    from tests.support.markdown_blocks import DOCS, blocks
 
     (block,) = [b for b in blocks(DOCS / "guide.md") if b.marker[:1] == ("torch-api",)]
     (tmp_path / "snippet.py").write_text(block.text)

@@ -11,7 +11,7 @@ import pytest
 from perfline.core.backends.torch_profiler.compressed import trace_chunks
 from perfline.core.backends.torch_profiler.trace_stream import TraceStream
 from perfline.core.errors import InputError
-from tests.torch_profiler._build import Trace, frame, memory, op, step
+from tests.support.torch_build import Trace, frame, memory, op, step
 
 
 def _pieces(data: bytes, size: int) -> list[bytes]:

@@ -11,7 +11,7 @@
 #      them (the page formats no number itself), that no request leaves the
 #      page, that no script error occurs, and that a 5,000-chain NX result opens with its chart
 #      folding siblings narrower than a pixel;
-#   4. the compare view: a generated baseline and new run of the example (tests/html/compare_pair.py:
+#   4. the compare view: a generated baseline and new run of the example (tests/support/compare_pair.py:
 #      the operators of dscnn.py:26 25% slower, every other line the same durations redrawn) through
 #      `perfline compare BASE NEW --html`; the verdicts expected come from `perfline compare --json`
 #      (the text report's code path): the regressed line is coloured as regressed in the source, the
@@ -74,7 +74,7 @@ PYTHON
 step "a large result (NX-shaped, 5,000 chains, benchmarks/core_pipeline.py)"
 (cd "$REPO" && "$PY" - "$WORK/nx.json" <<'PYTHON'
 import json, sys
-from benchmarks.core_pipeline import nx_document
+from tests.support.documents import nx_document
 json.dump(nx_document(5000), open(sys.argv[1], "w"))
 PYTHON
 )
@@ -82,7 +82,7 @@ PYTHON
 ls -l "$WORK/nx.html"
 
 step "the compare view (a generated pair: dscnn.py:26 slowed by 25%)"
-(cd "$REPO" && "$PY" -m tests.html.compare_pair "$WORK/pair" --runs 30) > "$WORK/pair.txt"
+(cd "$REPO" && "$PY" -m tests.support.compare_pair "$WORK/pair" --runs 30) > "$WORK/pair.txt"
 BASE=$(sed -n 1p "$WORK/pair.txt"); NEW=$(sed -n 2p "$WORK/pair.txt")
 (cd "$WS" && "$PY" -m perfline compare "$BASE" "$NEW" --html "$WORK/compare.html") > "$WORK/compare.txt"
 (cd "$WS" && "$PY" -m perfline compare "$BASE" "$NEW" --json) > "$WORK/compare.json"
@@ -90,7 +90,7 @@ ls -l "$WORK/compare.html"
 # Entities in one run only: the NX-shaped result of 200 chains against the same with 10 more.
 (cd "$REPO" && "$PY" - "$WORK/nx200.json" "$WORK/nx210.json" <<'PYTHON'
 import json, sys
-from benchmarks.core_pipeline import nx_document
+from tests.support.documents import nx_document
 json.dump(nx_document(200), open(sys.argv[1], "w"))
 json.dump(nx_document(210), open(sys.argv[2], "w"))
 PYTHON

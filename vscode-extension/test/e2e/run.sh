@@ -77,8 +77,8 @@ cp "$RERUN" "$WORK/rerun.etdump"
   dscnn_portable.etrecord,dscnn_portable.etdump dscnn_portable.etrecord,"$WORK/rerun.etdump") \
   > "$WORK/expected-compare.json"
 
-step "a baseline for the compare view (tests/html/compare_pair.py: the example's durations redrawn, dscnn.py:26 25% slower)"
-(cd "$REPO" && "$PY" -m tests.html.compare_pair "$WORK/pair" --runs 30) > /dev/null
+step "a baseline for the compare view (tests/support/compare_pair.py: the example's durations redrawn, dscnn.py:26 25% slower)"
+(cd "$REPO" && "$PY" -m tests.support.compare_pair "$WORK/pair" --runs 30) > /dev/null
 (cd "$WS" && "$PY" -m perfline analyze "$WORK/pair/new.etrecord" "$WORK/pair/new.etdump" \
   --output-dir "$WORK/pair-out" --json) > "$WS/baseline.json"
 # The verdicts the webview must show, from `perfline compare --json` (the CLI's code path).

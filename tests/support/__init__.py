@@ -1,0 +1,2 @@
+"""Shared builders and harnesses of the test suite: the only test modules that other test
+folders and the benchmarks may import (``tests/foundation/test_test_layout.py`` holds it)."""

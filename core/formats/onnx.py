@@ -24,7 +24,6 @@ in the **top-level** ``graph.node`` list. Stability and limits:
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass
 
 from perfline.core.errors import InputError, Problem
@@ -36,6 +35,7 @@ from perfline.core.formats.identity import (
     parse_stack_trace,
     source_operator_id,
 )
+from perfline.core.python_syntax import literal
 
 STACK_TRACE_KEY = "pkg.torch.onnx.stack_trace"
 NAME_SCOPES_KEY = "pkg.torch.onnx.name_scopes"
@@ -232,7 +232,7 @@ def _literal_list(text: str | None) -> list[str]:
     if not text or len(text) > _MAX_LITERAL:
         return []
     try:
-        value = ast.literal_eval(text)
+        value = literal(text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return []
     if isinstance(value, (list, tuple)) and all(isinstance(item, str) for item in value):

@@ -13,6 +13,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from perfline.core.python_syntax import parse_module
+
 
 @dataclass(frozen=True)
 class SourceText:
@@ -29,7 +31,7 @@ def function_names(text: str) -> list[str | None]:
     count = text.count("\n") + 2
     names: list[str | None] = [None] * count
     try:
-        tree = ast.parse(text)
+        tree = parse_module(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return names
     stack: list[tuple[ast.AST, str]] = [(tree, "")]

@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from perfline.core import dominant_metric, figure_text
+from perfline.core.python_syntax import parse_module
 from perfline.server.line_entries import LineEntry
 from perfline.server.view import line_labels
 from perfline.server.view.hint_settings import HintSettings
@@ -96,7 +97,7 @@ class CodeBlock:
 def code_blocks(source: str, figure_at: FigureAt) -> list[CodeBlock]:
     """The blocks of ``source`` with at least one figure."""
     try:
-        tree = ast.parse(source)
+        tree = parse_module(source)
     except (SyntaxError, ValueError):
         return []
     blocks: list[CodeBlock] = []
@@ -275,7 +276,7 @@ def lenses_of(
 def block_name(source: str, first: int, last: int) -> str | None:
     """The qualified name of the def or class spanning exactly lines ``first``..``last``."""
     try:
-        tree = ast.parse(source)
+        tree = parse_module(source)
     except (SyntaxError, ValueError):
         return None
     stack: list[tuple[tuple[str, ...], Sequence[ast.stmt]]] = [((), tree.body)]

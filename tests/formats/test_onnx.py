@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 
 from perfline.core.errors import InputError
@@ -101,3 +103,13 @@ def test_truncated_model() -> None:
         onnx.read_onnx(data[: len(data) - 1000], "cut.onnx")
     [problem] = error.value.problems
     assert problem.location.startswith("byte ") and "truncated" in problem.message
+
+
+def test_a_damaged_name_scope_literal_says_nothing_on_stderr() -> None:
+    """The exporter's name scopes are a Python literal read with ``ast.literal_eval``; one with
+    an invalid escape (a flipped byte) is read as Python reads it, and the compiler's warning
+    about it is not printed over perfline's output."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert onnx._literal_list("['a\\_b', 'c']") == ["a\\_b", "c"]
+    assert [str(w.message) for w in caught] == []

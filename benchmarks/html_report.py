@@ -15,17 +15,17 @@ of the Python running this script (install the compiled build to measure it):
   shared host only ever adds time;
 
 and opens the page ``--repeat`` times from ``file://`` in a fresh headless Chromium with the
-network off (``tests/html/browser/drive.mjs --measure``), reporting the time from navigation
-start until the page's script has drawn everything and is listening (``readyAt``, the page's
-own clock) and the wall time from ``goto`` to that point, fastest and median.
+network off (``tests/core/report_html/browser/drive.mjs --measure``), reporting the time from
+navigation start until the page's script has drawn everything and is listening (``readyAt``, the
+page's own clock) and the wall time from ``goto`` to that point, fastest and median.
 
 The compare case (``--no-compare`` skips it): the same document as the baseline and, as the new
 run, a copy in which one chain in 20 is 30% slower and another one in 20 is 20% faster (every
 metric of those chains' breakdowns); ``perfline compare BASE NEW --html OUT.html`` on the raw
 documents (both post-processed and compared, as a user runs it) against the same command
 without ``--html`` (the difference is what the compare view costs), the page's size, and its
-time to interactive as above. Needs Node.js, npm (``npm ci`` in ``tests/html/browser`` is run
-if needed) and Chromium.
+time to interactive as above. Needs Node.js, npm (``npm ci`` in
+``tests/core/report_html/browser`` is run if needed) and Chromium.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from typing import Any
 from core_pipeline import nx_document
 
 ROOT = Path(__file__).resolve().parent.parent
-BROWSER = ROOT / "tests" / "html" / "browser"
+BROWSER = ROOT / "tests" / "core" / "report_html" / "browser"
 
 
 def _installed_build() -> str:

@@ -2,7 +2,7 @@
 
 The post-processing stages allocate many small, long-lived containers (records,
 leaf sets, figure sets, the output document) and create no reference cycles
-(``tests/pipeline/test_no_cyclic_garbage.py`` holds that, on both builds), so
+(``tests/core/pipeline/test_no_cyclic_garbage.py`` holds that, on both builds), so
 the collector finds nothing to free; its generation-2 passes over a large
 result still cost a tenth or more of the run (1.35 s of 11 s measured at 5,000
 chains). Both the core (``collection_paused`` around a post-processing) and the

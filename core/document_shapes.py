@@ -18,7 +18,7 @@ schema's field names takes them from this module:
   or a wrong value type in a stage fails mypy.
 
 The pydantic models (``document``) state the same fields with their
-validators; ``tests/foundation/test_schema_once.py`` holds the models, these
+validators; ``tests/core/document/test_schema_once.py`` holds the models, these
 shapes and the canonical forms together field by field.
 
 A shape describes a record *after* it was checked (normalized): the values

@@ -80,7 +80,7 @@ class StructureReadCache:
     """What the reader keeps of one job's last read: per (result index, structure field)
     the JSON text read and the list decoded from it. Held by the caller, one per job
     (``scheduler.memo_policy``); read and written by this module only. Changes time,
-    never answers: ``tests/pipeline/test_known_structure_reading.py``."""
+    never answers: ``tests/core/test_known_structure_reading.py``."""
 
     __slots__ = ("_lists",)
 

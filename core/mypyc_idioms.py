@@ -4,7 +4,7 @@ Each helper means, in plain Python, what its name says; it exists because the
 compiled build turns the plain spelling into slower code on a hot path. The
 rules they serve are in ``ARCHITECTURE.md`` ("Compiled build"); the forms the
 compiled modules must avoid (dataclasses, closures, lambdas, f-strings with a
-conversion) are enforced by ``tests/pipeline/test_mypyc_rules.py``.
+conversion) are enforced by ``tests/product/layout/test_mypyc_rules.py``.
 
 Cost: each helper is one call; ``int_objects`` is the identity.
 """

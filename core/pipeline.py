@@ -12,7 +12,7 @@ Stages exchange normalized results (``document_shapes.ResultJson``). A result
 is normalized by the checked fast path (``document_canonical``); the pydantic
 models (``document``) are imported only when a result fails it, to report the
 precise problem, so post-processing a valid document never imports pydantic
-(``tests/foundation/test_lazy_models.py``).
+(``tests/core/pipeline/test_lazy_models.py``).
 """
 
 from __future__ import annotations
@@ -402,7 +402,7 @@ def _canonical_output(
     with ``memo``, so are the structure lists canonicalized last run. The
     breakdowns are taken whole: each is one of ``typed``'s or was built in
     canonical form by the projection (``projection.stages.projected_breakdowns``;
-    ``tests/pipeline/test_output_form.py`` holds that).
+    ``tests/core/pipeline/test_output_form.py`` holds that).
     """
     known = memo.known_lists(index, "canonical-output") if memo is not None else None
     before = {**typed, "breakdowns": current.get("breakdowns")}

@@ -29,7 +29,7 @@ One product is kept per (result index, stage): memory is one run's structure.
 Cost: one ``marshal`` serialization (format 0: no back-references) of a result's
 entity list when one of the same length must be compared, then identity checks.
 Equal bytes mean equal values of equal types in the same order (marshal is faithful).
-The memo changes time, never answers: ``tests/pipeline/test_structure_memo.py``.
+The memo changes time, never answers: ``tests/core/pipeline/test_structure_memo.py``.
 """
 
 from __future__ import annotations

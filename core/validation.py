@@ -36,7 +36,7 @@ from perfline.core.kinds import WELL_KNOWN_KINDS, allowed_kind_pairs
 from perfline.core.pipeline_memo import PipelineMemo
 
 #: The document's required fields (``DocumentJson``) in the order the reference
-#: reports them missing (``tests/foundation/test_schema_once.py`` holds the two together).
+#: reports them missing (``tests/core/document/test_schema_once.py`` holds the two together).
 REQUIRED_TOP_LEVEL: Final[tuple[str, ...]] = (
     "schema_version",
     "run_id",

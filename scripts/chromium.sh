@@ -1,4 +1,4 @@
-# Sourced by the browser tests (tests/html/browser/run.sh, vscode-extension/test/e2e/run.sh):
+# Sourced by the browser tests (tests/core/report_html/browser/run.sh, vscode-extension/test/e2e/run.sh):
 # ensure_chromium installs Debian's chromium when it is missing (scripts/apt-missing.sh: only
 # what is missing, no recommends, nothing installed upgraded), sets CHROMIUM to its path and
 # prints its version. test_tool_env keeps the test tools' state in one cache folder: the HOME,

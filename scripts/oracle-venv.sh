@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Make (once) and print the Python of a virtual environment holding the reference
 # implementation, mlia==0.12.3, for the live comparisons of the test suite
-# (tests/differential/test_differential.py, tests/nx_estimator/test_reference.py).
+# (tests/product/differential/test_differential.py, tests/core/backends/nx_estimator/test_reference.py).
 # Cached outside the checkout: $PERFLINE_ORACLE_HOME, default ~/.cache/perfline-oracle
 # (about 120 MB, 18 packages from PyPI; seconds when cached, under a minute otherwise).
 set -euo pipefail

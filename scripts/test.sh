@@ -74,7 +74,7 @@ export PERFLINE_PYTHON="$PWD/.venv-test/bin/python"
 if [ "${PERFLINE_SKIP_BROWSER:-0}" != "1" ]; then
   if command -v npm >/dev/null 2>&1; then
     echo "== HTML report in headless chromium (playwright-core + Debian's chromium)"
-    bash tests/html/browser/run.sh
+    bash tests/core/report_html/browser/run.sh
   else
     echo "npm not found: the HTML report's browser test needs Node.js 20 and npm" >&2
     exit 1

@@ -1,7 +1,7 @@
 """Where Model Explorer shows each canonical source operator: its graph id and node id.
 
 Model Explorer builds the graph it shows with an adapter per format; this module states each
-adapter's naming, read off the adapters' behaviour (``tests/model_explorer`` loads the real
+adapter's naming, read off the adapters' behaviour (``tests/core/model_explorer`` loads the real
 packages and checks every id below names a node of the graph they build):
 
 * PT2 (``ai-edge-model-explorer``'s built-in exported-program adapter): one graph ``graph``; a

@@ -10,7 +10,7 @@ quoted by the encoder, ``repr`` for ints and finite floats, ``NaN``/``Infinity``
 for the others). Anything else (another key, a nested value) goes through the
 encoder whole. Only the public ``json.JSONEncoder`` is used (one instance, built
 once). The text is the one ``json.dumps(..., sort_keys=True, separators=(",", ":"),
-ensure_ascii=False)`` gives (``tests/projection/test_figure_keys.py``).
+ensure_ascii=False)`` gives (``tests/core/projection/test_figure_keys.py``).
 Cost: one pass over the metrics' fields, about a third of the general encoder's.
 """
 

@@ -27,7 +27,7 @@ same replay on rows of numbers, without building figure sets or the authority.
 
 Anything else (a conflict that became a tie, a sum that became infinite, a new
 usable origin) runs the whole projection, which records a new ledger. So the memo
-changes time, never answers (``tests/pipeline/test_structure_memo.py``). Cost: the
+changes time, never answers (``tests/core/pipeline/test_structure_memo.py``). Cost: the
 authoritative side plus one combination per recorded node, O(breakdowns) arithmetic
 on the NX-shaped results (about a tenth of a full projection); the row path, one pass
 over the metrics and one addition per (part, metric).

@@ -17,7 +17,7 @@ text of every number the page shows, made by ``core.figure_text``: the page's sc
 none), ``page`` (+ ``page_style``, ``page_script``: the HTML). Cost: linear
 in the document plus the source texts (a 5,000-chain NX result: about 0.9 s, 2.6 MB); the
 cyclic garbage collector is paused meanwhile (the renderer makes no reference cycles:
-``tests/html/test_page.py``), which halves the time at 20,000 chains.
+``tests/core/report_html/test_page.py``), which halves the time at 20,000 chains.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Every file read and written by ``perfline`` (job inputs, sources for reports and
 baselines, configs, the baseline store, output files, discovery entries, the log) goes
-through this package; ``tests/hardening/test_file_access_walk.py`` fails on a direct
+through this package; ``tests/server/file_access/test_file_access_walk.py`` fails on a direct
 ``open``/``read_text``/``write_bytes``/``mkdir``/``os.replace``... anywhere else in
 ``core/``, ``server/`` or ``clients/`` (a short, reviewed allow-list holds the rest).
 

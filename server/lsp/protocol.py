@@ -13,7 +13,7 @@ line without a traceback; anything else a handler raises is one ERROR line with 
 traceback, and the client gets -32603 with a message that names no Python internals.
 Overrides private methods of pygls' ``JsonRPCProtocol`` (``_handle_request``,
 ``_send_handler_result``, ``_check_handler_result``), pinned to ``wire.PYGLS_VERSION``
-like the fast path (``tests/hardening/test_wire_pins.py``). No per-message cost beyond
+like the fast path (``tests/server/lsp/test_wire_pins.py``). No per-message cost beyond
 pygls' own.
 """
 

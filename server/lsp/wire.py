@@ -6,7 +6,7 @@ results are plain JSON values that skip cattrs' unstructuring and are encoded by
 C-speed codec. Both override private
 methods of pygls' ``JsonRPCProtocol`` (``_send_data``, ``_serialize_message``), so this
 module is pinned to the pygls release it was written against (``PYGLS_VERSION``);
-``tests/hardening/test_wire_pins.py`` fails loudly when the installed pygls differs or the
+``tests/server/lsp/test_wire_pins.py`` fails loudly when the installed pygls differs or the
 overridden methods change. Frames carry ``Content-Length`` in bytes of UTF-8.
 
 Cost: encoding is linear in a file's hints and done once per (hint rows, document

@@ -13,7 +13,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-SERVER = Path(__file__).resolve().parents[2] / "server"
+from tests.support.locations import REPO
+
+SERVER = REPO / "server"
 LIMIT = 60
 
 

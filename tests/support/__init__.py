@@ -1,2 +1,2 @@
 """Shared builders and harnesses of the test suite: the only test modules that other test
-folders and the benchmarks may import (``tests/foundation/test_test_layout.py`` holds it)."""
+folders and the benchmarks may import (``tests/product/layout/test_test_layout.py`` holds it)."""

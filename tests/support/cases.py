@@ -4,13 +4,26 @@ canonical JSON form the cases are compared in. Path arithmetic and one ``json.du
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
-DATA = Path(__file__).resolve().parents[1] / "data"
+from tests.support.locations import DATA
+
 CASES = DATA / "cases"
 
 
 def canonical(document: Any) -> str:
     """Sorted keys, compact separators: the comparison form of the conformance cases."""
     return json.dumps(document, sort_keys=True, separators=(",", ":"))
+
+
+def normalized(items: Any) -> str:
+    """Canonical JSON with empty containers dropped (typed re-serialization omits them)."""
+
+    def clean(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: clean(v) for k, v in value.items() if v not in ([], {}, None)}
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        return value
+
+    return canonical(clean(items))

@@ -21,9 +21,10 @@ import re
 import shutil
 from pathlib import Path
 
+from tests.support import locations
 from tests.support.etdump_writer import Event, write_etdump
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "measured" / "portable"
+DATA = locations.DATA / "measured" / "portable"
 ETRECORD = DATA / "dscnn_portable.etrecord"
 INSPECTOR = DATA / "dscnn_portable.inspector.json"
 SEEDS = {"base": 11, "new": 12}

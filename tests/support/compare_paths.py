@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parent.parent / "data"
+from tests.support.locations import DATA
+
 COMPARE = DATA / "compare"
 ONNX_MODEL = DATA / "formats" / "dscnn" / "dscnn.onnx"
 ONNX_NODES = DATA / "formats" / "dscnn" / "dscnn.onnx.nodes.json"

@@ -18,7 +18,7 @@ differential generator.
   documents with ``EntityTable`` and ``envelope`` too.
 
 Deterministic: the same arguments give byte-identical JSON (the digests tool
-``tests/differential/digests.py`` and the recorded differential answers depend on
+``tests/product/differential/digests.py`` and the recorded differential answers depend on
 it). Importable from the checkout root, by tests and by ``benchmarks/`` alike; it
 imports only the product's NX kind declarations and the document shapes.
 """

@@ -17,8 +17,9 @@ from perfline.clients.cli import cli
 from perfline.core.pipeline import PipelineSettings, postprocess
 from tests.support.documents import nx_document
 from tests.support.inspector_stacks import lines_called, user_line_traces
+from tests.support.locations import REPO
 
-ROOT = Path(__file__).resolve().parent.parent.parent
+ROOT = REPO
 DATA = ROOT / "tests" / "data"
 MEASURED = DATA / "measured" / "portable"
 SOURCE = DATA / "formats" / "dscnn" / "dscnn.py"

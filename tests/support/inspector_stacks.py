@@ -13,9 +13,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from pathlib import Path
 
-PORTABLE = Path(__file__).resolve().parents[1] / "data" / "measured" / "portable"
+from tests.support.locations import DATA
+
+PORTABLE = DATA / "measured" / "portable"
 INSPECTOR = PORTABLE / "dscnn_portable.inspector.json"
 USER_LINE = re.compile(r'File "/home/dev/kws/dscnn\.py", line (\d+)')
 

@@ -13,7 +13,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+from tests.support.locations import REPO
+
+DOCS = REPO / "docs"
 
 _FENCE = re.compile(r"^```([A-Za-z0-9_+-]*)\s*$")
 _MARKER = re.compile(r"^<!--\s*perfline-doc:\s*(.*?)\s*-->\s*$")

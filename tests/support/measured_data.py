@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "measured"
+from tests.support import locations
+
+DATA = locations.DATA / "measured"
 #: The model source the traces name (one copy, shared with the format tests).
 MODEL_SOURCE = DATA.parent / "formats" / "dscnn" / "dscnn.py"
 

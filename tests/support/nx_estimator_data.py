@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "nx_estimator"
+from tests.support import locations
+
+DATA = locations.DATA / "nx_estimator"
 DSCNN = "ds_cnn_large_fully_quantized_int8"
 PERFORMANCE_DB = DATA / f"{DSCNN}_performance_database.dat"
 DEBUG_DB = DATA / f"{DSCNN}_debug_database.dat"

@@ -4,7 +4,7 @@ thousands of dimensions, initializers of hundreds of MB of packed ``float_data``
 ``core/formats/onnx_graph.py`` documents), so no ``onnx`` package is needed.
 
 ``model(nodes, inputs, outputs, initializers)`` returns the file's bytes; ``tensor_info``
-and ``initializer`` build the parts. Used by ``tests/hardening/test_numbers.py`` and
+and ``initializer`` build the parts. Used by ``tests/product/hardening/test_numbers.py`` and
 ``benchmarks/onnx_tensors.py``.
 """
 

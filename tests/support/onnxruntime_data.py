@@ -6,7 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "onnxruntime"
+from tests.support import locations
+
+DATA = locations.DATA / "onnxruntime"
 DSCNN = DATA.parent / "formats" / "dscnn"
 DSCNN_ONNX = DSCNN / "dscnn.onnx"
 ATTENTION_ONNX = DATA / "attention.onnx"

@@ -16,7 +16,6 @@ import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from perfline.core.code_lines import derive_code_lines
@@ -28,8 +27,9 @@ from perfline.core.pipeline import PipelineSettings, postprocess
 from perfline.core.projection import FloatSums
 from tests.support.deviations import strip_deviations
 from tests.support.document_generator import Settings, generate, settings_for
+from tests.support.locations import TESTS
 
-RUNNER = Path(__file__).resolve().parents[1] / "differential" / "oracle_runner.py"
+RUNNER = TESTS / "product" / "differential" / "oracle_runner.py"
 NX_RULE = "code_stack:file:**/site-packages/torch/**,**/site-packages/executorch/**"
 
 

@@ -6,7 +6,7 @@ figures follow from the raw Chrome-trace events by the few rules below, so a com
 knows every expected figure independently of the backend, and ``ort_document`` can replace
 a profile's per-run values with chosen ones (``runs``, ``execute``), which the backend cannot
 be asked to do. The rules are this builder's; the backend's own reading of the same profiles
-is checked against the raw events in ``tests/compare/test_onnxruntime_backend.py``. From the
+is checked against the raw events in ``tests/core/compare/test_onnxruntime_backend.py``. From the
 events of ``onnxruntime`` profiles and the ONNX model's own records:
 
 * a run is one ``SequentialExecutor::Execute`` span; the first ``warmup`` runs are left

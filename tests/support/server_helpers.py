@@ -9,7 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.support.locations import REPO
+
 KWS = REPO / "examples" / "kws"
 DATA = REPO / "tests" / "data" / "server"
 INPUT_DOC = DATA / "conv_resize.mlia-input.json"

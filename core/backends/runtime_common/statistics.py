@@ -11,8 +11,8 @@ the ExecuTorch Inspector does), without importing numpy (about 50 ms of a CLI ru
   neighbours ``a``, ``b`` at fraction ``t``: ``a + (b - a) * t`` below one half,
   ``b - (b - a) * (1 - t)`` from one half on.
 
-``tests/measured/test_runtime_statistics.py`` holds the results equal to numpy's, bit for bit,
-on random samples of many sizes. Cost: O(k log k) for k samples.
+``tests/core/backends/runtime_common/test_runtime_statistics.py`` holds the results equal to
+numpy's, bit for bit, on random samples of many sizes. Cost: O(k log k) for k samples.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ from perfline.server.scheduler import events
 from perfline.server.scheduler.loop import Scheduler
 from perfline.server.watcher import Watcher
 from perfline.server.workspace import is_ignored, scan_files
-from tests.server.compare_data import (
+from tests.support.compare_data import (
     FIRST_INSPECTOR,
     INTERLEAVED_A,
     ORT_MODEL,

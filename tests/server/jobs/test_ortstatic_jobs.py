@@ -9,7 +9,7 @@ from pathlib import Path
 
 from perfline.server.engine import Engine
 from perfline.server.jobs.registry import default_registry
-from tests.server.ort_static_workspace import ORT, ort_static_workspace
+from tests.support.ort_static_workspace import ORT, ort_static_workspace
 
 REGISTRY = default_registry()
 

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 from lsprotocol import types
 
-from tests.server.compare_data import (
+from tests.support.compare_data import (
     FIRST_INSPECTOR,
     INTERLEAVED_A,
     INTERLEAVED_B,

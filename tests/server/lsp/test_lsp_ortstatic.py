@@ -6,8 +6,8 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from tests.server.ort_static_workspace import ort_static_workspace
 from tests.support.lsp_session import start
+from tests.support.ort_static_workspace import ort_static_workspace
 
 
 async def test_hover_and_hints_show_both_jobs_side_by_side(tmp_path: Path) -> None:

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from tests.server.three_chain_document import three_chain_document
 from tests.support.lsp_session import Session, start, until
+from tests.support.three_chain_document import three_chain_document
 
 pytestmark = pytest.mark.timeout(90)
 

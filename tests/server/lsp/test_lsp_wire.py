@@ -1,6 +1,6 @@
 """The wire fast path (``server/lsp/wire.py``): what it writes is what pygls writes for the
 same response, framed with a byte-exact ``Content-Length``. The pins of the private pygls
-methods it overrides are ``tests/hardening/test_wire_pins.py``."""
+methods it overrides are ``tests/server/lsp/test_wire_pins.py``."""
 
 from __future__ import annotations
 

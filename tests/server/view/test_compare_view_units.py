@@ -29,7 +29,8 @@ from perfline.server.view.engine_surface import EngineSurface
 from perfline.server.view.line_deltas import change
 from perfline.server.view.line_labels import LabelFigure, fill, with_delta_slot
 from perfline.server.view.runtime_columns import Column, runtime_table
-from tests.server.compare_data import (
+from tests.server.view.stub_engine import StubEngine, StubJob, StubResult
+from tests.support.compare_data import (
     FIRST_INSPECTOR,
     RERUN,
     RERUN_INSPECTOR,
@@ -40,7 +41,6 @@ from tests.server.compare_data import (
     percent_of,
     significant_lines,
 )
-from tests.server.view.test_view_connection import _Engine, _Job, _Result
 from tests.support.server_helpers import KWS_FIGURE_LINES, copy_kws
 
 JOB = "dscnn-measured"
@@ -102,7 +102,7 @@ def _view(
         return source if recorded.endswith("dscnn.py") else None
 
     index = build_line_index(JOB, new, resolve)
-    engine: EngineSurface = _Engine(root, {JOB: _Result(new, index)}, {JOB: _Job(JOB)})
+    engine: EngineSurface = StubEngine(root, {JOB: StubResult(new, index)}, {JOB: StubJob(JOB)})
     found = JobComparison(
         JOB, generation, CompareSettings(), BASELINE, compare_documents(base, new)
     )

@@ -4,111 +4,34 @@ that serves a real line index (``build_index`` of a standardized document)."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from perfline.core.pipeline import PipelineSettings, postprocess
 from perfline.core.workspace_config import ConfigProblem, WorkspaceConfigError
-from perfline.server.line_entries import JobIndex, LineDiagnostic, LineEntry
 from perfline.server.line_index import build_line_index
-from perfline.server.scheduler.boundary import WorkspaceBoundary
 from perfline.server.view.connection import ConnectionView
 from perfline.server.view.engine_surface import EngineSurface
 from perfline.server.view.hint_settings import HintSettings, chosen_section
 from perfline.server.view.shapes import LINE_END
 from perfline.server.view.staleness import stale
-from tests.server.three_chain_document import three_chain_document
+from tests.server.view.stub_engine import StubEngine, StubError, StubJob, StubResult
+from tests.support.three_chain_document import three_chain_document
 
 SOURCE = "class Net(nn.Module):\n    def forward(self, x):\n        return conv(x)\n"
 
 
-@dataclass(frozen=True)
-class _Error:
-    message: str
-    file: str | None = None
-    line: int | None = None
-
-
-@dataclass(frozen=True)
-class _Job:
-    name: str
-    backend: str = "mlia"
-    inputs: tuple[str, ...] = ("run.mlia.json",)
-    state: str = "ok"
-    stale: bool = False
-    error: _Error | None = None
-    generation: int = 1
-    runs: int = 1
-    config_line: int | None = None
-    has_result: bool = True
-
-
-@dataclass(frozen=True)
-class _Result:
-    document: Mapping[str, Any]
-    index: JobIndex
-    generation: int = 1
-
-
-@dataclass
-class _Engine:
-    """The query surface of ``server.engine.Engine``, over fixed answers."""
-
-    root: Path
-    results: dict[str, _Result] = field(default_factory=dict)
-    infos: dict[str, _Job] = field(default_factory=dict)
-    version: int = 0
-    config_error: WorkspaceConfigError | None = None
-
-    def jobs(self) -> Sequence[_Job]:
-        return [self.infos[name] for name in sorted(self.infos)]
-
-    def job(self, name: str) -> _Job | None:
-        return self.infos.get(name)
-
-    def job_names(self) -> Sequence[str]:
-        return sorted(self.infos)
-
-    def result(self, name: str) -> _Result | None:
-        return self.results.get(name)
-
-    def line_entries(self, path: Path | str) -> Mapping[int, Sequence[LineEntry]]:
-        merged: dict[int, list[LineEntry]] = {}
-        for result in self.results.values():
-            for number, entries in result.index.lines.get(str(path), {}).items():
-                merged.setdefault(number, []).extend(entries)
-        return merged
-
-    def line_diagnostics(self, path: Path | str) -> Sequence[LineDiagnostic]:
-        return [d for r in self.results.values() for d in r.index.diagnostics.get(str(path), ())]
-
-    def annotated_files(self) -> Sequence[str]:
-        return sorted({f for r in self.results.values() for f in r.index.lines})
-
-    def reanalyze(self, job: str | None = None) -> list[str]:
-        return [job] if job else sorted(self.infos)
-
-    @property
-    def boundary(self) -> WorkspaceBoundary:
-        return WorkspaceBoundary(self.root)
-
-    def resolve_client_path(self, text: str) -> Path:
-        return self.boundary.resolve_client_path(text)
-
-
 @pytest.fixture
-def setup(tmp_path: Path) -> tuple[_Engine, ConnectionView, str]:
+def setup(tmp_path: Path) -> tuple[StubEngine, ConnectionView, str]:
     model = tmp_path / "model.py"
     model.write_text(SOURCE)
     document = postprocess(three_chain_document(), PipelineSettings(), source="run.mlia.json")
     index = build_line_index(
         "run", document, lambda recorded: model if "model.py" in recorded else None
     )
-    engine = _Engine(tmp_path, {"run": _Result(document, index)}, {"run": _Job("run")})
+    engine = StubEngine(tmp_path, {"run": StubResult(document, index)}, {"run": StubJob("run")})
     surface: EngineSurface = engine
     return engine, ConnectionView(lambda: surface), str(model)
 
@@ -118,7 +41,7 @@ def _labels(view: ConnectionView, file: str) -> list[tuple[int, str]]:
 
 
 def test_hints_follow_edits_and_the_requested_range(
-    setup: tuple[_Engine, ConnectionView, str],
+    setup: tuple[StubEngine, ConnectionView, str],
 ) -> None:
     _, view, file = setup
     # Not open: the file as on disk (as the shell served it through pygls before).
@@ -148,14 +71,14 @@ def test_hints_follow_edits_and_the_requested_range(
 
 
 def test_hints_hovers_and_lenses_read_one_staleness_rule(
-    setup: tuple[_Engine, ConnectionView, str],
+    setup: tuple[StubEngine, ConnectionView, str],
 ) -> None:
     """A failing job (last good result served, marked stale) marks every view stale; lenses
     used to look only at the edits."""
     engine, view, file = setup
     view.open(file, SOURCE)
     assert not any(lens.title.endswith(" (stale)") for lens in view.lenses(file))
-    engine.infos["run"] = replace(engine.infos["run"], stale=True, error=_Error("broken"))
+    engine.infos["run"] = replace(engine.infos["run"], stale=True, error=StubError("broken"))
     engine.version += 1
     assert all(label.endswith(" (stale)") for _, label in _labels(view, file))
     hover = view.hover(file, 1)
@@ -169,7 +92,7 @@ def test_hints_hovers_and_lenses_read_one_staleness_rule(
 
 
 def test_lenses_carry_the_block_range_found_by_ast(
-    setup: tuple[_Engine, ConnectionView, str],
+    setup: tuple[StubEngine, ConnectionView, str],
 ) -> None:
     _, view, file = setup
     view.open(file, SOURCE)
@@ -180,7 +103,7 @@ def test_lenses_carry_the_block_range_found_by_ast(
 
 
 def test_diagnostics_place_config_and_job_errors_and_clear_old_ones(
-    setup: tuple[_Engine, ConnectionView, str],
+    setup: tuple[StubEngine, ConnectionView, str],
 ) -> None:
     engine, view, file = setup
     root = engine.root
@@ -190,7 +113,7 @@ def test_diagnostics_place_config_and_job_errors_and_clear_old_ones(
         "perfline.toml", [ConfigProblem(9, "jobs", "unknown table", 3)]
     )
     engine.infos["run"] = replace(
-        engine.infos["run"], error=_Error("bad byte", "run.mlia.json", 4), stale=True
+        engine.infos["run"], error=StubError("bad byte", "run.mlia.json", 4), stale=True
     )
     update = view.diagnostics()
     (config,) = update.files[str(root / "perfline.toml")]
@@ -206,7 +129,7 @@ def test_diagnostics_place_config_and_job_errors_and_clear_old_ones(
 
 
 def test_line_annotations_answer_with_this_connections_lines(
-    setup: tuple[_Engine, ConnectionView, str],
+    setup: tuple[StubEngine, ConnectionView, str],
 ) -> None:
     _, view, file = setup
     view.open(file, SOURCE)
@@ -220,7 +143,7 @@ def test_line_annotations_answer_with_this_connections_lines(
 
 
 def test_settings_come_from_the_first_source_that_holds_them(
-    setup: tuple[_Engine, ConnectionView, str],
+    setup: tuple[StubEngine, ConnectionView, str],
 ) -> None:
     _, view, file = setup
     pushed = {"perfline": {"hints": {"format": "{value}"}}}

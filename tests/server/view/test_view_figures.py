@@ -27,7 +27,7 @@ from perfline.server.view.engine_surface import EngineSurface
 from perfline.server.view.hint_settings import DEFAULT_FORMAT, HintSettings, read_settings
 from perfline.server.view.line_labels import chosen_figure, fill
 from perfline.server.view.run_description import describe_run
-from tests.server.view.test_view_connection import _Engine, _Job, _Result
+from tests.server.view.stub_engine import StubEngine, StubJob, StubResult
 from tests.support.server_helpers import copy_kws
 
 JOB = "dscnn-measured"
@@ -68,7 +68,9 @@ def _view(root: Path, document: Mapping[str, Any]) -> tuple[ConnectionView, str]
         return source if recorded.endswith("dscnn.py") else None
 
     index = build_line_index(JOB, document, resolve)
-    engine: EngineSurface = _Engine(root, {JOB: _Result(document, index)}, {JOB: _Job(JOB)})
+    engine: EngineSurface = StubEngine(
+        root, {JOB: StubResult(document, index)}, {JOB: StubJob(JOB)}
+    )
     view = ConnectionView(lambda: engine)
     view.open(str(source), source.read_text())
     return view, str(source)

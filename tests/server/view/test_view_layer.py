@@ -5,7 +5,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-VIEW = Path(__file__).resolve().parents[3] / "server" / "view"
+from tests.support.locations import REPO
+
+VIEW = REPO / "server" / "view"
 FORBIDDEN = ("lsprotocol", "pygls", "perfline.server.lsp", "attrs", "cattrs")
 
 

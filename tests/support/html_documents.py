@@ -19,8 +19,7 @@ from tests.support.documents import nx_document
 from tests.support.inspector_stacks import lines_called, user_line_traces
 from tests.support.locations import REPO
 
-ROOT = REPO
-DATA = ROOT / "tests" / "data"
+DATA = REPO / "tests" / "data"
 MEASURED = DATA / "measured" / "portable"
 SOURCE = DATA / "formats" / "dscnn" / "dscnn.py"
 RECORDED = "/home/dev/kws/dscnn.py"

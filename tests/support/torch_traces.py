@@ -15,10 +15,10 @@ from perfline.server.ingest.torch_trace import (
     sidecar_beside,
     workspace_resolution,
 )
+from tests.support import locations
 from tests.support.locations import REPO
 
-ROOT = REPO
-DATA = ROOT / "tests" / "data" / "torch_profiler"
+DATA = locations.DATA / "torch_profiler"
 TRACES = DATA / "traces"
 MODELS = "tests/data/torch_profiler/models"
 CAPTURED = ("transformer_block", "cnn", "custom_function", "train_step", "threaded")
@@ -36,9 +36,9 @@ def sidecar_path(name: str) -> Path:
 def processed(path: Path, statements: bool) -> dict[str, Any]:
     sidecar = sidecar_beside(path) if statements else None
     read = read_trace_file(path, str(path), sidecar=sidecar)
-    resolution = workspace_resolution([read], ROOT, WorkspaceConfig())
+    resolution = workspace_resolution([read], REPO, WorkspaceConfig())
     raw = analyze_traces(
-        [read], resolution.paths, timestamp="2026-01-01T00:00:00Z", workspace=str(ROOT)
+        [read], resolution.paths, timestamp="2026-01-01T00:00:00Z", workspace=str(REPO)
     )
     return postprocess(raw, PipelineSettings(), source=str(path))
 

@@ -35,7 +35,6 @@ from perfline.core.envelope import build_document, model_info
 from perfline.core.validation import REQUIRED_TOP_LEVEL, validate_document
 from tests.support.locations import REPO
 
-ROOT = REPO
 MODEL_OF_SHAPE = {shape: name for name, shape in document_shapes.SHAPES.items()}
 
 
@@ -282,7 +281,7 @@ def _read_keys(tree: ast.AST) -> set[tuple[str, int]]:
 
 @pytest.mark.parametrize("path", READERS)
 def test_readers_of_records_read_only_schema_keys(path: str) -> None:
-    tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
+    tree = ast.parse((REPO / path).read_text(encoding="utf-8"))
     unknown = sorted((line, key) for key, line in _read_keys(tree) if key not in _schema_keys())
     assert unknown == []
 

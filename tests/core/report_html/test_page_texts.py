@@ -39,8 +39,7 @@ from tests.support.html_documents import (
 )
 from tests.support.locations import REPO
 
-ROOT = REPO
-EXAMPLE = ROOT / "examples" / "kws"
+EXAMPLE = REPO / "examples" / "kws"
 
 
 def test_a_scale_gives_each_value_held_its_own_text() -> None:

@@ -16,12 +16,10 @@ import pytest
 
 from tests.support.locations import REPO
 
-ROOT = REPO
-
 
 def compiled_modules() -> list[str]:
     """The paths (under the repository, e.g. ``core/graph.py``) listed in ``setup.py``."""
-    tree = ast.parse((ROOT / "setup.py").read_text(encoding="utf-8"))
+    tree = ast.parse((REPO / "setup.py").read_text(encoding="utf-8"))
     for node in tree.body:
         if isinstance(node, ast.Assign | ast.AnnAssign):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -68,7 +66,7 @@ def violations(source: str) -> list[str]:
 def test_the_compiled_list_names_existing_modules() -> None:
     modules = compiled_modules()
     assert len(modules) >= 20
-    missing = [path for path in modules if not (ROOT / path).is_file()]
+    missing = [path for path in modules if not (REPO / path).is_file()]
     assert missing == []
 
 
@@ -76,16 +74,16 @@ def test_every_projection_module_is_compiled() -> None:
     # the projection runs end to end in C: a module left out runs interpreted
     modules = set(compiled_modules())
     missing = [
-        str(path.relative_to(ROOT))
-        for path in sorted((ROOT / "core" / "projection").glob("*.py"))
-        if str(path.relative_to(ROOT)) not in modules
+        str(path.relative_to(REPO))
+        for path in sorted((REPO / "core" / "projection").glob("*.py"))
+        if str(path.relative_to(REPO)) not in modules
     ]
     assert missing == []
 
 
 @pytest.mark.parametrize("path", compiled_modules())
 def test_compiled_module_follows_the_mypyc_rules(path: str) -> None:
-    assert violations((ROOT / path).read_text(encoding="utf-8")) == []
+    assert violations((REPO / path).read_text(encoding="utf-8")) == []
 
 
 def test_the_rules_find_each_form() -> None:

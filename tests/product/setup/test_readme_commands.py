@@ -13,9 +13,8 @@ import re
 
 from tests.support.locations import REPO
 
-ROOT = REPO
-TEST_SH = (ROOT / "scripts" / "test.sh").read_text(encoding="utf-8")
-EXAMPLE_SH = (ROOT / "scripts" / "example.sh").read_text(encoding="utf-8")
+TEST_SH = (REPO / "scripts" / "test.sh").read_text(encoding="utf-8")
+EXAMPLE_SH = (REPO / "scripts" / "example.sh").read_text(encoding="utf-8")
 #: ``.venv`` as a path on its own (not ``.venv-test`` or ``.venv-compiled``).
 BARE_VENV = re.compile(r"(?<![\w-])\.venv(?![\w-])")
 
@@ -66,7 +65,7 @@ def test_live_reference_comparison_is_part_of_the_test_command() -> None:
 
 
 def test_readme_lists_the_installs_next_to_the_test_command() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
     setup = readme[: readme.index("## What it is")]
     for named in ("PERFLINE_SKIP_E2E", "chromium", "code-server", "mlia==0.12.3", ".venv-test"):
         assert named in setup

@@ -14,10 +14,11 @@ from typing import Any
 
 import pytest
 
+from tests.support.locations import DATA
 from tests.support.torch_independent import Nesting, memory_def_line_totals, peak_allocated
-from tests.support.torch_traces import MODELS, ROOT, line_figures, processed
+from tests.support.torch_traces import MODELS, line_figures, processed
 
-GPU = ROOT / "tests" / "data" / "torch_profiler_gpu"
+GPU = DATA / "torch_profiler_gpu"
 DEVICE = ("kernel", "gpu_memcpy", "gpu_memset")
 
 

@@ -48,6 +48,17 @@ ACTIVE: list[CaptureSession] = []
 ALL_STEPS = 1 << 40
 
 
+def _compiling() -> bool:
+    """Whether TorchDynamo is tracing this call (``torch.compile``). The step hooks return at
+    once then: Dynamo folds this test to a constant and drops the hook from the graph, where
+    the hook's own code (a thread check, a counter) would break the graph at every submodule
+    call, so the capture would measure another program than the script runs. The compiled
+    module's outermost call still runs its hooks eagerly, so steps are still counted."""
+    compiler = getattr(torch, "compiler", None)
+    is_compiling = getattr(compiler, "is_compiling", None)
+    return bool(is_compiling()) if is_compiling is not None else False
+
+
 class CaptureDone(BaseException):
     """Raised into the script once the profiled steps are written (BaseException, so that
     ``except Exception`` in the script does not swallow it)."""
@@ -226,7 +237,7 @@ class CaptureSession:
         self._handles.append(optimizer.register_optimizer_step_post_hook(self._optimizer_stepped))
 
     def _module_starts(self, module: Any, args: Any) -> None:
-        if threading.get_ident() != self._thread:
+        if _compiling() or threading.get_ident() != self._thread:
             return
         if self._depth == 0 and self._pending:
             self._pending = False
@@ -234,14 +245,14 @@ class CaptureSession:
         self._depth += 1
 
     def _module_ends(self, module: Any, args: Any, output: Any) -> None:
-        if threading.get_ident() != self._thread:
+        if _compiling() or threading.get_ident() != self._thread:
             return
         self._depth = max(0, self._depth - 1)
         if self._depth == 0:
             self._signal("module", now=False)
 
     def _optimizer_stepped(self, optimizer: Any, args: Any, kwargs: Any) -> None:
-        if threading.get_ident() == self._thread:
+        if not _compiling() and threading.get_ident() == self._thread:
             self._signal("optimizer", now=False)
 
     def close_pending_step(self) -> None:

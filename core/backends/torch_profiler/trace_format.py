@@ -32,6 +32,8 @@ FWDBWD: Final = "fwdbwd"
 AC2G: Final = "ac2g"
 MEMORY_EVENT: Final = "[memory]"
 PROFILER_STEP_PREFIX: Final = "ProfilerStep#"
+#: The op torch.compile wraps each run of a compiled graph in (TorchDynamo's frame).
+COMPILED_REGION_PREFIX: Final = "Torch-Compiled Region: "
 
 #: The device activities that run on a GPU stream.
 GPU_CATEGORIES: Final = frozenset({KERNEL, GPU_MEMCPY, GPU_MEMSET})

@@ -16,7 +16,10 @@ and the time involved, so no figure is lost without a word.
   so the model total (what a line's share is of) can exceed the step time;
 * a trace recorded with ``profile_memory`` that holds no allocation (torch records none in
   its all-threads mode, ``_ExperimentalConfig(profile_all_threads=True)``, which
-  ``perfline profile --all-threads`` uses): no memory figure, said so.
+  ``perfline profile --all-threads`` uses): no memory figure, said so;
+* ``torch.compile`` regions (``Torch-Compiled Region`` ops): the statements of a compiled
+  graph leave no Python frame, so its time sits on the line that called it, said with the
+  count and the time.
 
 Pure; cost: a pass over the leaves.
 """
@@ -24,6 +27,7 @@ Pure; cost: a pass over the leaves.
 from __future__ import annotations
 
 from perfline.core.backends.torch_profiler.attribution import US_PER_MS, Attribution
+from perfline.core.backends.torch_profiler.trace_format import COMPILED_REGION_PREFIX
 from perfline.core.backends.torch_profiler.trace_table import TraceTable
 
 
@@ -70,6 +74,9 @@ def trace_warnings(
             f"hooks) are left out of the nesting; their own time ({_ms(own)}, all steps) counts "
             "where a call into C's would: on the calling line."
         )
+    compiled = _compiled_warning(source, table)
+    if compiled:
+        warnings.append(compiled)
     threads = _threads_warning(source, attribution)
     if threads:
         warnings.append(threads)
@@ -101,6 +108,28 @@ def trace_warnings(
             "bytes) happened outside every slice or step and are in no figure."
         )
     return warnings
+
+
+def _compiled_warning(source: str, table: TraceTable) -> str | None:
+    """What ``torch.compile`` hides from the lines (``None``: no compiled region ran)."""
+    regions = {i for i, name in enumerate(table.names) if name.startswith(COMPILED_REGION_PREFIX)}
+    if not regions:
+        return None
+    ops = table.ops
+    count = 0
+    total_us = 0.0
+    for index, name in enumerate(ops.name):
+        if name in regions:
+            count += 1
+            total_us += ops.duration[index]
+    if not count:
+        return None
+    return (
+        f"{source}: {count} runs of torch.compile graphs ({_ms(total_us)} in all): a compiled "
+        "graph's statements leave no Python frame, so its time sits on the line that called "
+        "it (the compiled function's 'def' line, or the call of the compiled module); run "
+        "without compiling (TORCH_COMPILE_DISABLE=1) to see its statements."
+    )
 
 
 def _threads_warning(source: str, attribution: Attribution) -> str | None:

@@ -72,3 +72,16 @@ def test_several_threads_say_what_cpu_time_and_its_shares_add_up() -> None:
     (warning,) = [w for w in _warnings(waiting) if "slices on 2 threads" in w]
     assert "wall time" in warning and "waiting in Python" in warning
     assert "0.14 ms per step, 1.4x the step time" in warning
+
+
+def test_compiled_graphs_are_counted_with_their_time_and_the_way_to_see_their_lines() -> None:
+    """A ``torch.compile`` graph's statements leave no frame: its runs are counted, with the
+    time they held, and the result names how to see the statements."""
+    events = _base()
+    events.append(op("Torch-Compiled Region: 0/0", 3.0, 6.0))
+    events.append(op("Torch-Compiled Region: 1/0", 14.0, 2.5))
+    events.append(op("Torch-Compiled Region-like but not one", 30.0, 1.0))
+    (warning,) = [w for w in _warnings(Trace(events)) if "torch.compile" in w]
+    assert "2 runs of torch.compile graphs (0.0085 ms in all)" in warning
+    assert "TORCH_COMPILE_DISABLE=1" in warning
+    assert not [w for w in _warnings(Trace(_base())) if "torch.compile" in w]

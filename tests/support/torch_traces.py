@@ -21,7 +21,7 @@ from tests.support.locations import REPO
 DATA = locations.DATA / "torch_profiler"
 TRACES = DATA / "traces"
 MODELS = "tests/data/torch_profiler/models"
-CAPTURED = ("transformer_block", "cnn", "custom_function", "train_step", "threaded")
+CAPTURED = ("transformer_block", "cnn", "custom_function", "train_step", "threaded", "compiled")
 
 
 def trace_path(name: str) -> Path:

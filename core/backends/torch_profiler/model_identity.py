@@ -4,7 +4,10 @@
   it, the one that ran longest, e.g. the model rather than its loss), as ``model.py
   (TextModel)``: the workspace file of that call's ``forward`` (the nearest ``forward`` frame
   below it) and the module's class; its class alone when that file is not in the workspace
-  (``nn.Sequential``); the first trace's file name when no module call was recorded.
+  (``nn.Sequential``); the first trace's file name when no module call was recorded. torch's
+  wrappers (``torch.compile``'s ``OptimizedModule``, ``DataParallel``,
+  ``DistributedDataParallel``, ``FullyShardedDataParallel``) are not the model: the module
+  they wrap is.
 * **hash**: SHA-256 of what the traces record of the workspace's code, not of file names
   alone: every workspace frame the Python tracer names, as ``path:line:function``, sorted,
   one per line. Two programs whose files share names differ; two captures of one program's
@@ -22,6 +25,12 @@ from collections.abc import Mapping, Sequence
 from perfline.core.backends.torch_profiler.attribution import Attribution
 from perfline.core.backends.torch_profiler.frames import CodeFrame, ModuleCall, parse_frame
 from perfline.core.backends.torch_profiler.trace_table import NONE, TraceTable
+
+
+#: Module classes of torch that wrap the user's model: their calls are looked through.
+WRAPPERS: frozenset[str] = frozenset(
+    {"OptimizedModule", "DataParallel", "DistributedDataParallel", "FullyShardedDataParallel"}
+)
 
 
 class OutermostModule:
@@ -54,6 +63,8 @@ def outermost_module(table: TraceTable, attribution: Attribution) -> OutermostMo
     for index in timeline.order:
         up = parent[index]
         found = parsed[frames.name[index]] if index < count else None
+        if isinstance(found, ModuleCall) and found.class_name in WRAPPERS:
+            found = None  # a wrapper's call: a slice like any other, its module is the model
         if isinstance(found, ModuleCall):
             nearest[index] = index
             if up == NONE or nearest[up] == NONE:

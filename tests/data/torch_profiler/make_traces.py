@@ -5,7 +5,8 @@ Run with a Python that has torch (``bash scripts/torch-venv.sh`` prints one):
     PY=$(bash scripts/torch-venv.sh)
     $PY tests/data/torch_profiler/make_traces.py
 
-- ``transformer_block``, ``cnn``, ``custom_function``, ``train_step``: each model script run by
+- ``transformer_block``, ``cnn``, ``custom_function``, ``train_step``, ``compiled``
+  (``torch.compile`` with inductor; ``make_traces.py compiled`` makes only it): each model script run by
   perfline's capture helper exactly as ``perfline profile`` runs it (1 warm-up step, 3 recorded):
   ``NAME.pt.trace.json`` + its sidecar ``NAME.pt.trace.json.perfline.json``.
 - ``threaded``: two inference threads started before profiling, captured in this process with
@@ -35,6 +36,8 @@ CAPTURE = os.path.join(ROOT, "clients", "torch_capture")
 MODELS = os.path.join(HERE, "models")
 OUT = os.path.join(HERE, "traces")
 HELPER_MODELS = ("transformer_block", "cnn", "custom_function", "train_step")
+#: compiled by inductor, which needs a C++ compiler (``make_traces.py compiled`` makes it alone)
+COMPILED = "compiled"
 MAX_BYTES = 2 * 1024 * 1024
 
 
@@ -142,10 +145,12 @@ def main() -> None:
 
     print(f"torch {torch.__version__}, python {sys.version.split()[0]}")
     os.makedirs(OUT, exist_ok=True)
-    for model in HELPER_MODELS:
+    only = sys.argv[1:]  # names of helper models to make again, alone; none: everything
+    for model in only or (*HELPER_MODELS, COMPILED):
         run_helper(model)
-    threaded()
-    tensorboard_and_export()
+    if not only:
+        threaded()
+        tensorboard_and_export()
     for leftover in glob.glob(os.path.join(OUT, "perfline-profile.json")):
         os.remove(leftover)
     traces = sorted(

@@ -62,6 +62,19 @@ def test_the_hash_is_of_the_code_the_trace_records_not_of_file_names() -> None:
     assert _model(_program("encode"))["hash"] != first  # same file names, other code
 
 
+@pytest.mark.parametrize(
+    "wrapper",
+    ["OptimizedModule", "DataParallel", "DistributedDataParallel", "FullyShardedDataParallel"],
+)
+def test_a_wrapper_of_torch_is_looked_through_to_the_model_it_wraps(wrapper: str) -> None:
+    events = list(_program("forward").events)
+    wrapped = [frame(f"nn.Module: {wrapper}_0", 0.5, 61.0), *events]
+    assert _model(Trace(wrapped))["name"] == "model.py (TextModel)"
+    # a wrapper class of the user's own, named otherwise, is the model
+    own = [frame("nn.Module: Trainer_0", 0.5, 61.0), *events]
+    assert _model(Trace(own))["name"] == "Trainer"
+
+
 @pytest.mark.parametrize("name", CAPTURED)
 def test_real_traces_name_their_model(name: str) -> None:
     function = processed(trace_path(name), statements=False)["model"]
@@ -72,6 +85,7 @@ def test_real_traces_name_their_model(name: str) -> None:
         "custom_function": "custom_function.py (Gated)",
         "train_step": "train_step.py (Classifier)",
         "threaded": "Sequential",  # each thread's model is an nn.Sequential
+        "compiled": "compiled.py (Stack)",  # not torch.compile's OptimizedModule around it
     }[name]
     assert function["name"] == statement["name"] == expected
     assert function["hash"] == statement["hash"]

@@ -15,9 +15,9 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 from tests.support.torch_python import TORCH_PYTHON, needs_torch
+from tests.support.torch_traces import line_figures
 
 MODEL = """\
 import torch
@@ -68,21 +68,6 @@ def _profile(folder: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=folder)
 
 
-def _line_figures(result: dict[str, Any]) -> dict[int, float]:
-    lines = {
-        entity["id"]: entity["attributes"]["line"]
-        for entity in result["entities"]
-        if entity["kind"] == "code_line" and entity["attributes"]["file"].endswith("compiled.py")
-    }
-    return {
-        lines[breakdown["entity_id"]]: figure["value"]
-        for breakdown in result["breakdowns"]
-        if breakdown["entity_id"] in lines
-        for figure in breakdown["metrics"]
-        if figure["name"] == "cpu_time"
-    }
-
-
 @needs_torch
 def test_a_compiled_model_runs_as_one_graph_and_its_time_is_on_its_line(tmp_path: Path) -> None:
     (tmp_path / "compiled.py").write_text(MODEL)
@@ -98,8 +83,9 @@ def test_a_compiled_model_runs_as_one_graph_and_its_time_is_on_its_line(tmp_path
     assert regions
 
     written = tmp_path / "mlia-output" / "mlia-output.json"
-    result = json.loads(written.read_bytes())["results"][0]
-    figures = _line_figures(result)
+    document = json.loads(written.read_bytes())
+    result = document["results"][0]
+    figures = line_figures(document, "compiled.py")
     assert figures.get(_line("FORWARD"), 0) > 0
     assert figures.get(_line("CALL"), 0) >= figures[_line("FORWARD")]
     assert _line("NORM") not in figures  # compiled: no frame of its own

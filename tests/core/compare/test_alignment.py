@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from perfline.clients.cli import cli
 from tests.support.compare_paths import MODEL_SOURCE, ONNX_MODEL, ORT_NOOPT
-from tests.support.ort_documents import ort_document
+from tests.support.ort_runs import ort_run
 from tests.support.raw_events import node_lines
 
 OLD = MODEL_SOURCE.read_text()
@@ -57,9 +57,9 @@ def _shifted(document: dict[str, Any], where: dict[int, int]) -> dict[str, Any]:
 def runs(tmp_path: Path) -> dict[str, Path]:
     new_text, where = _edited()
     base = tmp_path / "base.json"
-    base.write_text(json.dumps(ort_document(ONNX_MODEL, ORT_NOOPT)))
+    base.write_text(json.dumps(ort_run(ONNX_MODEL, ORT_NOOPT)))
     new = tmp_path / "new.json"
-    new.write_text(json.dumps(_shifted(ort_document(ONNX_MODEL, ORT_NOOPT), where)))
+    new.write_text(json.dumps(_shifted(ort_run(ONNX_MODEL, ORT_NOOPT), where)))
     workspace = tmp_path / "workspace"
     (workspace / "kws").mkdir(parents=True)
     (workspace / "kws" / "dscnn.py").write_text(new_text)

@@ -15,7 +15,7 @@ from click.testing import CliRunner, Result
 from perfline.clients.cli import cli
 from perfline.core.pipeline import postprocess
 from tests.support.compare_paths import ONNX_MODEL, ONNX_NODES, ORT_NOOPT, ORT_OPT, SARIF_SCHEMA
-from tests.support.ort_documents import ort_document
+from tests.support.ort_runs import first_runs, ort_run
 from tests.support.raw_events import node_lines
 
 
@@ -29,7 +29,7 @@ def documents(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     paths = {}
     for name, profile in (("noopt", ORT_NOOPT), ("opt", ORT_OPT)):
         paths[name] = folder / f"{name}.json"
-        paths[name].write_text(json.dumps(ort_document(ONNX_MODEL, profile)))
+        paths[name].write_text(json.dumps(ort_run(ONNX_MODEL, profile)))
     processed = folder / "processed" / "mlia-output"
     processed.mkdir(parents=True)
     (processed / "mlia-output.json").write_text(
@@ -305,12 +305,9 @@ def test_too_few_runs_are_no_pass(tmp_path: Path) -> None:
     """A gate whose every line has too few runs could not have found any regression: like one
     that judged no line, it has not passed (exit 2, with the runs that would do); qa found
     ``perfline profile``'s default three steps passing a 7x slower line this way."""
-    from tests.support.ort_documents import profile_runs
-
     paths = []
     for name, profile in (("slow", ORT_NOOPT), ("fast", ORT_OPT)):
-        runs = profile_runs(profile)[:3]
-        document = ort_document(ONNX_MODEL, profile, runs=runs, execute=[0.4, 0.41, 0.39])
+        document = ort_run(ONNX_MODEL, profile, data=first_runs(profile, 3))
         paths.append(tmp_path / f"{name}.json")
         paths[-1].write_text(json.dumps(document))
     # opt -> noopt is 7x slower on line 25, but 3 + 3 runs cannot show it after Holm

@@ -1,8 +1,7 @@
 """Comparisons of real runs, checked against values computed from the raw events.
 
-* the DS-CNN onnxruntime profiles without and with graph optimisation (ORT-shaped
-  documents built from the raw profile by ``ort_documents``, until the ONNX Runtime
-  backend lands);
+* the DS-CNN onnxruntime profiles without and with graph optimisation, through the real
+  backend (``tests/support/ort_runs.py``);
 * the portable and XNNPACK ExecuTorch runs of the same source, through the real backend.
 
 The expected per-line figures come from the raw events and the model's own node records
@@ -26,12 +25,12 @@ from perfline.core.compare.comparison import ResultComparison
 from perfline.core.compare.run_samples import derive_run_samples, read_run_samples
 from perfline.core.pipeline import postprocess
 from tests.support.compare_paths import ONNX_MODEL, ORT_NOOPT, ORT_OPT, et_pair, inspector
-from tests.support.ort_documents import ort_document
+from tests.support.ort_runs import ort_run
 from tests.support.raw_events import fused_members, node_lines, raw_line_runs
 
 
 def _ort(profile: Path) -> dict[str, Any]:
-    return postprocess(ort_document(ONNX_MODEL, profile))
+    return postprocess(ort_run(ONNX_MODEL, profile))
 
 
 def _lines(result: ResultComparison) -> dict[int, Any]:
@@ -75,9 +74,8 @@ def test_onnxruntime_without_and_with_optimisation_per_line_deltas() -> None:
     added = {
         e.new_id for e in result.entities if e.status == "added" and e.kind == "backend_operator"
     }
-    assert added == {f"backend_operator/{name}" for name in fused_members()} | {
-        "backend_operator/ReorderOutput"
-    }
+    kernels = [*fused_members(), "ReorderOutput"]
+    assert added == {f"backend_operator/onnxruntime/{name}" for name in kernels}
     assert any("partial overlap: 21 operator(s) in both runs" in w for w in comparison.warnings)
 
 

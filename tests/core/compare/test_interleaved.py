@@ -19,7 +19,7 @@ from perfline.core.compare import compare_documents
 from perfline.core.compare.significance import mann_whitney_p
 from perfline.core.pipeline import postprocess
 from tests.support.compare_paths import INTERLEAVED_A, INTERLEAVED_B, ONNX_MODEL
-from tests.support.ort_documents import ort_document
+from tests.support.ort_runs import ort_run
 from tests.support.raw_events import raw_line_runs, raw_node_runs
 
 
@@ -48,17 +48,22 @@ def test_a_naive_uncorrected_test_flags_noise() -> None:
 
 
 def test_the_comparison_flags_nothing() -> None:
-    base = postprocess(ort_document(ONNX_MODEL, INTERLEAVED_A))
-    new = postprocess(ort_document(ONNX_MODEL, INTERLEAVED_B))
+    base = postprocess(ort_run(ONNX_MODEL, INTERLEAVED_A))
+    new = postprocess(ort_run(ONNX_MODEL, INTERLEAVED_B))
     comparison = compare_documents(base, new)
     (result,) = comparison.results
     judged = [m for e in [result.model, *result.entities] for m in e.metrics]
     both = [m for m in judged if m.base is not None and m.new is not None]
-    # Every figure both runs have was judged from its 30 + 30 runs. (The projection derives
-    # line 41's figure in one run only, as the reference does with float sums that round
-    # differently by order; it is reported one-sided, never as a change.)
-    assert len(both) > 100 and {m.method for m in both} == {"samples"}
-    assert {m.base_runs for m in both} == {m.new_runs for m in both} == {30}
+    # Every time (and the model's inferences per second) both runs have was judged from its
+    # 30 + 30 runs, and every execution count (30 in both) is exactly equal. (The projection
+    # derives line 41's figure in one run only, as the reference does with float sums that
+    # round differently by order; it is reported one-sided, never as a change.)
+    counts = [m for m in both if m.name == "execution_count"]
+    times = [m for m in both if m.name != "execution_count"]
+    assert len(times) > 100 and len(times) + len(counts) == len(both)
+    assert {m.method for m in times} == {"samples"}
+    assert {m.base_runs for m in times} == {m.new_runs for m in times} == {30}
+    assert {(m.method, m.base, m.new) for m in counts} == {("exact", 30.0, 30.0)}
     assert {e.kind for e in result.entities} >= {
         "code_line",
         "code_stack",

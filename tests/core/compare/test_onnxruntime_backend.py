@@ -1,10 +1,10 @@
 """The shared onnxruntime profiles compared through the ONNX Runtime backend itself.
 
-The other tests build ORT-shaped documents from the raw profiles themselves
-(``ort_documents``); this one lets ``perfline compare`` analyse ``dscnn.onnx`` + each profile
-through the ONNX Runtime route (``clients/cli/compare.py: _analysed``) and checks the per-line
-deltas against the raw events, whatever warm-up policy, unit and statistic names the backend
-chose.
+The other compare tests analyse the profiles in-process with the backend
+(``tests/support/ort_runs.py``); this one lets ``perfline compare`` analyse ``dscnn.onnx`` +
+each profile through the ONNX Runtime route (``clients/cli/compare.py: _analysed``) and checks
+the per-line deltas against the raw events, whatever warm-up policy, unit and statistic names
+the backend chose: the check that the backend's figures are the raw events' own.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from perfline.core.compare.side_by_side import side_by_side
 from perfline.core.pipeline import postprocess
 from perfline.server.ingest.executorch import load_etdump_document
 from tests.support.compare_paths import ONNX_MODEL, ORT_NOOPT, et_pair
-from tests.support.ort_documents import ort_document
+from tests.support.ort_runs import ort_run
 from tests.support.raw_events import node_lines, raw_line_runs
 
 FILE = "/home/dev/kws/dscnn.py"
@@ -20,7 +20,7 @@ def test_each_runtimes_figures_on_each_line() -> None:
     documents = {
         "portable": postprocess(load_etdump_document(*et_pair("portable"))),
         "xnnpack": postprocess(load_etdump_document(*et_pair("xnnpack"))),
-        "onnxruntime": postprocess(ort_document(ONNX_MODEL, ORT_NOOPT)),
+        "onnxruntime": postprocess(ort_run(ONNX_MODEL, ORT_NOOPT)),
     }
     table = side_by_side(documents)
     assert {line for file, line in table if file == FILE} == {24, 25, 26, 27, 40, 41, 42, 43, 44}

@@ -23,7 +23,7 @@ from perfline.core.escaping import markdown_code, markdown_text, terminal_text, 
 from perfline.server import api
 from perfline.server.engine import Engine
 from tests.support.compare_paths import ONNX_MODEL, ORT_NOOPT, ORT_OPT
-from tests.support.ort_documents import ort_document
+from tests.support.ort_runs import ort_run
 from tests.support.server_helpers import INPUT_DOC
 
 #: Clear the screen, ring the bell, set the window title, a C1 CSI, a NUL, a bidi override.
@@ -34,7 +34,7 @@ IMAGE = "![pwn](https://evil.example/a.png) <img src=https://evil.example/b.png>
 def _documents(folder: Path) -> tuple[Path, Path]:
     paths = []
     for name, profile in (("base", ORT_NOOPT), ("new", ORT_OPT)):
-        text = json.dumps(ort_document(ONNX_MODEL, profile))
+        text = json.dumps(ort_run(ONNX_MODEL, profile))
         hostile = json.dumps(f"dscnn{HOSTILE}.py")[1:-1]
         path = folder / f"{name}.json"
         path.write_text(text.replace("dscnn.py", hostile))

@@ -21,7 +21,7 @@ from perfline.server.baselines import baseline_store
 from tests.support.compare_paths import ONNX_MODEL, ORT_NOOPT, ORT_OPT
 from tests.support.html_documents import example_document
 from tests.support.locations import DATA
-from tests.support.ort_documents import ort_document
+from tests.support.ort_runs import ort_run
 
 DSCNN = DATA / "formats" / "dscnn"
 PRECIOUS = "export PATH=/usr/bin  # the user's own file\n"
@@ -85,7 +85,7 @@ def test_export_never_writes_through_planted_temporary_links(clone: Path) -> Non
 
 def test_check_reports_never_write_through_planted_temporary_links(clone: Path) -> None:
     for name, profile in (("base", ORT_NOOPT), ("new", ORT_OPT)):
-        (clone / f"{name}.json").write_text(json.dumps(ort_document(ONNX_MODEL, profile)))
+        (clone / f"{name}.json").write_text(json.dumps(ort_run(ONNX_MODEL, profile)))
     _plant(clone, "o.sarif.tmp", ".o.sarif.tmp", "o.xml.tmp", ".o.xml.tmp")
     code, said = _run(
         "check", "--baseline", "base.json", "new.json", "--sarif", "o.sarif", "--junit", "o.xml"
@@ -116,7 +116,7 @@ def test_baseline_staging_never_goes_through_a_planted_link(tmp_path: Path) -> N
     folder = baseline_store.job_folder(root, "job")
     for pid in range(os.getpid() - 5, os.getpid() + 5):  # main's name and its neighbours
         os.symlink(outside, folder.parent / f".tmp-job-{pid}")
-    document = postprocess(ort_document(ONNX_MODEL, ORT_NOOPT))
+    document = postprocess(ort_run(ONNX_MODEL, ORT_NOOPT))
     manifest = {"perfline_baseline": 1, "job": "job", "sources": {"m.py": "m.py"}}
     baseline_store.write_baseline(root, folder, manifest, document, {"m.py": "SECRET = 1\n"})
     assert list(outside.iterdir()) == []

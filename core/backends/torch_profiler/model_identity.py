@@ -26,7 +26,6 @@ from perfline.core.backends.torch_profiler.attribution import Attribution
 from perfline.core.backends.torch_profiler.frames import CodeFrame, ModuleCall, parse_frame
 from perfline.core.backends.torch_profiler.trace_table import NONE, TraceTable
 
-
 #: Module classes of torch that wrap the user's model: their calls are looked through.
 WRAPPERS: frozenset[str] = frozenset(
     {"OptimizedModule", "DataParallel", "DistributedDataParallel", "FullyShardedDataParallel"}

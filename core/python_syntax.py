@@ -12,19 +12,25 @@ from __future__ import annotations
 
 import ast
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+
+@contextmanager
+def _compile_warnings_hidden() -> Iterator[None]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        yield
 
 
 def parse_module(text: str) -> ast.Module:
     """``ast.parse(text)``, its compile warnings not shown (its errors raised as they are)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SyntaxWarning)
-        warnings.simplefilter("ignore", DeprecationWarning)
+    with _compile_warnings_hidden():
         return ast.parse(text)
 
 
 def literal(text: str) -> object:
     """``ast.literal_eval(text)``, its compile warnings not shown (its errors raised)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SyntaxWarning)
-        warnings.simplefilter("ignore", DeprecationWarning)
+    with _compile_warnings_hidden():
         return ast.literal_eval(text)

@@ -48,15 +48,20 @@ ACTIVE: list[CaptureSession] = []
 ALL_STEPS = 1 << 40
 
 
+#: torch's "is TorchDynamo tracing this call" (``torch.compile``), looked up once; torch
+#: without it has no compiler to step aside for.
+_DYNAMO_TRACING: Callable[[], bool] | None = getattr(
+    getattr(torch, "compiler", None), "is_compiling", None
+)
+
+
 def _compiling() -> bool:
-    """Whether TorchDynamo is tracing this call (``torch.compile``). The step hooks return at
-    once then: Dynamo folds this test to a constant and drops the hook from the graph, where
-    the hook's own code (a thread check, a counter) would break the graph at every submodule
-    call, so the capture would measure another program than the script runs. The compiled
-    module's outermost call still runs its hooks eagerly, so steps are still counted."""
-    compiler = getattr(torch, "compiler", None)
-    is_compiling = getattr(compiler, "is_compiling", None)
-    return bool(is_compiling()) if is_compiling is not None else False
+    """Whether TorchDynamo is tracing this call. The step hooks return at once then: Dynamo
+    folds this test to a constant and drops the hook from the graph, where the hook's own code
+    (a thread check, a counter) would break the graph at every submodule call, so the capture
+    would measure another program than the script runs. The compiled module's outermost call
+    still runs its hooks eagerly, so steps are still counted."""
+    return _DYNAMO_TRACING is not None and _DYNAMO_TRACING()
 
 
 class CaptureDone(BaseException):

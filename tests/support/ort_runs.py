@@ -26,12 +26,11 @@ def ort_run(model: Path, profile: Path, *, data: bytes | None = None) -> dict[st
     """The raw (not post-processed) document of one profile of ``model``, as ``perfline
     analyze MODEL PROFILE`` makes it; ``data``: the profile's bytes when they are not the
     file's (``first_runs``)."""
-    raw = analyze_profiles(
+    return analyze_profiles(
         InputFile(str(model), model.read_bytes()),
         [InputFile(str(profile), profile.read_bytes() if data is None else data)],
         timestamp="2026-01-01T00:00:00Z",
     )
-    return raw
 
 
 def first_runs(profile: Path, count: int, warmup: int = 1) -> bytes:

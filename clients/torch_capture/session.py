@@ -55,6 +55,10 @@ _DYNAMO_TRACING: Callable[[], bool] | None = getattr(
 )
 
 
+#: The start of torch's warning about global module hooks on a ``torch.compile``d module.
+_OWN_HOOKS_WARNING = r"Using `torch\.compile\(module\)` when there are global hooks on modules"
+
+
 def _compiling() -> bool:
     """Whether TorchDynamo is tracing this call. The step hooks return at once then: Dynamo
     folds this test to a constant and drops the hook from the graph, where the hook's own code
@@ -235,6 +239,11 @@ class CaptureSession:
         from torch.nn.modules import module
         from torch.optim import optimizer
 
+        # torch warns, at a compiled module's calls, that global module hooks also fire for
+        # its wrapper (``OptimizedModule``). These hooks are perfline's, count the wrapper's
+        # call as the step and step aside inside it (``_compiling``): nothing for the user to
+        # act on. Installed only under ``perfline profile``, whose process is the capture's.
+        warnings.filterwarnings("ignore", message=_OWN_HOOKS_WARNING, category=UserWarning)
         self._handles.append(module.register_module_forward_pre_hook(self._module_starts))
         self._handles.append(
             module.register_module_forward_hook(self._module_ends, always_call=True)

@@ -87,8 +87,12 @@ def input_kind(
         if not path.exists():
             raise InputError(item, "no such file or folder")
         if not (is_model(path) or is_estimator_output(path)):
+            from perfline.clients.cli.analyze_onnxruntime import compressed_profile_error
             from perfline.clients.cli.analyze_routes import unrecognized_message
 
+            compressed = compressed_profile_error(inputs)
+            if compressed is not None:
+                raise compressed
             raise InputError(item, unrecognized_message(item, command=command))
     return ESTIMATOR
 

@@ -27,6 +27,23 @@ def wants_onnxruntime(inputs: Sequence[str]) -> bool:
     return ".onnx" in suffixes and ".json" in suffixes
 
 
+def compressed_profile_error(inputs: Sequence[str]) -> InputError | None:
+    """The error for a gzip-compressed profile given beside an ``.onnx`` model
+    (``profile.json.gz``), which this route does not read (ONNX Runtime writes plain JSON),
+    naming the first such input; None when no input is one."""
+    if not any(Path(item).suffix.lower() == ".onnx" for item in inputs):
+        return None
+    for item in inputs:
+        if item.lower().endswith(".json.gz"):
+            return InputError(
+                item,
+                "ONNX Runtime profiles are read as ONNX Runtime writes them (.json), not "
+                f"compressed: decompress it first (gunzip -k {item}) and give "
+                f"{item[: -len('.gz')]}",
+            )
+    return None
+
+
 def reject_route_options(
     *,
     static: bool,

@@ -89,3 +89,20 @@ def test_every_route_names_what_the_dispatch_takes() -> None:
     assert set(estimator.VGF_SUFFIXES) <= taken and ".tosa" in taken
     assert {*ETRECORD_SUFFIXES, *ETDUMP_SUFFIXES} <= taken
     assert {estimator.PERFORMANCE_SUFFIX, estimator.DEBUG_SUFFIX, estimator.SUMMARY_SUFFIX} <= taken
+
+
+def test_a_compressed_onnx_runtime_profile_is_named_with_what_to_do(tmp_path: Path) -> None:
+    import gzip
+
+    model = tmp_path / "model.onnx"
+    shutil.copyfile(ONNX, model)
+    profile = tmp_path / "profile.json.gz"
+    profile.write_bytes(gzip.compress((DATA / "onnxruntime" / "attention_opt.json").read_bytes()))
+    for command in (
+        ["analyze", str(model), str(profile), "--output-dir", str(tmp_path)],
+        ["compare", f"{model},{profile}", f"{model},{profile}", "--source-root", str(tmp_path)],
+    ):
+        line = _error_line(command, tmp_path)
+        assert line.lower().startswith(f"error: {profile}: onnx runtime profiles are read as")
+        assert f"gunzip -k {profile}" in line
+        assert f"give {tmp_path / 'profile.json'}" in line
